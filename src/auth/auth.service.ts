@@ -1,0 +1,140 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import {
+  SignJWT,
+  createRemoteJWKSet,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+  type JWK,
+  type JWTVerifyGetKey,
+  type KeyLike,
+} from 'jose';
+import { AppError, unauthenticated } from '../shared/errors';
+import type { Clock } from '../shared/clock';
+import type { Config } from '../config';
+import { isRole, type Caller, type Role } from './auth.types';
+
+const DEV_ISSUER = 'remittance-bff-dev';
+const DEV_AUDIENCE = 'remittance-bff';
+const DEV_ALG = 'ES256';
+/** Asymmetric algorithms only: `none` and HMAC (key confusion) are never accepted. */
+const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+
+type StaticKey = KeyLike | Uint8Array;
+type VerifyKey = StaticKey | JWTVerifyGetKey;
+
+interface DevKeyFile {
+  alg: string;
+  privateJwk: JWK;
+  publicJwk: JWK;
+}
+
+/** The development key pair, generated once and kept in DATA_DIR so tokens survive restarts. */
+export async function loadOrCreateDevKeys(dataDir: string): Promise<DevKeyFile> {
+  const file = join(dataDir, 'dev-auth-keys.json');
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as DevKeyFile;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  const { privateKey, publicKey } = await generateKeyPair(DEV_ALG, { extractable: true });
+  const keys: DevKeyFile = { alg: DEV_ALG, privateJwk: await exportJWK(privateKey), publicJwk: await exportJWK(publicKey) };
+  await mkdir(dirname(file), { recursive: true });
+  try {
+    await writeFile(file, JSON.stringify(keys), { flag: 'wx', mode: 0o600 });
+    return keys;
+  } catch (e) {
+    // Another process created it first: use theirs.
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return JSON.parse(await readFile(file, 'utf8')) as DevKeyFile;
+    throw e;
+  }
+}
+
+export class AuthService {
+  private constructor(
+    private readonly key: VerifyKey,
+    private readonly issuer: string | undefined,
+    private readonly audience: string | undefined,
+    private readonly clock: Clock,
+    /** Present only in the embedded default (development key pair). */
+    private readonly devSigner: { privateJwk: JWK; alg: string } | null,
+  ) {}
+
+  static async create(auth: Config['auth'], dataDir: string, clock: Clock): Promise<AuthService> {
+    if (auth.jwksUrl) {
+      return new AuthService(
+        createRemoteJWKSet(new URL(auth.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 600_000 }),
+        auth.issuer ?? undefined,
+        auth.audience ?? undefined,
+        clock,
+        null,
+      );
+    }
+    if (auth.publicKey) {
+      const pem = auth.publicKey.includes('-----BEGIN') ? auth.publicKey.replace(/\\n/g, '\n') : readFileSync(auth.publicKey, 'utf8');
+      return new AuthService(createPublicKey(pem), auth.issuer ?? undefined, auth.audience ?? undefined, clock, null);
+    }
+    const dev = await loadOrCreateDevKeys(dataDir);
+    const pub = await importJWK(dev.publicJwk, dev.alg);
+    return new AuthService(pub, auth.issuer ?? DEV_ISSUER, auth.audience ?? DEV_AUDIENCE, clock, {
+      privateJwk: dev.privateJwk,
+      alg: dev.alg,
+    });
+  }
+
+  /** Verifies a bearer token; any problem → UNAUTHENTICATED (the reason is not disclosed to the caller). */
+  async verify(token: string): Promise<Caller> {
+    let payload;
+    try {
+      const options = {
+        algorithms: ALGORITHMS,
+        issuer: this.issuer,
+        audience: this.audience,
+        currentDate: this.clock.now(),
+        clockTolerance: 30,
+        requiredClaims: ['sub', 'exp'],
+      };
+      ({ payload } =
+        typeof this.key === 'function'
+          ? await jwtVerify(token, this.key, options)
+          : await jwtVerify(token, this.key, options));
+    } catch {
+      throw unauthenticated('Invalid or expired token');
+    }
+    const role = payload.role;
+    if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 200 || !isRole(role))
+      throw unauthenticated('Token lacks a valid subject or role');
+    return { userId: payload.sub, role };
+  }
+
+  /** `null` when there is no Authorization header; throws UNAUTHENTICATED when one is present but bad. */
+  async fromAuthorizationHeader(header: string | undefined | null): Promise<Caller | null> {
+    if (header === undefined || header === null || header === '') return null;
+    const m = /^Bearer\s+([A-Za-z0-9._~+/-]+=*)$/i.exec(header.trim());
+    if (!m) throw unauthenticated('Authorization must be "Bearer <token>"');
+    return this.verify(m[1]!);
+  }
+
+  get canIssueDevTokens(): boolean {
+    return this.devSigner !== null;
+  }
+
+  /** Development only: a token signed with the embedded key pair (what `npm run token` prints). */
+  async issueDevToken(sub: string, role: Role, ttlSeconds = 12 * 3600): Promise<string> {
+    if (!this.devSigner) throw new AppError('FORBIDDEN', 'Development tokens are only available with the embedded key pair');
+    const key = await importJWK(this.devSigner.privateJwk, this.devSigner.alg);
+    const now = Math.floor(this.clock.nowMs() / 1000);
+    return new SignJWT({ role })
+      .setProtectedHeader({ alg: this.devSigner.alg, typ: 'JWT' })
+      .setSubject(sub)
+      .setIssuer(this.issuer ?? DEV_ISSUER)
+      .setAudience(this.audience ?? DEV_AUDIENCE)
+      .setIssuedAt(now)
+      .setExpirationTime(now + ttlSeconds)
+      .sign(key);
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * `npm run token -- --sub alice --role customer [--ttl 3600]`: prints a JWT signed with the development key
+ * pair kept in DATA_DIR (the embedded default). Refuses when AUTH_JWKS_URL / AUTH_PUBLIC_KEY are configured.
+ */
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config';
+import { systemClock } from '../shared/clock';
+import { AuthService } from './auth.service';
+import { ROLES, isRole } from './auth.types';
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: { sub: { type: 'string' }, role: { type: 'string' }, ttl: { type: 'string' } },
+    allowPositionals: false,
+  });
+  const usage = `usage: npm run token -- --sub <id> --role ${ROLES.join('|')} [--ttl <seconds>]`;
+  if (!values.sub || !values.role) {
+    console.error(usage);
+    return 2;
+  }
+  if (!isRole(values.role)) {
+    console.error(`role must be one of ${ROLES.join(', ')}\n${usage}`);
+    return 2;
+  }
+  const ttl = values.ttl ? Number(values.ttl) : 12 * 3600;
+  if (!Number.isInteger(ttl) || ttl <= 0) {
+    console.error(`--ttl must be a positive number of seconds\n${usage}`);
+    return 2;
+  }
+  const config = loadConfig();
+  if (!config.auth.devKeys) {
+    console.error('AUTH_JWKS_URL or AUTH_PUBLIC_KEY is set: tokens come from your identity provider, not from this command.');
+    return 1;
+  }
+  const auth = await AuthService.create(config.auth, config.dataDir, systemClock);
+  process.stdout.write(`${await auth.issueDevToken(values.sub, values.role, ttl)}\n`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    console.error(e instanceof ConfigError ? e.message : `token: ${(e as Error).message}`);
+    process.exit(1);
+  },
+);

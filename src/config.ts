@@ -1,0 +1,384 @@
+import { z } from 'zod';
+
+/**
+ * Every setting comes from the environment, parsed and validated once at start.
+ * `loadConfig` throws a ConfigError listing every bad variable and why; `main.ts` prints it and exits 1.
+ * `.env.example` documents each variable; keep the two in step.
+ */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: { variable: string; problem: string }[]) {
+    super(
+      `Invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n` +
+        problems.map((p) => `  - ${p.variable}: ${p.problem}`).join('\n'),
+    );
+  }
+}
+
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^-?\d+$/, 'must be an integer')
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be ≥ ${min}`).max(max, `must be ≤ ${max}`));
+const url = (protocols: string[]) =>
+  z
+    .string()
+    .trim()
+    .refine((v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    }, `must be a URL (${protocols.map((p) => p.replace(':', '')).join(', ')})`);
+const nonEmpty = z.string().trim().min(1, 'must not be empty');
+const httpUrl = url(['http:', 'https:']);
+const bool = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => ['1', '0', 'true', 'false', 'yes', 'no'].includes(v), 'must be true or false')
+  .transform((v) => ['1', 'true', 'yes'].includes(v));
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  PORT: int(0, 65535).default(4000),
+  HOST: nonEmpty.default('0.0.0.0'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATA_DIR: nonEmpty.default('./.data'),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .refine(
+      (v) => v === 'memory://' || /^postgres(ql)?:\/\//.test(v) || v.startsWith('file:'),
+      'must be memory://, file:<dir> (PGlite) or postgres://…',
+    )
+    .optional(),
+  DATABASE_POOL_MAX: int(1, 200).default(10),
+  REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  SANDBOX_PORT: int(0, 65535).default(4010),
+  SANDBOX_HOST: nonEmpty.default('127.0.0.1'),
+  GATEWAY_BASE_URL: httpUrl.optional(),
+  GATEWAY_CLIENT_ID: nonEmpty.default('sandbox-client'),
+  GATEWAY_CLIENT_SECRET: nonEmpty.default('sandbox-secret'),
+  GATEWAY_TOKEN_REFRESH_MARGIN_S: int(0, 3600).default(60),
+  REMITTANCES_BASE_URL: httpUrl.optional(),
+  REMITTANCES_TENANT_ID: nonEmpty.default('sandbox-tenant'),
+  REMITTANCES_API_KEY: nonEmpty.default('sandbox-api-key'),
+  REMITTANCES_AGENT_ID: nonEmpty.default('00000000-0000-4000-8000-00000000a9e7'),
+  REMITTANCES_AGENT_API_KEY: nonEmpty.default('sandbox-agent-key'),
+  REMITTANCES_CLIENT_CERT: nonEmpty.optional(),
+  REMITTANCES_CLIENT_KEY: nonEmpty.optional(),
+  REMITTANCES_CLIENT_CA: nonEmpty.optional(),
+  VERIFICATION_BASE_URL: httpUrl.optional(),
+  VERIFICATION_CLIENT_ID: nonEmpty.default('sandbox-verification'),
+  VERIFICATION_CLIENT_SECRET: nonEmpty.default('sandbox-verification-secret'),
+  VERIFICATION_AUTH_METHOD: z.enum(['body', 'basic']).default('body'),
+  VERIFICATION_TOKEN_REFRESH_MARGIN_S: int(0, 3600).default(60),
+  UPSTREAM_MAX_CONNECTIONS: int(1, 1024).default(32),
+  UPSTREAM_CONNECT_TIMEOUT_MS: int(1, 120_000).default(2_000),
+  UPSTREAM_READ_TIMEOUT_MS: int(1, 300_000).default(5_000),
+  UPSTREAM_PAYMENT_TIMEOUT_MS: int(1, 300_000).default(15_000),
+  UPSTREAM_RETRY_MAX_ATTEMPTS: int(1, 10).default(3),
+  UPSTREAM_RETRY_BASE_DELAY_MS: int(0, 60_000).default(100),
+  UPSTREAM_RETRY_MAX_TOTAL_MS: int(0, 600_000).default(10_000),
+  PUBLIC_URL: httpUrl.optional(),
+  AUTH_JWKS_URL: httpUrl.optional(),
+  AUTH_PUBLIC_KEY: nonEmpty.optional(),
+  AUTH_ISSUER: nonEmpty.optional(),
+  AUTH_AUDIENCE: nonEmpty.optional(),
+  GRAPHIQL: bool.optional(),
+  SHUTDOWN_TIMEOUT_MS: int(100, 60_000).default(8_000),
+  WS_CONNECTION_INIT_TIMEOUT_MS: int(100, 60_000).default(3_000),
+  // Transfer saga (issue 5)
+  SAGA_WORKER_ENABLED: bool.optional(),
+  SAGA_POLL_INTERVAL_MS: int(10, 600_000).default(1_000),
+  SAGA_BATCH_SIZE: int(1, 1_000).default(20),
+  SAGA_LEASE_MS: int(500, 3_600_000).default(60_000),
+  SAGA_RETRY_BASE_MS: int(10, 600_000).default(1_000),
+  SAGA_RETRY_MAX_MS: int(10, 3_600_000).default(60_000),
+  SAGA_RECONCILE_AFTER_MS: int(100, 86_400_000).default(120_000),
+  CAPTURE_WINDOW_S: int(60, 7 * 24 * 3600 - 3600).default(6 * 24 * 3600),
+  IDEMPOTENCY_TTL_HOURS: int(24, 24 * 90).default(48),
+  IDEMPOTENCY_WAIT_MS: int(0, 120_000).default(10_000),
+  MUTATION_LEASE_WAIT_MS: int(0, 120_000).default(15_000),
+  SAGA_CRASH_AT: z.string().trim().regex(/^(check|authorize|capture|void):(before|after)$/, 'must be <check|authorize|capture|void>:<before|after>').optional(),
+  // Webhooks from the remittances platform (issue 6)
+  WEBHOOK_SECRET_ENCRYPTION_KEY: z
+    .string()
+    .trim()
+    .refine((v) => /^[A-Za-z0-9+/_-]{42,44}={0,2}$/.test(v) && Buffer.from(v.replace(/-/g, '+').replace(/_/g, '/'), 'base64').length === 32, 'must be base64 of 32 bytes (openssl rand -base64 32)')
+    .optional(),
+  WEBHOOK_TOLERANCE_S: int(1, 86_400).default(300),
+  WEBHOOK_POLL_INTERVAL_MS: int(10, 600_000).default(1_000),
+  WEBHOOK_SECRET_CACHE_MS: int(0, 600_000).default(5_000),
+  // API surface, abuse limits (issue 7)
+  CARD_CHECK_LEGACY_ENABLED: bool.default(false),
+  BANK_CACHE_TTL_S: int(0, 86_400).default(300),
+  BANK_CACHE_MAX_ENTRIES: int(1, 1_000_000).default(1000),
+  GRAPHQL_BODY_LIMIT_BYTES: int(1024, 10 * 1024 * 1024).default(256 * 1024),
+  GRAPHQL_MAX_DEPTH: int(1, 100).default(15),
+  GRAPHQL_MAX_ALIASES: int(0, 1000).default(15),
+  GRAPHQL_MAX_COST: int(1, 1_000_000).default(5000),
+  GRAPHQL_MAX_TOKENS: int(10, 1_000_000).default(2000),
+  GRAPHQL_MAX_DIRECTIVES: int(0, 1000).default(50),
+  RATE_LIMIT_MUTATIONS_PER_MINUTE: int(1, 1_000_000).default(60),
+  RATE_LIMIT_ALIAS_LOOKUPS_PER_MINUTE: int(1, 1_000_000).default(10),
+  APQ_TTL_S: int(0, 30 * 86_400).default(86_400),
+  // Tracing (issue 7): OTLP/HTTP export when set, entirely off otherwise
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
+  OTEL_SERVICE_NAME: nonEmpty.default('remittance-bff'),
+});
+
+type Env = z.infer<typeof schema>;
+
+export type DatabaseConfig =
+  | { kind: 'pglite'; dataDir: string | null /* null = in memory */ }
+  | { kind: 'postgres'; url: string; poolMax: number };
+
+export interface Config {
+  env: Env['NODE_ENV'];
+  production: boolean;
+  port: number;
+  host: string;
+  logLevel: Env['LOG_LEVEL'];
+  dataDir: string;
+  database: DatabaseConfig;
+  redisUrl: string | null;
+  /** The built-in sandbox runs when no upstream base URL is configured (never in production). */
+  sandbox: { enabled: boolean; port: number; host: string };
+  gateway: { baseUrl: string | null; clientId: string; clientSecret: string; tokenRefreshMarginS: number };
+  remittances: {
+    baseUrl: string | null;
+    tenantId: string;
+    apiKey: string;
+    agentId: string;
+    agentApiKey: string;
+    tls: { certPath?: string; keyPath?: string; caPath?: string };
+  };
+  verification: {
+    baseUrl: string | null;
+    clientId: string;
+    clientSecret: string;
+    authMethod: 'body' | 'basic';
+    tokenRefreshMarginS: number;
+  };
+  upstream: {
+    maxConnections: number;
+    connectTimeoutMs: number;
+    readTimeoutMs: number;
+    paymentTimeoutMs: number;
+    retry: { maxAttempts: number; baseDelayMs: number; maxTotalMs: number };
+  };
+  publicUrl: string | null;
+  auth: {
+    jwksUrl: string | null;
+    publicKey: string | null;
+    issuer: string | null;
+    audience: string | null;
+    /** Embedded default: a development key pair generated once in DATA_DIR. */
+    devKeys: boolean;
+  };
+  graphiql: boolean;
+  introspection: boolean;
+  shutdownTimeoutMs: number;
+  wsConnectionInitTimeoutMs: number;
+  /** The transfer saga: worker, leases, retries, the capture window, idempotency records. */
+  saga: {
+    workerEnabled: boolean;
+    pollIntervalMs: number;
+    batchSize: number;
+    leaseMs: number;
+    retryBaseMs: number;
+    retryMaxMs: number;
+    /** An authorization not captured within this is voided (EXPIRED); under the gateway's 7-day auto-cancel. */
+    captureWindowMs: number;
+    idempotencyTtlMs: number;
+    idempotencyWaitMs: number;
+    mutationLeaseWaitMs: number;
+    /** Test-only crash hook (<step>:<before|after>); refused in production. */
+    crashAt: string | null;
+    /**
+     * A transfer waiting on the platform (compliance, payout) with no change for this long asks the platform for
+     * the transaction's state (a webhook may have been lost); then again after as long as it has been quiet
+     * (capped at an hour).
+     */
+    reconcileAfterMs: number;
+  };
+  webhooks: {
+    /** base64 of 32 bytes (AES-256-GCM key for signing secrets at rest); null → a key generated in DATA_DIR (never in production). */
+    encryptionKey: string | null;
+    /** Signature timestamps further than this from our clock, past or future, are refused. */
+    toleranceS: number;
+    /** The inbox processor's poll interval (it is also nudged after every insert). */
+    pollIntervalMs: number;
+    /** How long verified-mode secrets are cached per instance (re-read at once when a signature fails). */
+    secretCacheMs: number;
+  };
+  /** The legacy card check (checkCardLegacy) answers only when enabled. */
+  cardCheckLegacyEnabled: boolean;
+  directory: { bankCacheTtlS: number; bankCacheMax: number };
+  /** Query limits (GraphQL Armor) and the request body limit. */
+  limits: { bodyLimitBytes: number; maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number; maxDirectives: number };
+  /** Per caller and operation, per minute (memory, or Redis when REDIS_URL is set). */
+  rateLimits: { mutationsPerMinute: number; aliasLookupsPerMinute: number };
+  /** Automatic persisted queries: how long a registered query is kept (memory LRU, or Redis when REDIS_URL is set). */
+  apq: { ttlS: number };
+  /** OpenTelemetry: spans exported over OTLP/HTTP to `<otlpEndpoint>/v1/traces`; null = tracing off (no SDK started). */
+  tracing: { otlpEndpoint: string | null; serviceName: string };
+}
+
+const KNOWN = Object.keys(schema.shape);
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings count as unset, as most deployment tools write them for "no value".
+  const raw: Record<string, string> = {};
+  for (const key of KNOWN) {
+    const v = source[key];
+    if (v !== undefined && v !== '') raw[key] = v;
+  }
+  const parsed = schema.safeParse(raw);
+  const problems: { variable: string; problem: string }[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const variable = String(issue.path[0] ?? '?');
+      const problem =
+        issue.code === 'invalid_value' ? `must be one of ${(issue.values as unknown[]).join(', ')}` : issue.message;
+      if (!problems.some((p) => p.variable === variable)) problems.push({ variable, problem });
+    }
+    throw new ConfigError(problems);
+  }
+  const e = parsed.data;
+  const production = e.NODE_ENV === 'production';
+
+  const upstreamUrls = {
+    GATEWAY_BASE_URL: e.GATEWAY_BASE_URL,
+    REMITTANCES_BASE_URL: e.REMITTANCES_BASE_URL,
+    VERIFICATION_BASE_URL: e.VERIFICATION_BASE_URL,
+  };
+  const setUrls = Object.entries(upstreamUrls).filter(([, v]) => v !== undefined);
+  const sandboxEnabled = setUrls.length === 0 && !production;
+  if (setUrls.length > 0 && setUrls.length < 3) {
+    for (const [k, v] of Object.entries(upstreamUrls))
+      if (v === undefined)
+        problems.push({ variable: k, problem: 'must be set when any other upstream base URL is set' });
+  }
+  if (production) {
+    for (const [k, v] of Object.entries(upstreamUrls))
+      if (v === undefined && setUrls.length === 0)
+        problems.push({ variable: k, problem: 'is required in production (the sandbox never runs there)' });
+    if (!e.AUTH_JWKS_URL && !e.AUTH_PUBLIC_KEY)
+      problems.push({ variable: 'AUTH_JWKS_URL', problem: 'AUTH_JWKS_URL or AUTH_PUBLIC_KEY is required in production' });
+    if (!e.DATABASE_URL || !/^postgres/.test(e.DATABASE_URL))
+      problems.push({ variable: 'DATABASE_URL', problem: 'a postgres:// URL is required in production' });
+    if (!e.WEBHOOK_SECRET_ENCRYPTION_KEY)
+      problems.push({ variable: 'WEBHOOK_SECRET_ENCRYPTION_KEY', problem: 'is required in production (base64 of 32 bytes; encrypts webhook signing secrets at rest)' });
+  }
+  if (production && e.SAGA_CRASH_AT) problems.push({ variable: 'SAGA_CRASH_AT', problem: 'is a test-only fault hook, refused in production' });
+  if (e.AUTH_JWKS_URL && e.AUTH_PUBLIC_KEY)
+    problems.push({ variable: 'AUTH_PUBLIC_KEY', problem: 'set either AUTH_JWKS_URL or AUTH_PUBLIC_KEY, not both' });
+  if (Boolean(e.REMITTANCES_CLIENT_CERT) !== Boolean(e.REMITTANCES_CLIENT_KEY))
+    problems.push({
+      variable: e.REMITTANCES_CLIENT_CERT ? 'REMITTANCES_CLIENT_KEY' : 'REMITTANCES_CLIENT_CERT',
+      problem: 'REMITTANCES_CLIENT_CERT and REMITTANCES_CLIENT_KEY go together',
+    });
+  if (problems.length) throw new ConfigError(problems);
+
+  let database: DatabaseConfig;
+  if (!e.DATABASE_URL) database = { kind: 'pglite', dataDir: `${e.DATA_DIR.replace(/\/$/, '')}/pglite` };
+  else if (e.DATABASE_URL === 'memory://') database = { kind: 'pglite', dataDir: null };
+  else if (e.DATABASE_URL.startsWith('file:')) database = { kind: 'pglite', dataDir: e.DATABASE_URL.slice(5) };
+  else database = { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX };
+
+  return {
+    env: e.NODE_ENV,
+    production,
+    port: e.PORT,
+    host: e.HOST,
+    logLevel: e.LOG_LEVEL,
+    dataDir: e.DATA_DIR,
+    database,
+    redisUrl: e.REDIS_URL ?? null,
+    sandbox: { enabled: sandboxEnabled, port: e.SANDBOX_PORT, host: e.SANDBOX_HOST },
+    gateway: {
+      baseUrl: e.GATEWAY_BASE_URL ?? null,
+      clientId: e.GATEWAY_CLIENT_ID,
+      clientSecret: e.GATEWAY_CLIENT_SECRET,
+      tokenRefreshMarginS: e.GATEWAY_TOKEN_REFRESH_MARGIN_S,
+    },
+    remittances: {
+      baseUrl: e.REMITTANCES_BASE_URL ?? null,
+      tenantId: e.REMITTANCES_TENANT_ID,
+      apiKey: e.REMITTANCES_API_KEY,
+      agentId: e.REMITTANCES_AGENT_ID,
+      agentApiKey: e.REMITTANCES_AGENT_API_KEY,
+      tls: { certPath: e.REMITTANCES_CLIENT_CERT, keyPath: e.REMITTANCES_CLIENT_KEY, caPath: e.REMITTANCES_CLIENT_CA },
+    },
+    verification: {
+      baseUrl: e.VERIFICATION_BASE_URL ?? null,
+      clientId: e.VERIFICATION_CLIENT_ID,
+      clientSecret: e.VERIFICATION_CLIENT_SECRET,
+      authMethod: e.VERIFICATION_AUTH_METHOD,
+      tokenRefreshMarginS: e.VERIFICATION_TOKEN_REFRESH_MARGIN_S,
+    },
+    upstream: {
+      maxConnections: e.UPSTREAM_MAX_CONNECTIONS,
+      connectTimeoutMs: e.UPSTREAM_CONNECT_TIMEOUT_MS,
+      readTimeoutMs: e.UPSTREAM_READ_TIMEOUT_MS,
+      paymentTimeoutMs: e.UPSTREAM_PAYMENT_TIMEOUT_MS,
+      retry: {
+        maxAttempts: e.UPSTREAM_RETRY_MAX_ATTEMPTS,
+        baseDelayMs: e.UPSTREAM_RETRY_BASE_DELAY_MS,
+        maxTotalMs: e.UPSTREAM_RETRY_MAX_TOTAL_MS,
+      },
+    },
+    publicUrl: e.PUBLIC_URL ?? null,
+    auth: {
+      jwksUrl: e.AUTH_JWKS_URL ?? null,
+      publicKey: e.AUTH_PUBLIC_KEY ?? null,
+      issuer: e.AUTH_ISSUER ?? null,
+      audience: e.AUTH_AUDIENCE ?? null,
+      devKeys: !e.AUTH_JWKS_URL && !e.AUTH_PUBLIC_KEY,
+    },
+    // Never in production, whatever GRAPHIQL says (CONTRACT.md).
+    graphiql: !production && (e.GRAPHIQL ?? true),
+    introspection: !production,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    wsConnectionInitTimeoutMs: e.WS_CONNECTION_INIT_TIMEOUT_MS,
+    saga: {
+      workerEnabled: e.SAGA_WORKER_ENABLED ?? true,
+      pollIntervalMs: e.SAGA_POLL_INTERVAL_MS,
+      batchSize: e.SAGA_BATCH_SIZE,
+      leaseMs: e.SAGA_LEASE_MS,
+      retryBaseMs: e.SAGA_RETRY_BASE_MS,
+      retryMaxMs: e.SAGA_RETRY_MAX_MS,
+      captureWindowMs: e.CAPTURE_WINDOW_S * 1000,
+      idempotencyTtlMs: e.IDEMPOTENCY_TTL_HOURS * 3600_000,
+      idempotencyWaitMs: e.IDEMPOTENCY_WAIT_MS,
+      mutationLeaseWaitMs: e.MUTATION_LEASE_WAIT_MS,
+      crashAt: e.SAGA_CRASH_AT ?? null,
+      reconcileAfterMs: e.SAGA_RECONCILE_AFTER_MS,
+    },
+    webhooks: {
+      encryptionKey: e.WEBHOOK_SECRET_ENCRYPTION_KEY ?? null,
+      toleranceS: e.WEBHOOK_TOLERANCE_S,
+      pollIntervalMs: e.WEBHOOK_POLL_INTERVAL_MS,
+      secretCacheMs: e.WEBHOOK_SECRET_CACHE_MS,
+    },
+    cardCheckLegacyEnabled: e.CARD_CHECK_LEGACY_ENABLED,
+    directory: { bankCacheTtlS: e.BANK_CACHE_TTL_S, bankCacheMax: e.BANK_CACHE_MAX_ENTRIES },
+    limits: {
+      bodyLimitBytes: e.GRAPHQL_BODY_LIMIT_BYTES,
+      maxDepth: e.GRAPHQL_MAX_DEPTH,
+      maxAliases: e.GRAPHQL_MAX_ALIASES,
+      maxCost: e.GRAPHQL_MAX_COST,
+      maxTokens: e.GRAPHQL_MAX_TOKENS,
+      maxDirectives: e.GRAPHQL_MAX_DIRECTIVES,
+    },
+    rateLimits: { mutationsPerMinute: e.RATE_LIMIT_MUTATIONS_PER_MINUTE, aliasLookupsPerMinute: e.RATE_LIMIT_ALIAS_LOOKUPS_PER_MINUTE },
+    apq: { ttlS: e.APQ_TTL_S },
+    tracing: { otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null, serviceName: e.OTEL_SERVICE_NAME },
+  };
+}

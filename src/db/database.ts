@@ -1,0 +1,247 @@
+/**
+ * The database: a Prisma 7 client over PGlite (embedded default, tests) or PostgreSQL (production),
+ * plus migrations and readiness. Build it once in the composition root:
+ *
+ *   const db = await createDatabase(config.database, logger);
+ *   await db.migrate();            // under a lock; throws MigrationError (stop start-up) on failure
+ *   ...
+ *   await db.close();
+ *
+ * DatabaseConfig (src/config.ts) comes from DATABASE_URL: absent → PGlite in DATA_DIR/pglite;
+ * `memory://` → in-memory PGlite; `file:<dir>` → PGlite in <dir>; `postgres://…` → PostgreSQL
+ * through @prisma/adapter-pg on a pool of at most DATABASE_POOL_MAX connections.
+ */
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config';
+import { PrismaClient } from '../generated/prisma/client';
+import type { Logger } from '../shared/logger';
+import { instrumentAdapterFactory, QueryListeners, type QueryListener } from './instrument';
+import {
+  applyMigrations,
+  loadMigrations,
+  MigrationError,
+  MIGRATIONS_DIR,
+  pendingMigrations,
+  withAdvisoryLock,
+  type Migration,
+  type SqlSession,
+} from './migrate';
+import { lockDataDir, openPglite, pgliteSession, PrismaPGlite, type PGlite } from './pglite';
+
+export { PrismaClient, MigrationError };
+export type { QueryEvent, QueryListener } from './instrument';
+
+export type DbLogger = Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;
+
+export interface Database {
+  prisma: PrismaClient;
+  kind: 'pglite' | 'postgres';
+  /** Applies pending migrations (exclusively: advisory lock on PostgreSQL). Idempotent. */
+  migrate(): Promise<{ applied: string[] }>;
+  /** True when the database answers and every migration of this version is applied. Never throws. */
+  isReady(): Promise<boolean>;
+  /**
+   * Observe every SQL statement Prisma issues through this database (sql text, duration; never
+   * parameter values). Returns the unsubscribe function. Used for metrics and to count queries in tests.
+   */
+  onQuery(listener: QueryListener): () => void;
+  /** Disconnects Prisma and closes the pool / PGlite instance. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface CreateDatabaseOptions {
+  /** Migrations directory; defaults to prisma/migrations of this checkout/image. */
+  migrationsDir?: string;
+  /** PGlite only, new databases only: start from this data-directory dump instead of running initdb. */
+  pgliteLoadDataDir?: Blob;
+  /** PostgreSQL: how long to wait for the migration lock held by another instance (default 120 s). */
+  migrationLockTimeoutMs?: number;
+  /** isReady gives up (false) after this long (default 2 s). */
+  readyTimeoutMs?: number;
+}
+
+export async function createDatabase(
+  config: DatabaseConfig,
+  logger: DbLogger,
+  options: CreateDatabaseOptions = {},
+): Promise<Database> {
+  return config.kind === 'pglite'
+    ? createPgliteDatabase(config.dataDir, logger, options)
+    : createPostgresDatabase(config.url, config.poolMax, logger, options);
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+function pgSession(client: pg.ClientBase | pg.Pool): SqlSession {
+  return {
+    query: async <T>(sql: string, params?: unknown[]) =>
+      (await client.query(sql, params as unknown[] | undefined)).rows as T[],
+    exec: async (script: string) => {
+      await client.query(script);
+    },
+  };
+}
+
+interface Parts {
+  kind: Database['kind'];
+  adapter: SqlDriverAdapterFactory;
+  /** A session for readiness checks (not through Prisma, so it never shows in query counts). */
+  probe: SqlSession;
+  /** Runs the migrations exclusively; returns the names applied. */
+  migrateExclusive(migrations: Migration[]): Promise<string[]>;
+  closeDriver(): Promise<void>;
+}
+
+function assemble(parts: Parts, logger: DbLogger, options: CreateDatabaseOptions): Database {
+  const listeners = new QueryListeners();
+  const prisma = new PrismaClient({ adapter: instrumentAdapterFactory(parts.adapter, listeners) });
+  const migrations = () => loadMigrations(options.migrationsDir ?? MIGRATIONS_DIR);
+  const readyTimeoutMs = options.readyTimeoutMs ?? 2_000;
+  let migrated = false;
+  let closed: Promise<void> | null = null;
+  let migrating: Promise<unknown> = Promise.resolve();
+
+  const check = async (): Promise<boolean> => {
+    if (migrated) {
+      await parts.probe.query('SELECT 1');
+      return true;
+    }
+    const pending = await pendingMigrations(parts.probe, migrations());
+    if (pending.length === 0) migrated = true;
+    return migrated;
+  };
+
+  return {
+    prisma,
+    kind: parts.kind,
+    async migrate() {
+      const list = migrations();
+      if (list.length === 0) throw new MigrationError(`No migrations found in ${options.migrationsDir ?? MIGRATIONS_DIR}`);
+      if (closed) throw new MigrationError('the database is closed');
+      const started = Date.now();
+      const run = migrating.then(() => parts.migrateExclusive(list));
+      migrating = run.catch(() => undefined);
+      const applied = await run;
+      migrated = true;
+      logger.info(
+        { applied, total: list.length, ms: Date.now() - started },
+        applied.length ? `applied ${applied.length} migration(s)` : 'database schema is up to date',
+      );
+      return { applied };
+    },
+    async isReady() {
+      if (closed) return false;
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        return await Promise.race([
+          check(),
+          new Promise<boolean>((resolve) => {
+            timer = setTimeout(() => resolve(false), readyTimeoutMs);
+            timer.unref();
+          }),
+        ]);
+      } catch (e) {
+        logger.warn({ err: e }, 'database readiness check failed');
+        return false;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    onQuery: (listener) => listeners.add(listener),
+    close() {
+      closed ??= (async () => {
+        try {
+          await prisma.$disconnect();
+        } finally {
+          await parts.closeDriver();
+        }
+      })();
+      return closed;
+    },
+  };
+}
+
+async function createPgliteDatabase(
+  dataDir: string | null,
+  logger: DbLogger,
+  options: CreateDatabaseOptions,
+): Promise<Database> {
+  const release = dataDir === null ? () => undefined : lockDataDir(dataDir);
+  let pglite: PGlite;
+  try {
+    const started = Date.now();
+    pglite = await openPglite({ dataDir, loadDataDir: options.pgliteLoadDataDir });
+    logger.debug({ dataDir: dataDir ?? 'memory', ms: Date.now() - started }, 'PGlite opened');
+  } catch (e) {
+    release();
+    throw e;
+  }
+  const session = pgliteSession(pglite);
+  return assemble(
+    {
+      kind: 'pglite',
+      adapter: new PrismaPGlite(pglite),
+      probe: session,
+      // One process owns a PGlite database (lockDataDir); migrate() calls are serialised in assemble().
+      // Call migrate() before serving: PGlite has one session, so concurrent Prisma queries would
+      // run inside the migration's transaction.
+      migrateExclusive: (migrations) => applyMigrations(session, migrations, logger),
+      closeDriver: async () => {
+        try {
+          if (!pglite.closed) await pglite.close();
+        } finally {
+          release();
+        }
+      },
+    },
+    logger,
+    options,
+  );
+}
+
+async function createPostgresDatabase(
+  url: string,
+  poolMax: number,
+  logger: DbLogger,
+  options: CreateDatabaseOptions,
+): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolMax,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    application_name: 'remittance-bff',
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', (err) => logger.warn({ err: { message: err.message } }, 'idle PostgreSQL connection error'));
+  return assemble(
+    {
+      kind: 'postgres',
+      adapter: new PrismaPg(pool, {
+        onConnectionError: (err) => logger.warn({ err: { message: err.message } }, 'PostgreSQL connection error'),
+      }),
+      probe: pgSession(pool),
+      migrateExclusive: async (migrations) => {
+        // A dedicated connection (not from the pool): the advisory lock belongs to this session.
+        const client = new pg.Client({ connectionString: url, application_name: 'remittance-bff-migrate' });
+        client.on('error', (err) => logger.warn({ err: { message: err.message } }, 'migration connection error'));
+        await client.connect();
+        try {
+          const session = pgSession(client);
+          return await withAdvisoryLock(
+            session,
+            () => applyMigrations(session, migrations, logger),
+            options.migrationLockTimeoutMs,
+          );
+        } finally {
+          await client.end().catch(() => undefined);
+        }
+      },
+      closeDriver: () => pool.end(),
+    },
+    logger,
+    options,
+  );
+}

@@ -1,0 +1,110 @@
+/**
+ * Observing the SQL Prisma sends, at the driver-adapter boundary.
+ *
+ * Prisma 7 runs queries through a driver adapter (no query engine binary). Wrapping the adapter
+ * factory sees every statement Prisma issues — outside and inside transactions, on PGlite and on
+ * PostgreSQL alike — with its real duration, independently of Prisma's logging options. (Prisma's
+ * own `log: [{ emit: 'event', level: 'query' }]` + `$on('query')` is an alternative; this does not
+ * depend on it.) Transaction control (BEGIN/COMMIT/ROLLBACK/SAVEPOINT) is not reported, only
+ * statements: adapter-pg sends COMMIT through the adapter while PGlite's adapter does not, and counts
+ * must not depend on the backend.
+ */
+import type {
+  SqlDriverAdapter,
+  SqlDriverAdapterFactory,
+  SqlMigrationAwareDriverAdapterFactory,
+  SqlQuery,
+  Transaction,
+} from '@prisma/driver-adapter-utils';
+
+export interface QueryEvent {
+  sql: string;
+  /** Number of bound parameters. Values are never reported (they may be PII). */
+  params: number;
+  durationMs: number;
+  inTransaction: boolean;
+  error?: boolean;
+}
+
+export type QueryListener = (event: QueryEvent) => void;
+
+export class QueryListeners {
+  private readonly listeners = new Set<QueryListener>();
+  add(listener: QueryListener): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+  get empty(): boolean {
+    return this.listeners.size === 0;
+  }
+  emit(event: QueryEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(event);
+      } catch {
+        // a listener must never break a query
+      }
+    }
+  }
+}
+
+/** BEGIN/COMMIT/ROLLBACK/SAVEPOINT…: issued by Prisma through the adapter on some drivers only. */
+const TRANSACTION_CONTROL = /^\s*(BEGIN|START\s+TRANSACTION|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE|SET\s+TRANSACTION)\b/i;
+
+type Queryable = { queryRaw(q: SqlQuery): Promise<unknown>; executeRaw(q: SqlQuery): Promise<number> };
+
+function wrapQueryable<T extends Queryable>(target: T, listeners: QueryListeners, inTransaction: boolean): T {
+  const timed =
+    (method: 'queryRaw' | 'executeRaw') =>
+    async (query: SqlQuery): Promise<unknown> => {
+      if (listeners.empty || TRANSACTION_CONTROL.test(query.sql)) return target[method](query);
+      const started = performance.now();
+      let error = false;
+      try {
+        return await target[method](query);
+      } catch (e) {
+        error = true;
+        throw e;
+      } finally {
+        listeners.emit({
+          sql: query.sql,
+          params: query.args.length,
+          durationMs: performance.now() - started,
+          inTransaction,
+          ...(error ? { error } : {}),
+        });
+      }
+    };
+  const queryRaw = timed('queryRaw');
+  const executeRaw = timed('executeRaw');
+  return new Proxy(target, {
+    get(t, prop) {
+      if (prop === 'queryRaw') return queryRaw;
+      if (prop === 'executeRaw') return executeRaw;
+      if (prop === 'startTransaction') {
+        return async (...args: unknown[]) => {
+          const tx = await (t as unknown as SqlDriverAdapter).startTransaction(...(args as [never]));
+          return wrapQueryable(tx as Transaction, listeners, true);
+        };
+      }
+      const v: unknown = Reflect.get(t, prop, t);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+    },
+  });
+}
+
+/** The same factory, reporting every statement of every connection it makes to `listeners`. */
+export function instrumentAdapterFactory<F extends SqlDriverAdapterFactory | SqlMigrationAwareDriverAdapterFactory>(
+  factory: F,
+  listeners: QueryListeners,
+): F {
+  return new Proxy(factory, {
+    get(t, prop) {
+      if (prop === 'connect') {
+        return async () => wrapQueryable(await t.connect(), listeners, false);
+      }
+      const v: unknown = Reflect.get(t, prop, t);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+    },
+  });
+}

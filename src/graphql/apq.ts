@@ -1,0 +1,46 @@
+import type Redis from 'ioredis';
+import { InMemoryLRUCache, PrefixingKeyValueCache, type KeyValueCache, type KeyValueCacheSetOptions } from '@apollo/utils.keyvaluecache';
+
+/**
+ * Automatic persisted queries (https://www.apollographql.com/docs/apollo-server/performance/apq): a client
+ * sends the sha256 of a query; an unknown hash answers PERSISTED_QUERY_NOT_FOUND; the client then sends hash
+ * + query once, and only the hash afterwards (GET or POST). Registered queries live in a bounded store:
+ * Redis when REDIS_URL is set (shared by every instance, each entry with a TTL), otherwise an in-memory LRU
+ * bounded by size. Limits (GraphQL Armor) apply to a persisted query like to any other.
+ */
+export function apqOptions(opts: { ttlS: number; redis: Redis | null; memoryMaxBytes?: number }): { cache: KeyValueCache<string>; ttl: number | null } {
+  const cache: KeyValueCache<string> = opts.redis
+    ? new PrefixingKeyValueCache(new RedisKeyValueCache(opts.redis), 'rbff:apq:')
+    : new InMemoryLRUCache<string>({ maxSize: opts.memoryMaxBytes ?? 8 * 1024 * 1024 });
+  return { cache, ttl: opts.ttlS > 0 ? opts.ttlS : null };
+}
+
+/** Apollo's KeyValueCache over ioredis (errors are misses: APQ then asks the client for the full query). */
+export class RedisKeyValueCache implements KeyValueCache<string> {
+  constructor(private readonly redis: Redis) {}
+
+  async get(key: string): Promise<string | undefined> {
+    try {
+      return (await this.redis.get(key)) ?? undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async set(key: string, value: string, options?: KeyValueCacheSetOptions): Promise<void> {
+    try {
+      if (options?.ttl) await this.redis.set(key, value, 'EX', Math.ceil(options.ttl));
+      else await this.redis.set(key, value);
+    } catch {
+      /* a lost registration only costs one more round trip */
+    }
+  }
+
+  async delete(key: string): Promise<boolean> {
+    try {
+      return (await this.redis.del(key)) > 0;
+    } catch {
+      return false;
+    }
+  }
+}

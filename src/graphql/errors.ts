@@ -1,0 +1,104 @@
+import type { GraphQLFormattedError } from 'graphql';
+import { GraphQLError } from 'graphql';
+import type { ValidationError } from 'class-validator';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { isAppError, type ErrorCode } from '../shared/errors';
+import type { Logger } from '../shared/logger';
+
+export interface FieldProblem {
+  /** Dotted path of the offending field inside the argument object, e.g. "sender.email". */
+  path: string;
+  /** class-validator constraint name → human message (never the value). */
+  constraints: Record<string, string>;
+}
+
+/** Flatten class-validator errors, dropping `target` and `value` (the whole input, with PII). */
+export function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldProblem[] {
+  const out: FieldProblem[] = [];
+  for (const e of errors) {
+    const path = prefix ? `${prefix}.${e.property}` : e.property;
+    if (e.constraints && Object.keys(e.constraints).length) out.push({ path, constraints: { ...e.constraints } });
+    if (e.children?.length) out.push(...flattenValidationErrors(e.children, path));
+  }
+  return out;
+}
+
+/**
+ * graphql-js echoes offending values in coercion messages ("Variable "$input" got invalid value {...}",
+ * "Expected value of type X, found Y", "Int cannot represent non-integer value: 1.5"). Inputs may hold PII,
+ * so keep the variable, the path and the reason, and drop the value.
+ */
+export function stripEchoedValues(message: string): string {
+  const variable = /^Variable "(\$[\w]+)" got invalid value /s.exec(message);
+  if (variable) {
+    const paths = [...message.matchAll(/ at "([\w.[\]]+)"; /g)];
+    const lastPath = paths.at(-1);
+    const reasonStart = lastPath ? lastPath.index + lastPath[0].length : message.lastIndexOf('; ') + 2;
+    const reason = sanitizeReason(reasonStart >= 2 ? message.slice(reasonStart) : '');
+    return `Variable "${variable[1]}" got an invalid value${lastPath ? ` at "${lastPath[1]}"` : ''}${reason ? `: ${reason}` : ''}`;
+  }
+  return sanitizeReason(message);
+}
+
+function sanitizeReason(reason: string): string {
+  return reason
+    .replace(/(Expected value of type "[^"]+"), found .*?(;|$)/gs, '$1$2')
+    .replace(/\b(cannot represent[^:]*): .*$/s, '$1')
+    .replace(/(Enum "[^"]+" cannot represent non-enum value): .*?(\.|$)/s, '$1$2')
+    .replace(/(Value) .* (does not exist in "[^"]+" enum)/s, '$1 $2')
+    .trim();
+}
+
+const PASSTHROUGH_CODES = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'BAD_REQUEST',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+  'OPERATION_RESOLUTION_FAILURE',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'RATE_LIMITED',
+]);
+
+/**
+ * Apollo `formatError`: every error leaves with a stable `extensions.code`, no stack trace,
+ * no echoed input. Unexpected errors are logged in full (server side) and answered generically.
+ */
+export function createErrorFormatter(logger: Logger) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const original = unwrapResolverError(error);
+    const base = { locations: formatted.locations, path: formatted.path };
+
+    if (isAppError(original)) {
+      return {
+        ...base,
+        message: original.message,
+        extensions: { code: original.code, ...(original.details ?? {}) },
+      };
+    }
+    const ext = (original instanceof GraphQLError ? original.extensions : formatted.extensions) ?? {};
+    if (Array.isArray(ext.validationErrors)) {
+      const fields = flattenValidationErrors(ext.validationErrors as ValidationError[]);
+      const first = fields[0];
+      const firstMessage = first ? Object.values(first.constraints)[0] : undefined;
+      return {
+        ...base,
+        message: firstMessage ? `Invalid input: ${firstMessage}` : 'Invalid input',
+        extensions: { code: 'BAD_USER_INPUT' satisfies ErrorCode, fields },
+      };
+    }
+    const code = typeof ext.code === 'string' ? ext.code : undefined;
+    if (code === 'UNAUTHORIZED') return { ...base, message: 'Not allowed', extensions: { code: 'FORBIDDEN' } };
+    if (code && PASSTHROUGH_CODES.has(code)) {
+      return { ...base, message: stripEchoedValues(formatted.message), extensions: { code } };
+    }
+    if (original instanceof GraphQLError && !original.originalError && !code) {
+      // A GraphQL-level error raised by graphql-js itself (e.g. argument coercion): the caller's fault.
+      return { ...base, message: stripEchoedValues(formatted.message), extensions: { code: 'BAD_USER_INPUT' } };
+    }
+    logger.error({ err: original }, 'unexpected error while executing a GraphQL operation');
+    return { ...base, message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+  };
+}

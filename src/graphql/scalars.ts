@@ -1,0 +1,57 @@
+import { GraphQLScalarType, Kind } from 'graphql';
+
+/**
+ * Money travels as exact decimal strings ("100.10"): never a float on the wire or inside the service.
+ * Parse errors never echo the value back (it may be a typo'd account number pasted in the wrong field).
+ */
+const DECIMAL_RE = /^-?(0|[1-9]\d{0,19})(\.\d{1,8})?$/;
+
+export const isDecimalString = (v: unknown): v is string => typeof v === 'string' && DECIMAL_RE.test(v);
+
+export const DecimalScalar = new GraphQLScalarType<string, string>({
+  name: 'Decimal',
+  description:
+    'An exact decimal number as a string, e.g. "100.10": up to 20 integer digits and 8 decimals, no exponent. Never a float.',
+  specifiedByURL: 'https://en.wikipedia.org/wiki/Decimal_data_type',
+  serialize(value) {
+    if (typeof value === 'string' && DECIMAL_RE.test(value)) return value;
+    if (value !== null && typeof value === 'object' && 'toFixed' in value && typeof value.toString === 'function') {
+      const s = String(value);
+      if (DECIMAL_RE.test(s)) return s; // decimal.js / Prisma.Decimal
+    }
+    throw new TypeError('Decimal cannot serialize a non-decimal value');
+  },
+  parseValue(value) {
+    if (typeof value !== 'string') throw new TypeError('Decimal must be a string such as "100.10"');
+    if (!DECIMAL_RE.test(value)) throw new TypeError('Decimal must look like "100.10" (no exponent, at most 8 decimals)');
+    return value;
+  },
+  parseLiteral(ast) {
+    if (ast.kind !== Kind.STRING) throw new TypeError('Decimal must be a string such as "100.10"');
+    if (!DECIMAL_RE.test(ast.value))
+      throw new TypeError('Decimal must look like "100.10" (no exponent, at most 8 decimals)');
+    return ast.value;
+  },
+});
+
+const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+
+export const DateTimeScalar = new GraphQLScalarType<Date, string>({
+  name: 'DateTime',
+  description: 'A date and time in ISO 8601 with a time zone, always answered in UTC, e.g. "2026-11-21T10:00:00.000Z".',
+  serialize(value) {
+    const d = value instanceof Date ? value : typeof value === 'string' || typeof value === 'number' ? new Date(value) : null;
+    if (!d || Number.isNaN(d.getTime())) throw new TypeError('DateTime cannot serialize an invalid date');
+    return d.toISOString();
+  },
+  parseValue(value) {
+    if (typeof value !== 'string' || !ISO_RE.test(value) || Number.isNaN(Date.parse(value)))
+      throw new TypeError('DateTime must be an ISO 8601 string with a time zone, e.g. "2026-11-21T10:00:00Z"');
+    return new Date(value);
+  },
+  parseLiteral(ast) {
+    if (ast.kind !== Kind.STRING || !ISO_RE.test(ast.value) || Number.isNaN(Date.parse(ast.value)))
+      throw new TypeError('DateTime must be an ISO 8601 string with a time zone, e.g. "2026-11-21T10:00:00Z"');
+    return new Date(ast.value);
+  },
+});

@@ -1,0 +1,157 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { randomUUID } from 'node:crypto';
+import { WebSocketServer } from 'ws';
+import { useServer } from 'graphql-ws/use/ws';
+import {
+  execute,
+  getOperationAST,
+  GraphQLError,
+  parse,
+  specifiedRules,
+  subscribe,
+  validate,
+  type DocumentNode,
+  type ExecutionArgs,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  type ValidationRule,
+} from 'graphql';
+import type { AuthService } from '../auth/auth.service';
+import type { Caller } from '../auth/auth.types';
+import type { Logger } from '../shared/logger';
+import { bindIterator, runInRequest, type RequestContext } from '../shared/request-context';
+import type { GraphQLContext } from './context';
+import { traceWsOperation } from './tracing';
+
+type Formatter = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+
+export interface GraphQLWsServer {
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  clientCount(): number;
+  /** Closes every socket with 1001 (going away) and stops accepting. */
+  close(): Promise<void>;
+}
+
+/** The same limits as over HTTP (src/graphql/limits.ts, src/shared/rate-limit.plugin.ts). */
+export interface WsLimits {
+  /** GraphQL Armor's rules (depth, aliases, cost, directives), run after graphql-js's specified rules. */
+  validationRules: readonly ValidationRule[];
+  /** graphql-js parser limits (maxTokens). */
+  parseOptions: { maxTokens: number };
+  /** The per-user rate limit: the RATE_LIMITED error to answer with, or null. */
+  rateLimit?: (caller: Caller | null, document: DocumentNode, operationName: string | null | undefined) => Promise<GraphQLError | null>;
+}
+
+type Extra = {
+  caller?: Caller;
+  /** Request id of each operation of this socket (errors carry it, like over HTTP). */
+  requestIds?: Map<string, string>;
+};
+
+/**
+ * graphql-ws (`graphql-transport-ws`) on the same path and port as HTTP.
+ * The bearer token comes in `connection_init` as `{ authorization: "Bearer <jwt>" }`:
+ * a missing or bad token closes with 4403; no `connection_init` within the timeout closes with 4408.
+ *
+ * Every operation (subscribe message) is checked in `onSubscribe` exactly like an HTTP request, before
+ * anything executes: parse with the token limit (→ GRAPHQL_PARSE_FAILED), validation with GraphQL Armor's
+ * rules (→ GRAPHQL_VALIDATION_FAILED), and the per-user rate limit for mutations and quota-bound queries
+ * (→ RATE_LIMITED with `retryAfterSeconds`). Each operation gets its own request id (on its errors, and on
+ * every log line written while it runs, via the request context) and, with tracing on, its own span.
+ */
+export function createGraphQLWsServer(opts: {
+  schema: GraphQLSchema;
+  auth: AuthService;
+  logger: Logger;
+  formatError: Formatter;
+  connectionInitWaitTimeoutMs: number;
+  maxPayloadBytes?: number;
+  limits?: WsLimits;
+}): GraphQLWsServer {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayloadBytes ?? 64 * 1024 });
+  const rules = [...specifiedRules, ...(opts.limits?.validationRules ?? [])];
+  const format = (errors: readonly GraphQLError[], requestId?: string) =>
+    errors.map((e) => {
+      const f = opts.formatError(e.toJSON(), e);
+      const retryAfterSeconds = f.extensions?.code === 'RATE_LIMITED' ? e.extensions?.retryAfterSeconds : undefined;
+      return {
+        ...f,
+        extensions: { ...f.extensions, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}), ...(requestId ? { requestId } : {}) },
+      };
+    });
+  const requestOf = (args: ExecutionArgs): RequestContext => {
+    const c = args.contextValue as GraphQLContext;
+    return c.caller ? { requestId: c.requestId, userId: c.caller.userId } : { requestId: c.requestId };
+  };
+
+  const cleanup = useServer<Record<string, unknown> | undefined, Extra>(
+    {
+      schema: opts.schema,
+      connectionInitWaitTimeout: opts.connectionInitWaitTimeoutMs,
+      onConnect: async (ctx) => {
+        const header = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
+        try {
+          const caller = await opts.auth.fromAuthorizationHeader(typeof header === 'string' ? header : undefined);
+          if (!caller) return false;
+          ctx.extra.caller = caller;
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      onSubscribe: async (ctx, id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
+        const requestId = randomUUID();
+        (ctx.extra.requestIds ??= new Map()).set(id, requestId);
+        let document: DocumentNode;
+        try {
+          document = parse(payload.query, opts.limits?.parseOptions);
+        } catch (e) {
+          const err = e instanceof GraphQLError ? e : new GraphQLError('Syntax Error');
+          return [new GraphQLError(err.message, { nodes: err.nodes, source: err.source, positions: err.positions, extensions: { code: 'GRAPHQL_PARSE_FAILED' } })];
+        }
+        const errors = validate(opts.schema, document, rules);
+        if (errors.length > 0)
+          return errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { ...e.extensions, code: 'GRAPHQL_VALIDATION_FAILED' } }));
+        const caller = ctx.extra.caller ?? null;
+        if (opts.limits?.rateLimit && getOperationAST(document, payload.operationName)) {
+          const refusal = await opts.limits.rateLimit(caller, document, payload.operationName);
+          if (refusal) return [refusal];
+        }
+        const contextValue: GraphQLContext = { caller, authError: null, requestId };
+        return { schema: opts.schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue };
+      },
+      execute: (args) => {
+        const req = requestOf(args);
+        return runInRequest(req, () => traceWsOperation(args, () => execute(args)));
+      },
+      subscribe: (args) => {
+        const req = requestOf(args);
+        return runInRequest(req, async () => {
+          const result = await traceWsOperation(args, () => subscribe(args));
+          return Symbol.asyncIterator in Object(result) ? bindIterator(req, result as AsyncGenerator) : result;
+        }) as ReturnType<typeof subscribe>;
+      },
+      onError: (ctx, id, _payload, errors) => {
+        const requestId = ctx.extra.requestIds?.get(id);
+        ctx.extra.requestIds?.delete(id); // an error ends the operation (no complete follows)
+        return format(errors, requestId) as unknown as GraphQLError[];
+      },
+      onNext: (ctx, id, _payload, _args, result) =>
+        result.errors ? { ...result, errors: format(result.errors, ctx.extra.requestIds?.get(id)) as unknown as GraphQLError[] } : result,
+      onComplete: (ctx, id) => void ctx.extra.requestIds?.delete(id),
+    },
+    wss,
+  );
+
+  return {
+    handleUpgrade(req, socket, head) {
+      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    },
+    clientCount: () => wss.clients.size,
+    async close() {
+      await cleanup.dispose(); // closes each socket with 1001 "Going away"
+      for (const ws of wss.clients) ws.terminate();
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { IsEmail, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { Money } from '../../graphql/money.types';
+import { PageInfo } from '../../graphql/relay';
+
+@ObjectType({ description: 'What one payout provider holds for us at the gateway.' })
+export class PayerBalance {
+  @Field({ description: 'The provider.' })
+  providerId!: string;
+
+  @Field(() => [Money], { description: 'Available balance per currency.' })
+  balances!: Money[];
+}
+
+@InputType({ description: 'A new agent at the remittances platform.' })
+export class CreateAgentInput {
+  @Field({ description: 'The agent\'s contact e-mail address.' })
+  @IsEmail({}, { message: 'email must be an e-mail address, e.g. ops@example.com' })
+  @Length(3, 254, { message: 'email must be at most 254 characters' })
+  email!: string;
+
+  @Field({ description: 'The agent\'s business name, 1 to 200 characters.' })
+  @IsString()
+  @Length(1, 200, { message: 'businessName must be 1 to 200 characters' })
+  businessName!: string;
+
+  @Field(() => String, { nullable: true, description: 'Your own reference for the agent (optional, at most 128 characters).' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 128, { message: 'externalId must be 1 to 128 characters' })
+  externalId?: string;
+}
+
+@ObjectType({ description: 'An agent at the remittances platform, as we know it (created through this service).' })
+export class Agent {
+  @Field(() => ID, { description: 'The platform\'s agent id (x-agent-id).' })
+  id!: string;
+
+  @Field({ description: 'Contact e-mail address.' })
+  email!: string;
+
+  @Field({ description: 'Business name.' })
+  businessName!: string;
+
+  @Field(() => String, { nullable: true, description: 'Your own reference, if given.' })
+  externalId!: string | null;
+
+  @Field({ description: 'Status when created (new agents are PENDING_APPROVAL until the platform\'s compliance team approves them).' })
+  status!: string;
+
+  @Field({ description: 'The admin who created it.' })
+  createdBy!: string;
+
+  @Field({ description: 'When the platform created it.' })
+  createdAt!: Date;
+}
+
+@ObjectType({ description: 'A newly created agent and its API key. The key is shown only in this response: store it now.' })
+export class CreatedAgent {
+  @Field(() => Agent, { description: 'The agent.' })
+  agent!: Agent;
+
+  @Field({ description: 'The agent\'s API key (x-agent-api-key). Shown once; neither the platform nor this service can show it again.' })
+  apiKey!: string;
+}
+
+@ObjectType({ description: 'An edge of an agent connection.' })
+export class AgentEdge {
+  @Field({ description: 'Opaque cursor of this edge.' })
+  cursor!: string;
+
+  @Field(() => Agent, { description: 'The agent.' })
+  node!: Agent;
+}
+
+@ObjectType({ description: 'Agents created through this service, newest first (Relay connection).' })
+export class AgentConnection {
+  @Field(() => [AgentEdge], { description: 'The agents of this page.' })
+  edges!: AgentEdge[];
+
+  @Field(() => PageInfo, { description: 'Where this page sits.' })
+  pageInfo!: PageInfo;
+
+  @Field(() => Int, { description: 'How many agents in all.' })
+  totalCount!: number;
+}
+
+@ArgsType()
+export class PageArgs {
+  @Field(() => Int, { nullable: true, description: 'Page size, 1 to 100 (default 20).' })
+  @IsOptional()
+  @IsInt()
+  @Min(1, { message: 'first must be at least 1' })
+  @Max(100, { message: 'first must be at most 100' })
+  first?: number;
+
+  @Field(() => String, { nullable: true, description: 'Continue after this cursor (a previous page\'s `pageInfo.endCursor`).' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64, { message: 'after must be a cursor returned by this API' })
+  after?: string;
+}

@@ -1,0 +1,184 @@
+import { randomUUID } from 'node:crypto';
+import { badInput } from '../../shared/errors';
+import type { GatewayClient } from '../../upstream/gateway/gateway.client';
+import type { AccountCheckRequest, CardCheck as GatewayCardCheck, CardCheckRequest, CheckAddress, CheckDocument } from '../../upstream/gateway/gateway.types';
+import { toAppError } from '../../upstream/http/upstream.errors';
+import { alpha3 } from './countries';
+
+export interface DocumentArgs { number: string; type: string; countryCode: string }
+export interface AddressArgs { line1: string; line2?: string; city: string; stateCode: string; zipCode: string; countryCode: string }
+export interface CardHolderArgs {
+  firstName: string;
+  lastName: string;
+  email: string;
+  phoneNumber: string;
+  birthDate?: string;
+  documents: DocumentArgs[];
+  address?: AddressArgs;
+}
+export interface CardCheckArgs { cardTokenId: string; ipAddress?: string; sender: CardHolderArgs }
+
+export interface CardCheckView {
+  status: 'APPROVED' | 'CHALLENGE' | 'FAILED';
+  redirectUrl: string | null;
+  reasons: string[];
+  avs: string;
+  cvc: string;
+  aavCardholderName: string | null;
+  bin: string | null;
+  lastFour: string | null;
+  issuerName: string | null;
+  canFund: boolean | null;
+  canReceive: boolean | null;
+}
+
+export interface BankCheckArgs {
+  ipAddress?: string;
+  linked?: { accountCheckToken: string; accountCheckId: string; countryCode: string };
+  holder?: { firstName: string; lastName: string; email: string; phoneNumber: string; documents: DocumentArgs[]; address: AddressArgs };
+  account?: { type: string; accountType: string; accountNumber: string; routingNumber?: string; bankCode?: string; countryCode: string };
+}
+
+export interface BankCheckView {
+  status: 'APPROVED' | 'DECLINED' | 'VERIFIED';
+  accountTokenId: string | null;
+  accountStatus: string | null;
+  message: string | null;
+  bankAccountName: string | null;
+  accountNumberMasked: string | null;
+  routingNumberMasked: string | null;
+}
+
+/** Gateway documents/addresses in alpha-3, as the card check and form B want. */
+export const gatewayDocuments = (docs: DocumentArgs[]): CheckDocument[] =>
+  docs.map((d) => ({ document: d.number, type: d.type, countryCode: alpha3(d.countryCode) }));
+export const gatewayAddress = (a: AddressArgs, form: 'alpha2' | 'alpha3'): CheckAddress => ({
+  countryCode: form === 'alpha3' ? alpha3(a.countryCode) : a.countryCode,
+  stateCode: a.stateCode,
+  city: a.city,
+  line1: a.line1,
+  ...(a.line2 ? { line2: a.line2 } : {}),
+  zipCode: a.zipCode,
+});
+
+export function cardCheckRequest(args: CardCheckArgs, externalPaymentId?: string): CardCheckRequest {
+  const s = args.sender;
+  return {
+    ...(externalPaymentId ? { externalPaymentId } : {}),
+    ...(args.ipAddress ? { ipAddress: args.ipAddress } : {}),
+    sender: {
+      firstName: s.firstName,
+      lastName: s.lastName,
+      email: s.email,
+      phoneNumber: s.phoneNumber,
+      ...(s.birthDate ? { birthDate: s.birthDate } : {}),
+      documents: gatewayDocuments(s.documents),
+      ...(s.address ? { address: gatewayAddress(s.address, 'alpha3') } : {}),
+      paymentMethod: { type: 'CARD', cardTokenId: args.cardTokenId },
+    },
+  };
+}
+
+/**
+ * What a v2 card check means for funding a transfer. Policy (decision): FAILED on any FAILED result (avs,
+ * cvc, cardholder name) or when the card cannot fund pulls (aftStatus.capable false); NOT_SUPPORTED,
+ * NOT_SENT and PARTIAL_MATCH pass (the issuer or network lacks the check, or it is a near match).
+ */
+export function evaluateCardCheck(r: GatewayCardCheck): CardCheckView {
+  const reasons: string[] = [];
+  if (!r.redirectAcsUrl) {
+    if (r.verificationResults.cvc === 'FAILED') reasons.push('cvc FAILED');
+    if (r.verificationResults.avs === 'FAILED') reasons.push('avs FAILED');
+    if (r.verificationResults.aavCardholderName === 'FAILED') reasons.push('cardholder name FAILED');
+    if (r.aftStatus && !r.aftStatus.capable) reasons.push('card cannot fund pull payments');
+  }
+  return {
+    status: r.redirectAcsUrl ? 'CHALLENGE' : reasons.length ? 'FAILED' : 'APPROVED',
+    redirectUrl: r.redirectAcsUrl || null,
+    reasons,
+    avs: r.verificationResults.avs,
+    cvc: r.verificationResults.cvc,
+    aavCardholderName: r.verificationResults.aavCardholderName ?? null,
+    bin: r.card?.bin ?? null,
+    lastFour: r.card?.lastFour ?? null,
+    issuerName: r.card?.issuerName ?? null,
+    canFund: r.aftStatus?.capable ?? null,
+    canReceive: r.octStatus?.capable ?? null,
+  };
+}
+
+export function accountCheckRequest(args: BankCheckArgs, externalPaymentId: string): AccountCheckRequest {
+  const h = args.holder!;
+  const a = args.account!;
+  return {
+    externalPaymentId,
+    ipAddress: args.ipAddress!,
+    sender: {
+      firstName: h.firstName,
+      lastName: h.lastName,
+      email: h.email,
+      phoneNumber: h.phoneNumber,
+      documents: gatewayDocuments(h.documents),
+      address: gatewayAddress(h.address, 'alpha2'),
+      paymentMethod: {
+        type: a.type,
+        accountType: a.accountType as AccountCheckRequest['sender']['paymentMethod']['accountType'],
+        accountNumber: a.accountNumber,
+        ...(a.routingNumber ? { routingNumber: a.routingNumber } : {}),
+        ...(a.bankCode ? { bankCode: a.bankCode } : {}),
+        countryCode: a.countryCode,
+      },
+    },
+  };
+}
+
+/** Card and bank-account checks (no charge). Nothing is stored: the results only inform the caller. */
+export class ChecksService {
+  constructor(private readonly gateway: GatewayClient) {}
+
+  async checkCard(args: CardCheckArgs): Promise<CardCheckView> {
+    try {
+      return evaluateCardCheck(await this.gateway.checkCard(cardCheckRequest(args, randomUUID())));
+    } catch (e) {
+      throw toAppError(e);
+    }
+  }
+
+  async checkBankAccount(args: BankCheckArgs): Promise<BankCheckView> {
+    const raw = Boolean(args.holder || args.account);
+    if (Boolean(args.linked) === raw) throw badInput('Give either linked (bank-linking widget) or holder + account (raw details)');
+    try {
+      if (args.linked) {
+        const r = await this.gateway.checkBankAccountToken({
+          externalPaymentId: randomUUID(),
+          sender: { paymentMethod: { type: 'BANK_DEPOSIT', ...args.linked } },
+        });
+        return {
+          status: r.approved ? 'VERIFIED' : 'DECLINED',
+          accountTokenId: r.approved ? r.accountTokenId : null,
+          accountStatus: null,
+          message: null,
+          bankAccountName: r.bankAccountName ?? null,
+          accountNumberMasked: r.accountNumberMasked ?? null,
+          routingNumberMasked: r.routingNumberMasked ?? null,
+        };
+      }
+      if (!args.holder || !args.account) throw badInput('holder and account are both required for a raw-details check');
+      if (!args.ipAddress) throw badInput('ipAddress is required for a raw-details check');
+      if (args.account.countryCode === 'US' && !args.account.routingNumber) throw badInput('routingNumber is required for a US account');
+      if (args.account.countryCode !== 'US' && !args.account.bankCode) throw badInput('bankCode is required outside the US');
+      const r = await this.gateway.checkBankAccount(accountCheckRequest(args, randomUUID()));
+      return {
+        status: r.status,
+        accountTokenId: null,
+        accountStatus: r.accountVerification.accountStatus,
+        message: r.accountVerification.message ?? null,
+        bankAccountName: null,
+        accountNumberMasked: null,
+        routingNumberMasked: null,
+      };
+    } catch (e) {
+      throw toAppError(e);
+    }
+  }
+}

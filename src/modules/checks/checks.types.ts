@@ -1,0 +1,155 @@
+import { Field, InputType, ObjectType, registerEnumType } from 'type-graphql';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsEmail,
+  IsIn,
+  IsIP,
+  IsISO31661Alpha2,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Length,
+  Matches,
+  ValidateNested,
+} from 'class-validator';
+
+/** Card-network name rules: ≤ 35 characters, no prefix (Mr, Dr…) nor suffix (Jr, III…). */
+export const CARD_NAME = /^(?!\s*(mr|mrs|ms|miss|mx|dr|prof|sir|madam|rev)\.?(\s|$))(?!.*\s(jr|sr|ii|iii|iv|phd|md|esq|dds)\.?\s*$).+$/i;
+export const CARD_NAME_MESSAGE = '$property must be the name without a prefix (Mr, Dr…) or suffix (Jr, III…)';
+export const E164 = /^\+[1-9]\d{6,14}$/;
+export const E164_MESSAGE = '$property must be an E.164 phone number such as +14155550100';
+const PHONE_MESSAGE = '$property must be 7 to 15 digits, optionally after a +, without spaces, e.g. +14155550100';
+const DOCUMENTS_MESSAGE = '$property must contain 1 to 5 documents';
+
+@InputType({ description: 'An identity document. countryCode is ISO 3166-1 alpha-2 (converted where an upstream wants alpha-3).' })
+export class IdentityDocumentInput {
+  @Field({ description: 'Document number.' }) @IsString() @Length(1, 64, { message: 'number must be 1 to 64 characters' }) number!: string;
+  @Field({ description: 'e.g. PASSPORT, NATIONAL_ID, DRIVER_LICENSE, SSN' })
+  @Matches(/^[A-Z_]{2,32}$/, { message: 'type must be 2 to 32 capital letters or "_", e.g. PASSPORT' })
+  type!: string;
+  @Field({ description: 'ISO 3166-1 alpha-2 country that issued the document, e.g. "US".' }) @IsISO31661Alpha2({ message: 'countryCode must be an ISO 3166-1 alpha-2 code such as US' }) countryCode!: string;
+}
+
+@InputType({ description: 'A postal address. countryCode is ISO 3166-1 alpha-2.' })
+export class CheckAddressInput {
+  @Field({ description: 'First address line (1 to 200 characters).' }) @IsString() @Length(1, 200, { message: 'line1 must be 1 to 200 characters' }) line1!: string;
+  @Field({ nullable: true, description: 'Second address line (at most 200 characters, optional).' }) @IsOptional() @IsString() @Length(0, 200, { message: 'line2 must be at most 200 characters' }) line2?: string;
+  @Field({ description: 'City (1 to 100 characters).' }) @IsString() @Length(1, 100, { message: 'city must be 1 to 100 characters' }) city!: string;
+  @Field({ description: 'State or region code, e.g. "CA".' }) @IsString() @Length(1, 64, { message: 'stateCode must be 1 to 64 characters' }) stateCode!: string;
+  @Field({ description: 'Postal code (1 to 16 characters).' }) @IsString() @Length(1, 16, { message: 'zipCode must be 1 to 16 characters' }) zipCode!: string;
+  @Field({ description: 'ISO 3166-1 alpha-2 country, e.g. "US" (sent to the gateway as alpha-3 where it wants that).' }) @IsISO31661Alpha2({ message: 'countryCode must be an ISO 3166-1 alpha-2 code such as US' }) countryCode!: string;
+}
+
+@InputType({ description: 'The cardholder, as given to the tokenizer (names are compared with the issuer records).' })
+export class CardHolderInput {
+  @Field({ description: 'At most 35 characters, no prefix or suffix.' })
+  @Length(1, 35, { message: 'firstName must be 1 to 35 characters' }) @Matches(CARD_NAME, { message: CARD_NAME_MESSAGE })
+  firstName!: string;
+  @Field({ description: 'At most 35 characters, no prefix or suffix.' })
+  @Length(1, 35, { message: 'lastName must be 1 to 35 characters' }) @Matches(CARD_NAME, { message: CARD_NAME_MESSAGE })
+  lastName!: string;
+  @Field({ description: 'E-mail address, e.g. ana@example.com.' }) @IsEmail({}, { message: 'email must be an email address such as ana@example.com' }) email!: string;
+  @Field({ description: 'E.164, e.g. +14155550100.' }) @Matches(E164, { message: E164_MESSAGE }) phoneNumber!: string;
+  @Field({ nullable: true, description: 'Date of birth, YYYY-MM-DD (ISO 8601 date), optional.' }) @IsOptional() @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'birthDate must be a date in the form YYYY-MM-DD, e.g. 1990-04-21' }) birthDate?: string;
+  @Field(() => [IdentityDocumentInput], { description: 'Identity documents of the cardholder: 1 to 5.' }) @ArrayMinSize(1, { message: DOCUMENTS_MESSAGE }) @ArrayMaxSize(5, { message: DOCUMENTS_MESSAGE }) @ValidateNested({ each: true }) documents!: IdentityDocumentInput[];
+  @Field(() => CheckAddressInput, { nullable: true, description: 'Used for address verification (AVS).' }) @IsOptional() @ValidateNested() address?: CheckAddressInput;
+}
+
+@InputType({ description: 'A card check (v2) without charging the card.' })
+export class CheckCardInput {
+  @Field({ description: 'Token UUID from the client-side tokenizer.' }) @IsUUID('all', { message: 'cardTokenId must be the token UUID from the tokenizer' }) cardTokenId!: string;
+  @Field({ nullable: true, description: "The customer's IPv4 or IPv6 address." }) @IsOptional() @IsIP(undefined, { message: 'ipAddress must be an IPv4 or IPv6 address' }) ipAddress?: string;
+  @Field(() => CardHolderInput, { description: 'The cardholder.' }) @ValidateNested() sender!: CardHolderInput;
+}
+
+export enum CardCheckStatus {
+  APPROVED = 'APPROVED',
+  CHALLENGE = 'CHALLENGE',
+  FAILED = 'FAILED',
+}
+registerEnumType(CardCheckStatus, {
+  name: 'CardCheckStatus',
+  description: 'APPROVED, CHALLENGE (3DS needed: open redirectUrl), FAILED (see reasons).',
+  valuesConfig: {
+    APPROVED: { description: 'The card passed the checks and can fund a transfer.' },
+    CHALLENGE: { description: 'The issuer wants 3-D Secure: open redirectUrl for the cardholder, then check again.' },
+    FAILED: { description: 'A check failed (security code, address, cardholder name) or the card cannot fund pull payments: see reasons.' },
+  },
+});
+
+@ObjectType({ description: 'Result of a card check (masked card facts only).' })
+export class CardCheck {
+  @Field(() => CardCheckStatus, { description: 'The overall result.' }) status!: CardCheckStatus;
+  @Field(() => String, { nullable: true, description: 'The 3DS challenge page, when status is CHALLENGE.' }) redirectUrl!: string | null;
+  @Field(() => [String], { description: 'Why the check failed, e.g. "cvc FAILED".' }) reasons!: string[];
+  @Field({ description: 'Address verification (AVS) as the gateway reports it, e.g. APPROVED, FAILED, PARTIAL_MATCH, NOT_SENT, NOT_SUPPORTED (only FAILED fails the check).' }) avs!: string;
+  @Field({ description: 'Security code (CVC) verification as the gateway reports it, e.g. APPROVED, FAILED, NOT_SENT, NOT_SUPPORTED (only FAILED fails the check).' }) cvc!: string;
+  @Field(() => String, { nullable: true, description: 'Cardholder name verification (AAV), when the network reports it, e.g. APPROVED, FAILED, PARTIAL_MATCH (only FAILED fails the check).' }) aavCardholderName!: string | null;
+  @Field(() => String, { nullable: true, description: "The card's BIN (leading digits that identify the issuer), when known." }) bin!: string | null;
+  @Field(() => String, { nullable: true, description: 'The last 4 digits of the card, when known.' }) lastFour!: string | null;
+  @Field(() => String, { nullable: true, description: "The card issuer's name, when known." }) issuerName!: string | null;
+  @Field(() => Boolean, { nullable: true, description: 'Can fund pulls (AFT).' }) canFund!: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: 'Can receive payouts (OCT).' }) canReceive!: boolean | null;
+}
+
+@InputType({ description: 'Bank-linking widget result (check-account form A).' })
+export class LinkedAccountInput {
+  @Field({ description: 'Public token returned by the bank-linking widget.' }) @IsString() @Length(1, 256, { message: 'accountCheckToken must be the token returned by the bank-linking widget (1 to 256 characters)' }) accountCheckToken!: string;
+  @Field({ description: 'Account id selected in the widget.' }) @IsString() @Length(1, 256, { message: 'accountCheckId must be the account id selected in the bank-linking widget (1 to 256 characters)' }) accountCheckId!: string;
+  @Field({ description: 'ISO 3166-1 alpha-2 country of the account, e.g. "US".' }) @IsISO31661Alpha2({ message: 'countryCode must be an ISO 3166-1 alpha-2 code such as US' }) countryCode!: string;
+}
+
+@InputType({ description: 'A bank account.' })
+export class BankAccountInput {
+  @Field({ description: 'e.g. BANK_ACCOUNT, ACH', defaultValue: 'BANK_ACCOUNT' }) @Matches(/^[A-Z_]{2,32}$/, { message: 'type must be 2 to 32 capital letters or "_", e.g. BANK_ACCOUNT or ACH' }) type!: string;
+  @Field({ description: 'SAVINGS, CHECKING, BUSINESS_CHECKING or BUSINESS_SAVING.' }) @IsIn(['SAVINGS', 'CHECKING', 'BUSINESS_CHECKING', 'BUSINESS_SAVING'], { message: 'accountType must be SAVINGS, CHECKING, BUSINESS_CHECKING or BUSINESS_SAVING' }) accountType!: string;
+  @Field({ description: 'Account number: 4 to 34 letters or digits, no spaces. Never echoed back.' }) @Matches(/^[A-Za-z0-9]{4,34}$/, { message: 'accountNumber must be 4 to 34 letters or digits' }) accountNumber!: string;
+  @Field({ nullable: true, description: 'ABA routing number, 9 digits: required for a US account.' }) @IsOptional() @Matches(/^\d{9}$/, { message: 'routingNumber must be a 9-digit ABA routing number' }) routingNumber?: string;
+  @Field({ nullable: true, description: 'National bank code (1 to 32 characters): required outside the US.' }) @IsOptional() @IsString() @Length(1, 32, { message: 'bankCode must be 1 to 32 characters' }) bankCode?: string;
+  @Field({ description: 'ISO 3166-1 alpha-2 country of the account, e.g. "US".' }) @IsISO31661Alpha2({ message: 'countryCode must be an ISO 3166-1 alpha-2 code such as US' }) countryCode!: string;
+}
+
+@InputType({ description: 'The account holder for a raw-details check (check-account form B).' })
+export class AccountHolderInput {
+  @Field({ description: 'First name (1 to 100 characters).' }) @IsString() @Length(1, 100, { message: 'firstName must be 1 to 100 characters' }) firstName!: string;
+  @Field({ description: 'Last name (1 to 100 characters).' }) @IsString() @Length(1, 100, { message: 'lastName must be 1 to 100 characters' }) lastName!: string;
+  @Field({ description: 'E-mail address, e.g. ana@example.com.' }) @IsEmail({}, { message: 'email must be an email address such as ana@example.com' }) email!: string;
+  @Field({ description: '7 to 15 digits, optionally with a leading +.' }) @Matches(/^\+?\d{7,15}$/, { message: PHONE_MESSAGE }) phoneNumber!: string;
+  @Field(() => [IdentityDocumentInput], { description: 'Identity documents of the holder: 1 to 5.' }) @ArrayMinSize(1, { message: DOCUMENTS_MESSAGE }) @ArrayMaxSize(5, { message: DOCUMENTS_MESSAGE }) @ValidateNested({ each: true }) documents!: IdentityDocumentInput[];
+  @Field(() => CheckAddressInput, { description: "The holder's address." }) @ValidateNested() address!: CheckAddressInput;
+}
+
+@InputType({ description: 'Bank account check: either `linked` (bank-linking widget) or `holder` + `account` (raw details).' })
+export class CheckBankAccountInput {
+  @Field(() => LinkedAccountInput, { nullable: true, description: 'Form A: the bank-linking widget result. Give it alone.' }) @IsOptional() @ValidateNested() linked?: LinkedAccountInput;
+  @Field(() => AccountHolderInput, { nullable: true, description: 'Form B: the account holder (with account and ipAddress).' }) @IsOptional() @ValidateNested() holder?: AccountHolderInput;
+  @Field(() => BankAccountInput, { nullable: true, description: 'Form B: the raw account details (with holder and ipAddress).' }) @IsOptional() @ValidateNested() account?: BankAccountInput;
+  @Field({ nullable: true, description: "The customer's IP address (required with raw details)." }) @IsOptional() @IsIP(undefined, { message: 'ipAddress must be an IPv4 or IPv6 address' }) ipAddress?: string;
+}
+
+export enum BankAccountCheckStatus {
+  APPROVED = 'APPROVED',
+  DECLINED = 'DECLINED',
+  VERIFIED = 'VERIFIED',
+}
+registerEnumType(BankAccountCheckStatus, {
+  name: 'BankAccountCheckStatus',
+  description: 'The result of a bank account check: VERIFIED or DECLINED for a linked account, APPROVED or DECLINED for raw details.',
+  valuesConfig: {
+    APPROVED: { description: 'Raw details: the gateway accepted the account (see accountStatus).' },
+    DECLINED: { description: 'The account was not accepted (see message).' },
+    VERIFIED: { description: 'Linked account: verified; accountTokenId can fund transfers (ACCOUNT_TOKEN).' },
+  },
+});
+
+@ObjectType({ description: 'Result of a bank account check (masked facts only).' })
+export class BankAccountCheck {
+  @Field(() => BankAccountCheckStatus, { description: 'The overall result.' }) status!: BankAccountCheckStatus;
+  @Field(() => String, { nullable: true, description: 'Reusable token for ACCOUNT_TOKEN funding (linked accounts).' }) accountTokenId!: string | null;
+  @Field(() => String, { nullable: true, description: 'VALID or INVALID (raw details).' }) accountStatus!: string | null;
+  @Field(() => String, { nullable: true, description: "The gateway's explanation (raw details), when it gives one." }) message!: string | null;
+  @Field(() => String, { nullable: true, description: 'The account name the bank reports (linked accounts).' }) bankAccountName!: string | null;
+  @Field(() => String, { nullable: true, description: 'The account number with all but the last digits masked (linked accounts).' }) accountNumberMasked!: string | null;
+  @Field(() => String, { nullable: true, description: 'The routing number with all but the last digits masked (linked accounts).' }) routingNumberMasked!: string | null;
+}

@@ -1,0 +1,196 @@
+import DataLoader from 'dataloader';
+import type { GatewayClient } from '../../upstream/gateway/gateway.client';
+import type { AliasLookupResult, Bank as UpstreamBank } from '../../upstream/gateway/gateway.types';
+import { isUpstreamError, toAppError } from '../../upstream/http/upstream.errors';
+import type { Clock } from '../../shared/clock';
+import { AppError, badInput } from '../../shared/errors';
+import { connectionFrom, pageRequest, pageWindow } from '../../graphql/relay';
+import { TtlCache } from './directory.cache';
+
+export interface BankView {
+  bankCode: string;
+  name: string;
+  countryCode: string;
+  swift: string | null;
+}
+
+export interface AliasView {
+  found: boolean;
+  [k: string]: unknown;
+}
+
+/** Alias directory countries and their key types (payments-gateway.md). */
+export const ALIAS_RAILS: Record<string, readonly string[]> = {
+  BRA: ['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP'],
+  IND: ['VPA', 'MOBILE', 'AADHAAR'],
+  SGP: ['NRIC_FIN', 'UEN', 'MOBILE', 'VPA'],
+  THA: ['CITIZEN_ID', 'PHONE', 'TAX_ID'],
+  PHL: ['MOBILE', 'EMAIL', 'ACCOUNT_NUMBER'],
+};
+
+/** Rail names, for a not-found answer without one. */
+const RAIL_NAMES: Record<string, string> = { BRA: 'PIX', IND: 'UPI', SGP: 'PayNow', THA: 'PromptPay', PHL: 'InstaPay' };
+
+export interface DirectoryOptions {
+  /** How long a bank look-up is reused (default 5 min). */
+  bankTtlMs?: number;
+  /** At most this many banks cached (default 1000). */
+  bankCacheMax?: number;
+}
+
+const bankKey = (countryCode: string, bankCode: string) => `${countryCode.toUpperCase()}|${bankCode.replace(/[-\s]/g, '').toUpperCase()}`;
+
+/**
+ * Alias and bank directories of the payments gateway.
+ *
+ * Bank look-ups: a per-request DataLoader (one call per distinct bank in a request, however many rows ask)
+ * in front of a shared, bounded, short-lived cache (no call at all while fresh). "Not found" is cached too.
+ * The gateway has no batch endpoint, so the loader's batch function fans out one GET /bank per distinct key.
+ */
+export class DirectoryService {
+  private readonly banks: TtlCache<Promise<BankView | null>>;
+  private readonly loaders = new WeakMap<object, DataLoader<string, BankView | null>>();
+
+  constructor(
+    private readonly gateway: GatewayClient,
+    clock: Clock,
+    opts: DirectoryOptions = {},
+  ) {
+    this.banks = new TtlCache({ ttlMs: opts.bankTtlMs ?? 5 * 60_000, maxEntries: opts.bankCacheMax ?? 1000, clock });
+  }
+
+  /**
+   * One bank, or null when the directory does not know it. `scope` is the per-request object (the GraphQL
+   * context) that the DataLoader lives on; other modules (e.g. a transfer list showing each recipient's
+   * bank) call this with their context to get the same batching and caching.
+   */
+  bank(scope: object, countryCode: string, bankCode: string): Promise<BankView | null> {
+    let loader = this.loaders.get(scope);
+    if (!loader) {
+      loader = new DataLoader<string, BankView | null>((keys) => Promise.all(keys.map((k) => this.cachedBank(k).catch((e: Error) => e))), {
+        maxBatchSize: 50,
+      });
+      this.loaders.set(scope, loader);
+    }
+    return loader.load(bankKey(countryCode, bankCode));
+  }
+
+  private cachedBank(key: string): Promise<BankView | null> {
+    const hit = this.banks.get(key);
+    if (hit) return hit;
+    const [countryCode, bankNumber] = key.split('|') as [string, string];
+    const p = this.gateway.getBank({ countryCode, bankNumber }).then(
+      (b) => toBankView(b),
+      (e: unknown) => {
+        if (isUpstreamError(e) && e.kind === 'not_found') return null;
+        this.banks.delete(key); // failures are not cached
+        throw toAppError(e);
+      },
+    );
+    this.banks.set(key, p);
+    return p;
+  }
+
+  /** A Relay page of a country's banks over the gateway's zero-based pages (one or two upstream pages). */
+  async listBanks(countryCode: string, first?: number | null, after?: string | null) {
+    const { offset, limit } = pageRequest(first, after);
+    const { size, pages, skip } = pageWindow(offset, limit);
+    try {
+      const results = [];
+      for (const page of pages) {
+        const r = await this.gateway.listBanks({ countryCode: countryCode.toUpperCase(), page, resultsPerPage: size });
+        results.push(r);
+        if (r.banks.length < size) break; // the list ended on this page
+      }
+      const all = results.flatMap((r) => r.banks).slice(skip, skip + limit).map(toBankView);
+      const total = results[0]?.totalResults ?? 0;
+      return connectionFrom(all, offset, total);
+    } catch (e) {
+      throw mapInputError(e, 'countryCode must be an ISO 3166-1 country code known to the bank directory, e.g. "BR"');
+    }
+  }
+
+  /**
+   * Alias look-up. Not found (HTTP 400 found:false) is a result. The key is never returned nor logged;
+   * the account number, holder name and document come back masked.
+   */
+  async resolveAlias(countryCode: string, keyType: string, key: string) {
+    const keyTypes = ALIAS_RAILS[countryCode];
+    if (!keyTypes) throw badInput(`countryCode must be one of ${Object.keys(ALIAS_RAILS).join(', ')} (ISO alpha-3)`);
+    if (!keyTypes.includes(keyType)) throw badInput(`keyType for ${countryCode} must be one of ${keyTypes.join(', ')}`);
+    let r: AliasLookupResult;
+    try {
+      r = await this.gateway.lookupAlias({ countryCode, keyType, key: key.trim() });
+    } catch (e) {
+      if (isUpstreamError(e) && e.kind === 'rate_limited') {
+        const retryAfterSeconds = Math.max(1, Math.ceil((e.retryAfterMs ?? 60_000) / 1000));
+        throw new AppError('RATE_LIMITED', `The alias directory quota is used up; try again in ${retryAfterSeconds} s`, {
+          retryAfterSeconds,
+          scope: 'upstream',
+        });
+      }
+      throw mapInputError(e, `key is not a valid ${keyType} for ${countryCode}; check its format`);
+    }
+    if (!r.found) {
+      return {
+        found: false as const,
+        countryCode,
+        system: r.system ?? RAIL_NAMES[countryCode] ?? countryCode,
+        keyType,
+        message: 'No account is registered for this key. Check it with the recipient.',
+      };
+    }
+    const business = r.holder.type === 'BUSINESS';
+    return {
+      found: true as const,
+      countryCode: r.countryCode,
+      system: r.system,
+      keyType: r.keyType,
+      account: {
+        bankCode: r.account.bankCode,
+        bankName: r.account.bankName ?? null,
+        accountType: r.account.accountType ?? null,
+        accountNumberMasked: maskKeepLast(r.account.accountNumber, 4),
+        branchCode: r.account.branchCode ?? null,
+        countryCode: r.countryCode,
+      },
+      holder: {
+        displayName: business ? r.holder.name : maskPersonName(r.holder.name),
+        documentType: r.holder.documentType ?? null,
+        documentMasked: r.holder.document ? maskKeepLast(r.holder.document, 2) : null,
+        type: r.holder.type ?? null,
+      },
+    };
+  }
+}
+
+function toBankView(b: UpstreamBank): BankView {
+  return { bankCode: b.bankCode, name: b.bankName, countryCode: b.countryCode, swift: b.swift ?? null };
+}
+
+/** A 400 validation refusal from the gateway is the caller's input: BAD_USER_INPUT with our message. */
+function mapInputError(e: unknown, message: string): AppError {
+  if (isUpstreamError(e) && e.kind === 'rejected' && e.status === 400) return badInput(message);
+  return toAppError(e);
+}
+
+/** Every letter/digit except the last `keep` becomes '*'; separators stay (so "123.456.789-01" → "***.***.***-01"). */
+export function maskKeepLast(value: string, keep: number): string {
+  let seen = 0;
+  const chars = [...value];
+  for (let i = chars.length - 1; i >= 0; i--) {
+    if (/[\p{L}\p{N}]/u.test(chars[i]!)) {
+      seen++;
+      if (seen > keep) chars[i] = '*';
+    }
+  }
+  return chars.join('');
+}
+
+/** "Maria da Silva" → "Maria S."; a single name → its first letter and "." */
+export function maskPersonName(name: string): string {
+  const parts = name.trim().split(/\s+/).filter(Boolean);
+  if (parts.length === 0) return '';
+  if (parts.length === 1) return `${[...parts[0]!][0]}.`;
+  return `${parts[0]} ${[...parts.at(-1)!][0]}.`;
+}

@@ -1,0 +1,182 @@
+import { ArgsType, Field, Int, ObjectType, createUnionType } from 'type-graphql';
+import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { PageInfo } from '../../graphql/relay';
+
+import { ALIAS_RAILS as ALIAS_KEY_TYPES } from './directory.service';
+
+const ALIAS_COUNTRIES = Object.keys(ALIAS_KEY_TYPES);
+
+@ObjectType({ description: 'A bank of the gateway\'s bank directory.' })
+export class Bank {
+  @Field({ description: 'National bank code (ABA routing number in the US, COMPE code in Brazil, …).' })
+  bankCode!: string;
+
+  @Field({ description: 'The bank\'s name.' })
+  name!: string;
+
+  @Field({ description: 'ISO 3166-1 alpha-2 country of the bank.' })
+  countryCode!: string;
+
+  @Field(() => String, { nullable: true, description: 'SWIFT/BIC code, when the directory knows it.' })
+  swift!: string | null;
+}
+
+@ObjectType({ description: 'An edge of a bank connection.' })
+export class BankEdge {
+  @Field({ description: 'Opaque cursor of this edge (pass it as `after` to continue after it).' })
+  cursor!: string;
+
+  @Field(() => Bank, { description: 'The bank.' })
+  node!: Bank;
+}
+
+@ObjectType({ description: 'A page of banks of one country, sorted by name (Relay connection).' })
+export class BankConnection {
+  @Field(() => [BankEdge], { description: 'The banks of this page.' })
+  edges!: BankEdge[];
+
+  @Field(() => PageInfo, { description: 'Where this page sits in the whole list.' })
+  pageInfo!: PageInfo;
+
+  @Field(() => Int, { description: 'How many banks the directory lists for the country.' })
+  totalCount!: number;
+}
+
+@ArgsType()
+export class BankArgs {
+  @Field({ description: 'ISO 3166-1 country code of the bank, alpha-2 ("BR") or alpha-3 ("BRA").' })
+  @Matches(/^[A-Za-z]{2,3}$/, { message: 'countryCode must be an ISO 3166-1 alpha-2 or alpha-3 code, e.g. "BR"' })
+  countryCode!: string;
+
+  @Field({ description: 'National bank code, e.g. "001" (Brazil) or a 9-digit ABA routing number (US).' })
+  @IsString()
+  @Length(1, 34, { message: 'bankCode must be 1 to 34 characters' })
+  bankCode!: string;
+}
+
+@ArgsType()
+export class BanksArgs {
+  @Field({ description: 'ISO 3166-1 country code, alpha-2 ("BR") or alpha-3 ("BRA").' })
+  @Matches(/^[A-Za-z]{2,3}$/, { message: 'countryCode must be an ISO 3166-1 alpha-2 or alpha-3 code, e.g. "BR"' })
+  countryCode!: string;
+
+  @Field(() => Int, { nullable: true, description: 'Page size, 1 to 100 (default 20).' })
+  @IsOptional()
+  @IsInt()
+  @Min(1, { message: 'first must be at least 1' })
+  @Max(100, { message: 'first must be at most 100' })
+  first?: number;
+
+  @Field(() => String, { nullable: true, description: 'Continue after this cursor (a previous page\'s `pageInfo.endCursor`).' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64, { message: 'after must be a cursor returned by this API' })
+  after?: string;
+}
+
+@ArgsType()
+export class ResolveAliasArgs {
+  @Field({ description: `ISO 3166-1 alpha-3 country of the instant payment rail: ${ALIAS_COUNTRIES.join(', ')}.` })
+  @IsIn(ALIAS_COUNTRIES, { message: `countryCode must be one of ${ALIAS_COUNTRIES.join(', ')} (ISO alpha-3)` })
+  countryCode!: string;
+
+  @Field({
+    description:
+      'Kind of key: ' + Object.entries(ALIAS_KEY_TYPES).map(([c, k]) => `${c}: ${k.join(', ')}`).join('; ') + '.',
+  })
+  @IsString()
+  @Matches(/^[A-Z_]{2,20}$/, { message: 'keyType must be one of the key types of the country, e.g. CPF or EMAIL' })
+  keyType!: string;
+
+  @Field({ description: 'The alias itself (CPF, phone number, e-mail, …). Never echoed back nor logged.' })
+  @IsString()
+  @Length(1, 256, { message: 'key must be 1 to 256 characters' })
+  key!: string;
+}
+
+@ObjectType({ description: 'The account an alias points to. Numbers are masked.' })
+export class AliasAccount {
+  @Field({ description: 'National code of the receiving bank.' })
+  bankCode!: string;
+
+  @Field(() => String, { nullable: true, description: 'Name of the receiving bank, as the rail reports it.' })
+  bankName!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'e.g. CHECKING, SAVINGS.' })
+  accountType!: string | null;
+
+  @Field({ description: 'Account number with all but the last 4 characters masked, e.g. "******5678".' })
+  accountNumberMasked!: string;
+
+  @Field(() => String, { nullable: true, description: 'Branch code, when the rail uses one.' })
+  branchCode!: string | null;
+
+  /** ISO alpha-3 of the rail, for the bank look-up (not exposed). */
+  countryCode!: string;
+}
+
+export enum AliasHolderType {
+  INDIVIDUAL = 'INDIVIDUAL',
+  BUSINESS = 'BUSINESS',
+}
+
+@ObjectType({ description: 'Who holds the account, masked: enough for the sender to confirm, not to identify.' })
+export class AliasHolder {
+  @Field({ description: 'Individuals: first name and the initial of the last name ("Maria S."); businesses: the registered name.' })
+  displayName!: string;
+
+  @Field(() => String, { nullable: true, description: 'Kind of document, e.g. CPF, CNPJ.' })
+  documentType!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Document number with all but the last 2 digits masked.' })
+  documentMasked!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'INDIVIDUAL or BUSINESS, when known.' })
+  type!: AliasHolderType | null;
+}
+
+@ObjectType({ description: 'The alias is registered: the account and holder it points to.' })
+export class AliasFound {
+  @Field({ description: 'Always true.' })
+  found!: true;
+
+  @Field({ description: 'ISO alpha-3 country of the rail.' })
+  countryCode!: string;
+
+  @Field({ description: 'Name of the instant payment rail, e.g. PIX, UPI.' })
+  system!: string;
+
+  @Field({ description: 'The key type that was looked up.' })
+  keyType!: string;
+
+  @Field(() => AliasAccount, { description: 'The receiving account (masked).' })
+  account!: AliasAccount;
+
+  @Field(() => AliasHolder, { description: 'The account holder (masked).' })
+  holder!: AliasHolder;
+}
+
+@ObjectType({ description: 'No account is registered for the alias. A normal answer, not an error.' })
+export class AliasNotFound {
+  @Field({ description: 'Always false.' })
+  found!: false;
+
+  @Field({ description: 'ISO alpha-3 country of the rail.' })
+  countryCode!: string;
+
+  @Field({ description: 'Name of the instant payment rail, e.g. PIX.' })
+  system!: string;
+
+  @Field({ description: 'The key type that was looked up.' })
+  keyType!: string;
+
+  @Field({ description: 'What to tell the user.' })
+  message!: string;
+}
+
+export const AliasResolution = createUnionType({
+  name: 'AliasResolution',
+  description: 'The answer of the alias directory: AliasFound or AliasNotFound (check `found` or `__typename`).',
+  types: () => [AliasFound, AliasNotFound] as const,
+  resolveType: (value) => ((value as { found: boolean }).found ? AliasFound : AliasNotFound),
+});

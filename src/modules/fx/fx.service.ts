@@ -1,0 +1,93 @@
+import type { PrismaClient } from '../../generated/prisma/client';
+import type { Clock } from '../../shared/clock';
+import { AppError, badInput } from '../../shared/errors';
+import { fitsMinorUnits, formatAmount, formatRate, fromJsonNumber } from '../../shared/money';
+import type { GatewayClient } from '../../upstream/gateway/gateway.client';
+import type { PaymentMethod } from '../../upstream/gateway/gateway.types';
+import { toAppError } from '../../upstream/http/upstream.errors';
+
+export interface QuoteView {
+  id: string;
+  ownerId: string;
+  fxId: string;
+  rate: string;
+  source: { amount: string; currency: string } | null;
+  destination: { amount: string; currency: string } | null;
+  paymentMethod: string;
+  expiresAt: Date;
+  usedByTransferId: string | null;
+}
+
+export interface CreateQuoteArgs {
+  sourceCurrency: string;
+  destinationCurrency: string;
+  paymentMethod: PaymentMethod;
+  sourceAmount?: string;
+  destinationCountry?: string;
+}
+
+/** FX v2 quotes: asked from the gateway, stored for the caller (single use, see TransferService). */
+export class FxService {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly gateway: GatewayClient,
+    private readonly clock: Clock,
+  ) {}
+
+  async createQuote(ownerId: string, args: CreateQuoteArgs): Promise<QuoteView> {
+    if (args.sourceAmount !== undefined) {
+      if (!(Number(args.sourceAmount) > 0)) throw badInput('sourceAmount must be greater than 0');
+      if (!fitsMinorUnits(args.sourceAmount, args.sourceCurrency))
+        throw badInput(`sourceAmount has more decimals than ${args.sourceCurrency} allows`);
+    }
+    let q;
+    try {
+      q = await this.gateway.createFxQuote({
+        sourceCurrencyCode: args.sourceCurrency,
+        destinationCurrencyCode: args.destinationCurrency,
+        paymentMethod: args.paymentMethod,
+        sourceCurrencyAmount: args.sourceAmount,
+        destinationCountryCode: args.destinationCountry,
+      });
+    } catch (e) {
+      throw toAppError(e);
+    }
+    const expiresAt = new Date(q.quoteIdExpiryDateTime);
+    if (Number.isNaN(expiresAt.getTime())) throw new AppError('UPSTREAM_UNAVAILABLE', 'The FX quote had no valid expiry');
+    const row = await this.prisma.quote.create({
+      data: {
+        ownerId,
+        fxId: q.fxId,
+        rate: fromJsonNumber(q.conversionRate),
+        sourceCurrency: args.sourceCurrency,
+        destinationCurrency: args.destinationCurrency,
+        sourceAmount: args.sourceAmount ?? null,
+        destinationAmount: q.destinationCurrencyAmount !== undefined ? fromJsonNumber(q.destinationCurrencyAmount) : null,
+        paymentMethod: args.paymentMethod,
+        destinationCountry: args.destinationCountry ?? null,
+        expiresAt,
+        createdAt: this.clock.now(),
+      },
+    });
+    return toQuoteView(row);
+  }
+}
+
+type QuoteRow = Awaited<ReturnType<PrismaClient['quote']['create']>>;
+
+export function toQuoteView(row: QuoteRow): QuoteView {
+  return {
+    id: row.id,
+    ownerId: row.ownerId,
+    fxId: row.fxId,
+    rate: formatRate(row.rate),
+    source: row.sourceAmount !== null ? { amount: formatAmount(row.sourceAmount, row.sourceCurrency), currency: row.sourceCurrency } : null,
+    destination:
+      row.destinationAmount !== null
+        ? { amount: formatAmount(row.destinationAmount, row.destinationCurrency), currency: row.destinationCurrency }
+        : null,
+    paymentMethod: row.paymentMethod,
+    expiresAt: row.expiresAt,
+    usedByTransferId: row.usedByTransferId,
+  };
+}

@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import type { Caller } from '../../auth/auth.types';
+import type { GatewayClient } from '../../upstream/gateway/gateway.client';
+import { isUpstreamError, toAppError } from '../../upstream/http/upstream.errors';
+import { AppError, badInput } from '../../shared/errors';
+
+export interface LegacyCardCheckCommand {
+  idempotencyKey: string;
+  ipAddress: string;
+  cardToken: string;
+  firstName: string;
+  lastName: string;
+  email?: string;
+  address?: { countryCode: string; stateCode: string; city: string; line1: string; line2?: string; zipCode: string };
+}
+
+/**
+ * The legacy card check (POST /check-card-account), available only when CARD_CHECK_LEGACY_ENABLED is set
+ * (the v2 check, checkCard, is the default). The gateway's externalPaymentId is derived from the caller and
+ * their idempotency key, so repeating a request repeats the same check upstream (the gateway answers it
+ * from its record) and two callers' keys never collide.
+ */
+export class LegacyCardService {
+  constructor(
+    private readonly gateway: GatewayClient,
+    private readonly enabled: boolean,
+  ) {}
+
+  async check(caller: Caller, c: LegacyCardCheckCommand) {
+    if (!this.enabled) throw new AppError('FORBIDDEN', 'The legacy card check is not enabled on this deployment; use checkCard');
+    const r = await this.gateway
+      .checkCardLegacy({
+        externalPaymentId: externalIdFor(caller.userId, c.idempotencyKey),
+        ipAddress: c.ipAddress,
+        sender: {
+          firstName: c.firstName,
+          lastName: c.lastName,
+          ...(c.email ? { email: c.email } : {}),
+          ...(c.address ? { address: c.address } : {}),
+          paymentMethod: { type: 'CARD', cardTokenId: c.cardToken },
+        },
+      })
+      .catch((e: unknown) => {
+        if (isUpstreamError(e) && e.kind === 'rejected' && e.status === 400)
+          throw badInput('The gateway refused the card check: check the card token, names and address');
+        throw toAppError(e);
+      });
+    return {
+      paymentId: r.paymentId,
+      status: r.status,
+      redirectUrl: r.redirectAcsUrl || null,
+      avsResult: r.avsResult ?? null,
+      cvcResult: r.cvcResult ?? null,
+      cardholderNameResult: r.aavCardholderNameResult ?? null,
+      reasonCode: r.reasonCode ?? null,
+    };
+  }
+}
+
+/** A UUID-shaped id from sha256(caller, operation, key): stable per key, private to the caller. */
+export function externalIdFor(userId: string, key: string): string {
+  const h = createHash('sha256').update(`${userId}\u0000checkCardLegacy\u0000${key}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}

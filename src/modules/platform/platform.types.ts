@@ -1,0 +1,151 @@
+import { ArgsType, Field, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { PageInfo } from '../../graphql/relay';
+import { JSONObjectScalar } from '../../graphql/json.scalar';
+import { DecimalScalar } from '../../graphql/scalars';
+
+export enum PlatformPayoutSchemaKind {
+  RECIPIENT = 'recipient',
+  ACCOUNT = 'account',
+  TRANSACTION = 'transaction',
+}
+registerEnumType(PlatformPayoutSchemaKind, {
+  name: 'PlatformPayoutSchemaKind',
+  description: 'Which payout form the remittances platform describes.',
+  valuesConfig: {
+    RECIPIENT: { description: 'The fields of a payout recipient.' },
+    ACCOUNT: { description: 'The fields of a recipient\'s payout account.' },
+    TRANSACTION: { description: 'The fields of a payout transaction.' },
+  },
+});
+
+export enum PlatformMetadataWriteMode {
+  REPLACE = 'replace',
+  MERGE = 'merge',
+}
+registerEnumType(PlatformMetadataWriteMode, {
+  name: 'PlatformMetadataWriteMode',
+  description: 'How new FX transaction metadata is written.',
+  valuesConfig: {
+    REPLACE: { description: 'The given object becomes the whole metadata (PUT; safe to repeat).' },
+    MERGE: { description: 'The given keys are merged into the current metadata (PATCH; sent once).' },
+  },
+});
+
+@InputType({ description: 'An address to check and normalise at the remittances platform (every part optional; a check reports what is missing).' })
+export class PlatformAddressInput {
+  @Field(() => String, { nullable: true, description: 'First address line, e.g. "1 Main St".' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200, { message: 'line1 must be 1 to 200 characters' })
+  line1?: string;
+
+  @Field(() => String, { nullable: true, description: 'Second address line (apartment, suite…).' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200, { message: 'line2 must be 1 to 200 characters' })
+  line2?: string;
+
+  @Field(() => String, { nullable: true, description: 'City.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100, { message: 'city must be 1 to 100 characters' })
+  city?: string;
+
+  @Field(() => String, { nullable: true, description: 'State, province or region code, e.g. "CA".' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 50, { message: 'state must be 1 to 50 characters' })
+  state?: string;
+
+  @Field(() => String, { nullable: true, description: 'Postal code.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 20, { message: 'postalCode must be 1 to 20 characters' })
+  postalCode?: string;
+
+  @Field(() => String, { nullable: true, description: 'ISO 3166-1 alpha-2 country code, e.g. "US".' })
+  @IsOptional()
+  @Matches(/^[A-Za-z]{2}$/, { message: 'country must be an ISO 3166-1 alpha-2 code such as "US"' })
+  country?: string;
+}
+
+@InputType({ description: 'An amount of money as the platform takes it.' })
+export class PlatformMoneyInput {
+  @Field(() => DecimalScalar, { description: 'Exact decimal string, e.g. "100.10".' })
+  total!: string;
+
+  @Field({ description: 'ISO 4217 currency code, e.g. "USD".' })
+  @Matches(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code such as "USD"' })
+  currency!: string;
+}
+
+@InputType({ description: 'A new FX transaction at the remittances platform.' })
+export class CreatePlatformFxTransactionInput {
+  @Field({
+    description:
+      'Your unique reference for the transaction, 1 to 128 characters. It is the idempotency key: sending the same reference again answers the transaction created the first time.',
+  })
+  @IsString()
+  @Length(1, 128, { message: 'externalTransactionId must be 1 to 128 characters' })
+  externalTransactionId!: string;
+
+  @Field(() => PlatformMoneyInput, { nullable: true, description: 'The amount to send, if known now.' })
+  @IsOptional()
+  amount?: PlatformMoneyInput;
+
+  @Field(() => JSONObjectScalar, { nullable: true, description: 'Free-form metadata stored with the transaction.' })
+  @IsOptional()
+  @IsObject({ message: 'metadata must be a JSON object' })
+  metadata?: Record<string, unknown>;
+}
+
+@ArgsType()
+export class PlatformFxTransactionsArgs {
+  @Field(() => String, { nullable: true, description: 'Only transactions in this platform status, e.g. "Created".' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64, { message: 'status must be 1 to 64 characters' })
+  status?: string;
+
+  @Field(() => String, { nullable: true, description: 'Only the transaction with this external reference.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 128, { message: 'externalTransactionId must be 1 to 128 characters' })
+  externalTransactionId?: string;
+
+  @Field(() => Int, { nullable: true, description: 'Page size, 1 to 100 (default 20).' })
+  @IsOptional()
+  @IsInt()
+  @Min(1, { message: 'first must be between 1 and 100' })
+  @Max(100, { message: 'first must be between 1 and 100' })
+  first?: number;
+
+  @Field(() => String, { nullable: true, description: 'Cursor after which the page starts (pageInfo.endCursor of the previous page).' })
+  @IsOptional()
+  @IsString()
+  after?: string;
+}
+
+@ObjectType({ description: 'An edge of a platform FX transaction connection.' })
+export class PlatformFxTransactionEdge {
+  @Field({ description: 'Opaque cursor of this edge.' })
+  cursor!: string;
+
+  @Field(() => JSONObjectScalar, { description: 'The transaction, as the platform describes it (transactionId, externalTransactionId, status, amount, …).' })
+  node!: Record<string, unknown>;
+}
+
+@ObjectType({ description: 'FX transactions at the remittances platform, in the platform\'s order (Relay connection).' })
+export class PlatformFxTransactionConnection {
+  @Field(() => [PlatformFxTransactionEdge], { description: 'The transactions of this page.' })
+  edges!: PlatformFxTransactionEdge[];
+
+  @Field(() => PageInfo, { description: 'Where this page sits in the whole list.' })
+  pageInfo!: PageInfo;
+
+  @Field(() => Int, { description: 'How many transactions match, over all pages.' })
+  totalCount!: number;
+}
+
+

@@ -1,0 +1,64 @@
+import DataLoader from 'dataloader';
+import type { PrismaClient, TransferEvent } from '../../generated/prisma/client';
+
+export interface EventsPageKey {
+  transferId: string;
+  /** seq of the last event already seen (0 = from the start). */
+  afterSeq: number;
+  first: number;
+}
+
+export interface EventsPage {
+  events: TransferEvent[];
+  hasNextPage: boolean;
+}
+
+/**
+ * Per-request loaders. `events` batches every Transfer.events page of one request into ONE query per distinct
+ * (after, first) pair — a list of N transfers with their events costs a constant number of queries.
+ */
+export class TransferLoaders {
+  readonly events: DataLoader<EventsPageKey, EventsPage, string>;
+
+  constructor(prisma: PrismaClient) {
+    this.events = new DataLoader<EventsPageKey, EventsPage, string>(
+      async (keys) => {
+        const groups = new Map<string, EventsPageKey[]>();
+        for (const k of keys) {
+          const g = `${k.afterSeq}:${k.first}`;
+          groups.set(g, [...(groups.get(g) ?? []), k]);
+        }
+        const pages = new Map<string, EventsPage>();
+        for (const group of groups.values()) {
+          const { afterSeq, first } = group[0]!;
+          const ids = [...new Set(group.map((k) => k.transferId))];
+          const rows = await prisma.$queryRaw<(TransferEvent & { rn: bigint })[]>`
+            SELECT id, "transferId", seq, "fromStatus", "toStatus", cause, actor, "upstreamRef", detail, at FROM (
+              SELECT e.id, e.transfer_id AS "transferId", e.seq, e.from_status::text AS "fromStatus", e.to_status::text AS "toStatus",
+                     e.cause, e.actor, e.upstream_ref AS "upstreamRef", e.detail, e.at,
+                     row_number() OVER (PARTITION BY e.transfer_id ORDER BY e.seq) AS rn
+              FROM transfer_events e
+              WHERE e.transfer_id = ANY(${ids}::text[]) AND e.seq > ${afterSeq}
+            ) x WHERE rn <= ${first + 1}
+            ORDER BY "transferId", seq`;
+          const byTransfer = new Map<string, TransferEvent[]>();
+          for (const r of rows) byTransfer.set(r.transferId, [...(byTransfer.get(r.transferId) ?? []), r]);
+          for (const id of ids) {
+            const all = byTransfer.get(id) ?? [];
+            pages.set(`${id}:${afterSeq}:${first}`, { events: all.slice(0, first), hasNextPage: all.length > first });
+          }
+        }
+        return keys.map((k) => pages.get(`${k.transferId}:${k.afterSeq}:${k.first}`)!);
+      },
+      { cacheKeyFn: (k) => `${k.transferId}:${k.afterSeq}:${k.first}` },
+    );
+  }
+}
+
+/** Loaders live as long as the request's context object (no change to the shared context type needed). */
+const perContext = new WeakMap<object, TransferLoaders>();
+export function loadersFor(ctx: object, prisma: PrismaClient): TransferLoaders {
+  let l = perContext.get(ctx);
+  if (!l) perContext.set(ctx, (l = new TransferLoaders(prisma)));
+  return l;
+}

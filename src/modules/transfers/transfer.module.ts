@@ -1,0 +1,58 @@
+import type { Config } from '../../config';
+import type { PubSub } from '../../events/pubsub';
+import type { PrismaClient } from '../../generated/prisma/client';
+import type { Clock } from '../../shared/clock';
+import { IdempotencyService } from '../../shared/idempotency.service';
+import type { Logger } from '../../shared/logger';
+import type { GatewayClient } from '../../upstream/gateway/gateway.client';
+import type { RemittancesClient } from '../../upstream/remittances/remittances.client';
+import { PlatformReconciler } from './transfer.reconciler';
+import { crashHook } from './transfer.faults';
+import { TransferRepository } from './transfer.repository';
+import { TransferSaga } from './transfer.saga';
+import { TransferService } from './transfer.service';
+import { TransferSubscriptions } from './transfer.subscriptions';
+import { TransferWorker } from './transfer.worker';
+
+export interface TransfersModule {
+  repository: TransferRepository;
+  saga: TransferSaga;
+  /** The use cases; also the webhook inbox's TransferEventSink (applyPlatformEvent). */
+  service: TransferService;
+  worker: TransferWorker;
+  subscriptions: TransferSubscriptions;
+  idempotency: IdempotencyService;
+}
+
+/** Wiring of the transfer module, called once by the composition root (src/app.ts). */
+export function createTransfersModule(deps: {
+  config: Config;
+  prisma: PrismaClient;
+  pubsub: PubSub;
+  gateway: GatewayClient;
+  /** For reconciling with the platform when its webhooks are late or lost (absent: never reconcile). */
+  remittances?: RemittancesClient;
+  clock: Clock;
+  logger: Logger;
+}): TransfersModule {
+  const { config, prisma, pubsub, gateway, clock } = deps;
+  const logger = deps.logger.child({ module: 'transfers' });
+  const s = config.saga;
+  const idempotency = new IdempotencyService(prisma, clock, { ttlMs: s.idempotencyTtlMs, waitMs: s.idempotencyWaitMs, staleAfterMs: Math.max(s.leaseMs, 60_000) });
+  const repository = new TransferRepository(prisma, pubsub, clock, logger);
+  const saga = new TransferSaga(
+    prisma,
+    repository,
+    gateway,
+    clock,
+    logger,
+    { leaseMs: s.leaseMs, reconcileAfterMs: s.reconcileAfterMs, captureWindowMs: s.captureWindowMs, retryBaseMs: s.retryBaseMs, retryMaxMs: s.retryMaxMs },
+    crashHook(s.crashAt, config.production),
+  );
+  const service = new TransferService(prisma, repository, saga, idempotency, clock, logger, { leaseWaitMs: s.mutationLeaseWaitMs });
+  const worker = new TransferWorker(saga, idempotency, logger, { pollIntervalMs: s.pollIntervalMs, batchSize: s.batchSize });
+  if (s.workerEnabled) service.nudge = () => worker.nudge();
+  if (deps.remittances) saga.reconciler = new PlatformReconciler(deps.remittances, service, clock, logger);
+  const subscriptions = new TransferSubscriptions(prisma, pubsub, repository, service);
+  return { repository, saga, service, worker, subscriptions, idempotency };
+}

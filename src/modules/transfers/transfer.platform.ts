@@ -1,0 +1,81 @@
+/**
+ * What the remittances platform's reported facts mean for a transfer — one pure mapping, used by the webhook
+ * path (TransferService.applyPlatformEvent) when an event arrives AND by the saga when its own step catches up
+ * (e.g. `Completed` was reported while our capture was still settling: the facts are recorded at once, the
+ * status follows as soon as the transfer is CAPTURED). Events can arrive in any order, so facts only move
+ * forward (ranks below) and the status is always derived from the latest facts, never from the last event.
+ */
+import type { TransferStatus } from './transfer.states';
+
+export const PLATFORM_ORDER = [
+  'Created',
+  'PaymentProcessing',
+  'WaitingChallenge3ds',
+  'PaymentAuthorized',
+  'ProcessingPayout',
+  'PayoutAccepted',
+  'PayoutHold',
+  'PayoutReleased',
+  'ManualReview',
+  'BlockedPendingReview',
+  'PendingReversalApproval',
+  'ReviewApproved',
+  'ReviewRejected',
+  'PaymentCaptured',
+  'WaitingSettlement',
+  'PaymentSettled',
+  'WaitingPayout',
+  'Paid',
+];
+export const PLATFORM_TERMINAL = new Set(['Completed', 'Cancelled', 'CancelRequested', 'Voided', 'PaymentDeclined', 'Refunded', 'Error', 'PayoutRejected']);
+/** Documented order of the transaction statuses; terminal ones rank highest; -2 = unknown value. */
+export const platformRank = (s: string | null): number => {
+  if (s === null) return -1;
+  if (PLATFORM_TERMINAL.has(s)) return 1000;
+  const i = PLATFORM_ORDER.indexOf(s);
+  return i === -1 ? -2 : i;
+};
+const PAYOUT_ORDER = ['AUTHORIZED', 'PENDING', 'CAPTURED'];
+const PAYOUT_TERMINAL = new Set(['DECLINED', 'VOIDED', 'REFUNDED', 'ERROR']);
+
+/** Order of the raw gateway payout statuses; terminal ones rank highest; -2 = unknown value (no action). */
+export const payoutRank = (s: string | null): number => {
+  if (s === null) return -1;
+  if (PAYOUT_TERMINAL.has(s)) return 1000;
+  const i = PAYOUT_ORDER.indexOf(s);
+  return i === -1 ? -2 : i;
+};
+
+export interface PlatformTarget {
+  to: TransferStatus;
+  failureCode?: string;
+  failureMessage?: string;
+}
+
+/**
+ * The status the recorded platform facts call for, from `status`, or null when they call for nothing (yet).
+ * Only the moves the platform decides: payout progress and failure after our capture, and the platform's own
+ * void/auto-cancel of an authorization. (Compliance decisions are acted on by the saga: capture or void.)
+ */
+export function platformTarget(
+  status: TransferStatus,
+  facts: { upstreamTransactionStatus: string | null; payoutStatus: string | null },
+): PlatformTarget | null {
+  const tx = facts.upstreamTransactionStatus;
+  const payout = facts.payoutStatus;
+  if (status === 'CAPTURED' || status === 'PAYOUT_PENDING') {
+    if (tx === 'Paid' || tx === 'Completed') return { to: 'COMPLETED' };
+    if (tx === 'PayoutRejected' || tx === 'Error' || tx === 'Refunded')
+      return { to: 'FAILED', failureCode: `PAYOUT_${tx.toUpperCase()}`, failureMessage: 'The platform could not pay the recipient out' };
+    if (payout === 'ERROR' || payout === 'REFUNDED')
+      return { to: 'FAILED', failureCode: `PAYOUT_${payout}`, failureMessage: 'The payout leg failed' };
+    if (tx === 'WaitingPayout' && status === 'CAPTURED') return { to: 'PAYOUT_PENDING' };
+    return null;
+  }
+  if (status === 'AUTHORIZED') {
+    if (tx === 'Voided') return { to: 'VOIDED' };
+    if (tx === 'Cancelled')
+      return { to: 'EXPIRED', failureCode: 'AUTHORIZATION_CANCELLED', failureMessage: 'The authorization was cancelled before capture' };
+  }
+  return null;
+}

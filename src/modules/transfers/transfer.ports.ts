@@ -1,0 +1,70 @@
+/**
+ * The seam between the webhook inbox (src/modules/webhooks) and the transfer saga (this module).
+ *
+ * The webhook side verifies, stores, deduplicates and normalises platform events (event-name spelling,
+ * legacy names, the earlier payload generation) into `PlatformTransactionEvent`s and hands them, one at a
+ * time per transaction, to `TransferEventSink.applyPlatformEvent`. The saga side owns every rule about
+ * what an event means for a transfer: the documented order of platform statuses (never backwards),
+ * terminal states, compliance Approved → capture / Rejected → void, payout → PAYOUT_PENDING / COMPLETED,
+ * void/cancel → VOIDED / EXPIRED — all through the one transition table, with an audit event whose cause
+ * is `webhook`.
+ */
+
+export type PlatformEventSource =
+  | { kind: 'webhook'; inboxId: string; eventName: string }
+  | { kind: 'reconcile' }
+  | { kind: 'test' };
+
+export type PlatformChange =
+  /** TransactionStatusChanged (newStatus values of the remittances document). */
+  | { type: 'status'; oldStatus: string | null; newStatus: string }
+  /** TransactionComplianceStatusChangedEvent (Pending, Approved, Rejected, Cancelled, Refunded, Failed). */
+  | { type: 'compliance'; oldStatus: string | null; newStatus: string }
+  /** TransactionPayoutStatusChanged (raw gateway values: AUTHORIZED, PENDING, CAPTURED, DECLINED, VOIDED, REFUNDED, ERROR). */
+  | {
+      type: 'payout';
+      oldStatus: string | null;
+      newStatus: string;
+      gatewayPaymentId: string | null;
+      /** Decimal string (never a float), or null when the event carries none. */
+      amount: { total: string; currency: string } | null;
+    };
+
+export interface PlatformTransactionEvent {
+  source: PlatformEventSource;
+  /** The platform's transactionId (uuid). */
+  transactionId: string;
+  /** = the transfer's externalPaymentId (null in some platform events: then match by transactionId). */
+  externalTransactionId: string | null;
+  tenantId: string | null;
+  /** When the platform says it happened, if it says; else when we received it. */
+  occurredAt: Date;
+  change: PlatformChange;
+  messages: string[];
+}
+
+export type ApplyOutcome =
+  | { applied: true; transferId: string; version: number }
+  /** Recorded but changed nothing (duplicate value, older than what we know, terminal transfer, unknown status). */
+  | { applied: false; transferId: string | null; reason: 'unknown_transfer' | 'stale' | 'no_change' | 'terminal' | 'unknown_value' };
+
+export interface TransferEventSink {
+  /**
+   * Applies one platform event. Idempotent: the same event twice has no second effect. Throws only for
+   * transient problems (database unavailable): the inbox then retries later.
+   */
+  applyPlatformEvent(event: PlatformTransactionEvent): Promise<ApplyOutcome>;
+}
+
+/** Topic on which the saga publishes `{ transferId, version, ownerId }` after every committed change. */
+export const transferTopic = (transferId: string) => `transfer:${transferId}`;
+/** Topic per owner, for list subscriptions. */
+export const ownerTransfersTopic = (ownerId: string) => `transfers-of:${ownerId}`;
+/** Topic of every transfer change (back-office list subscriptions without an owner filter). */
+export const allTransfersTopic = 'transfers-of-all';
+
+export interface TransferChangedMessage {
+  transferId: string;
+  ownerId: string;
+  version: number;
+}

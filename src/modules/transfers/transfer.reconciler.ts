@@ -1,0 +1,64 @@
+import type { Clock } from '../../shared/clock';
+import type { Logger } from '../../shared/logger';
+import type { RemittancesClient } from '../../upstream/remittances/remittances.client';
+import { isUpstreamError } from '../../upstream/http/upstream.errors';
+import { decimalFromNumber } from '../../shared/decimal';
+import type { PlatformChange, PlatformTransactionEvent, TransferEventSink } from './transfer.ports';
+import type { TransferRow } from './transfer.repository';
+
+/**
+ * Webhooks can be lost (the platform gives up after its retries; an outage outlasts them). A transfer that has
+ * waited on the platform with no news reads the transaction's current state from the platform
+ * (GET …/fx/transactions/{externalTransactionId}) and feeds it through the same sink as webhooks, with source
+ * `reconcile`: facts only move forward, so a reconciliation racing a late webhook is harmless.
+ */
+export class PlatformReconciler {
+  constructor(
+    private readonly remittances: RemittancesClient,
+    private readonly sink: TransferEventSink,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Applies what the platform says now; returns how many facts changed the transfer. */
+  async reconcile(t: TransferRow): Promise<number> {
+    let tx: Record<string, unknown>;
+    try {
+      tx = (await this.remittances.getFxTransaction(t.externalPaymentId)) as Record<string, unknown>;
+    } catch (e) {
+      if (isUpstreamError(e) && e.status === 404) return 0; // the platform has no transaction (yet): nothing to learn
+      throw e;
+    }
+    const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null);
+    const changes: PlatformChange[] = [];
+    const compliance = str(tx.complianceStatus);
+    if (compliance) changes.push({ type: 'compliance', oldStatus: null, newStatus: compliance });
+    const payout = str(tx.payoutStatus);
+    if (payout) changes.push({ type: 'payout', oldStatus: null, newStatus: payout, gatewayPaymentId: str(tx.gatewayPaymentId), amount: money(tx.amount) });
+    const status = str(tx.status);
+    if (status) changes.push({ type: 'status', oldStatus: null, newStatus: status });
+    let applied = 0;
+    for (const change of changes) {
+      const event: PlatformTransactionEvent = {
+        source: { kind: 'reconcile' },
+        transactionId: str(tx.transactionId) ?? t.externalTransactionId ?? t.externalPaymentId,
+        externalTransactionId: t.externalPaymentId,
+        tenantId: str(tx.tenantId),
+        occurredAt: this.clock.now(),
+        change,
+        messages: [],
+      };
+      const out = await this.sink.applyPlatformEvent(event);
+      if (out.applied) applied++;
+    }
+    if (applied) this.logger.info({ transferId: t.id, applied }, 'reconciled with the platform (a webhook was late or lost)');
+    return applied;
+  }
+}
+
+function money(v: unknown): { total: string; currency: string } | null {
+  if (!v || typeof v !== 'object') return null;
+  const m = v as { total?: unknown; currency?: unknown };
+  if (typeof m.total !== 'number' || typeof m.currency !== 'string') return null;
+  return { total: decimalFromNumber(m.total), currency: m.currency };
+}

@@ -1,0 +1,165 @@
+import type { Prisma, PrismaClient, Transfer } from '../../generated/prisma/client';
+import type { PubSub } from '../../events/pubsub';
+import type { Clock } from '../../shared/clock';
+import type { Logger } from '../../shared/logger';
+import { allTransfersTopic, ownerTransfersTopic, transferTopic, type TransferChangedMessage } from './transfer.ports';
+import { isTerminal, refusal, type Cause, type TransferStatus } from './transfer.states';
+
+export type TransferRow = Transfer;
+
+/** Fields a change may set together with (or without) a status change. Never `status` / `version`. */
+export type TransferPatch = Partial<
+  Pick<
+    Prisma.TransferUncheckedUpdateInput,
+    | 'nextAction'
+    | 'failureCode'
+    | 'failureMessage'
+    | 'upstreamTransactionStatus'
+    | 'complianceStatus'
+    | 'payoutStatus'
+    | 'capturedAmount'
+    | 'authorizedAt'
+    | 'externalTransactionId'
+    | 'nextRunAt'
+  >
+>;
+
+export interface ChangeRequest {
+  transferId: string;
+  /** Target status; omitted = no status change (a recorded change of other fields, still +1 version). */
+  to?: TransferStatus;
+  cause: Cause;
+  /** Who: a user id, "worker", "webhook", "timer". */
+  actor: string;
+  upstreamRef?: string | null;
+  /** Safe, non-PII detail for the audit trail (e.g. { action: 'capture', amount: '10.00' }). */
+  detail?: Record<string, unknown>;
+  patch?: TransferPatch;
+  /** Optimistic check: refuse (conflict) unless the row is still at this version. */
+  expectedVersion?: number;
+  /** Extra precondition evaluated on the locked row; a string refuses the change (recorded, like the table's). */
+  guard?: (row: TransferRow) => string | null;
+  /**
+   * Decides the change from the LOCKED row, for changes that depend on current state (a platform fact whose
+   * meaning depends on where the saga is). Returns the target and patch (overriding `to` / `patch`), or a
+   * reason to skip: then nothing is written and nothing is recorded (the caller's input was simply stale).
+   */
+  decide?: (row: TransferRow) => { to?: TransferStatus; patch?: TransferPatch; detail?: Record<string, unknown> } | { skip: string };
+}
+
+export type ChangeResult =
+  | { ok: true; transfer: TransferRow; changed: true }
+  | { ok: false; transfer: TransferRow; reason: string; kind: 'refused' | 'conflict' | 'skipped' };
+
+/**
+ * The only code that writes a transfer's status. Each change runs in ONE transaction: lock the row, check the
+ * transition table (transfer.states.ts), bump version (optimistic `WHERE id AND version`), append the audit
+ * event (seq = new version). A refused transition is recorded in transfer_refusals and changes nothing.
+ * After the commit the change is published on transferTopic(id), ownerTransfersTopic(owner) and allTransfersTopic — the message
+ * only wakes subscribers, which read what changed from the database.
+ */
+export class TransferRepository {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly pubsub: PubSub,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  async get(id: string): Promise<TransferRow | null> {
+    return this.prisma.transfer.findUnique({ where: { id } });
+  }
+
+  async transition(request: ChangeRequest): Promise<ChangeResult> {
+    let req = request;
+    const at = this.clock.now();
+    const result = await this.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT 1 FROM transfers WHERE id = ${req.transferId} FOR UPDATE`;
+      const row = await tx.transfer.findUnique({ where: { id: req.transferId } });
+      if (!row) throw new Error(`transfer ${req.transferId} not found`);
+      const from = row.status as TransferStatus;
+      if (req.expectedVersion !== undefined && row.version !== req.expectedVersion) {
+        return { ok: false as const, transfer: row, reason: `version ${row.version} ≠ expected ${req.expectedVersion}`, kind: 'conflict' as const };
+      }
+      const decision = req.decide?.(row);
+      if (decision && 'skip' in decision) return { ok: false as const, transfer: row, reason: decision.skip, kind: 'skipped' as const };
+      if (decision) req = { ...req, to: decision.to, patch: decision.patch, detail: { ...(req.detail ?? {}), ...(decision.detail ?? {}) } };
+      const to = req.to ?? from;
+      let reason = refusal(from, to, req.cause);
+      if (!reason && from === to && isTerminal(from) && req.patch && Object.keys(req.patch).some((k) => k !== 'nextRunAt')) {
+        // Terminal transfers never change (upstream facts are still recorded by the caller as no-ops).
+        reason = `${from} is terminal`;
+      }
+      reason ??= req.guard?.(row) ?? null;
+      if (reason) {
+        await tx.transferRefusal.create({
+          data: {
+            transferId: row.id,
+            fromStatus: from,
+            toStatus: to,
+            cause: req.cause,
+            actor: req.actor,
+            reason,
+            detail: (req.detail ?? undefined) as Prisma.InputJsonValue | undefined,
+            at,
+          },
+        });
+        return { ok: false as const, transfer: row, reason, kind: 'refused' as const };
+      }
+      const version = row.version + 1;
+      const updated = await tx.transfer.updateMany({
+        where: { id: row.id, version: row.version },
+        data: { ...(req.patch ?? {}), status: to, version, updatedAt: at, ...(isTerminal(to) ? { nextRunAt: null } : {}) },
+      });
+      if (updated.count !== 1) return { ok: false as const, transfer: row, reason: 'concurrent update', kind: 'conflict' as const };
+      await tx.transferEvent.create({
+        data: {
+          transferId: row.id,
+          seq: version,
+          fromStatus: from,
+          toStatus: to,
+          cause: req.cause,
+          actor: req.actor,
+          upstreamRef: req.upstreamRef ?? null,
+          detail: (req.detail ?? undefined) as Prisma.InputJsonValue | undefined,
+          at,
+        },
+      });
+      const transfer = await tx.transfer.findUniqueOrThrow({ where: { id: row.id } });
+      return { ok: true as const, transfer, changed: true as const };
+    });
+    if (result.ok) await this.publish(result.transfer);
+    else if (result.kind === 'refused')
+      this.logger.warn({ transferId: req.transferId, from: result.transfer.status, to: req.to, cause: req.cause, reason: result.reason }, 'transfer transition refused');
+    return result;
+  }
+
+  /** Fields that carry no history (scheduling): no version bump, no event, no publish. */
+  async schedule(transferId: string, nextRunAt: Date | null): Promise<void> {
+    await this.prisma.transfer.updateMany({ where: { id: transferId }, data: { nextRunAt } });
+  }
+
+  /** Schedules only if nothing changed since `version` was read (else the caller re-evaluates: no lost wake-up). */
+  async scheduleIfVersion(transferId: string, version: number, nextRunAt: Date | null): Promise<boolean> {
+    // …and never while a saga step is unsettled (an intent written after the caller read the state must be run).
+    const n = await this.prisma.$executeRaw`
+      UPDATE transfers SET next_run_at = ${nextRunAt}
+      WHERE id = ${transferId} AND version = ${version}
+        AND NOT EXISTS (SELECT 1 FROM saga_steps s WHERE s.transfer_id = ${transferId} AND s.state IN ('PENDING', 'UNKNOWN'))`;
+    return n === 1;
+  }
+
+  async publish(t: Pick<TransferRow, 'id' | 'ownerId' | 'version'>): Promise<void> {
+    const msg: TransferChangedMessage = { transferId: t.id, ownerId: t.ownerId, version: t.version };
+    try {
+      await Promise.all([
+        this.pubsub.publish(transferTopic(t.id), msg),
+        this.pubsub.publish(ownerTransfersTopic(t.ownerId), msg),
+        this.pubsub.publish(allTransfersTopic, msg),
+      ]);
+    } catch (err) {
+      // At-most-once by design: subscribers resume from the database.
+      this.logger.warn({ err: { message: (err as Error).message }, transferId: t.id }, 'publishing a transfer change failed');
+    }
+  }
+}

@@ -1,0 +1,156 @@
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { IsOptional, Max, Min } from 'class-validator';
+import type { GraphQLContext } from '../../graphql/context';
+import { requireCaller } from '../../graphql/auth-checker';
+import type { PrismaClient } from '../../generated/prisma/client';
+import { badInput } from '../../shared/errors';
+import { loadersFor } from './transfer.loaders';
+import { TransferService } from './transfer.service';
+import { transferSubscriptionsFor } from './transfer.subscriptions';
+import {
+  CaptureTransferInput,
+  CreateTransferInput,
+  pageSize,
+  ResumeTransferInput,
+  Transfer,
+  TransferConnection,
+  TransferEventConnection,
+  TransferFilter,
+  VoidTransferInput,
+} from './transfer.types';
+import { toTransfer } from './transfer.view';
+
+@ArgsType()
+class PageArgs {
+  @Field(() => Int, { nullable: true, description: 'Page size, 1 to 100 (default 20 for transfers, 50 for a transfer\'s events).' })
+  @IsOptional()
+  @Min(1, { message: 'first must be at least 1' })
+  @Max(100, { message: 'first must be at most 100' })
+  first?: number;
+
+  @Field(() => String, { nullable: true, description: 'Continue after this cursor: pageInfo.endCursor of the previous page of the same list (BAD_USER_INPUT otherwise).' })
+  @IsOptional()
+  after?: string;
+}
+
+const seqCursor = (seq: number) => Buffer.from(`seq:${seq}`).toString('base64url');
+function decodeSeq(c: string | undefined): number {
+  if (!c) return 0;
+  const m = /^seq:(\d+)$/.exec(Buffer.from(c, 'base64url').toString('utf8'));
+  if (!m) throw badInput('after is not a cursor from this list');
+  return Number(m[1]);
+}
+
+@Resolver(() => Transfer)
+export class TransferResolver {
+  constructor(
+    private readonly service: TransferService,
+    private readonly prisma: PrismaClient,
+  ) {}
+
+  @Authorized()
+  @Query(() => Transfer, { nullable: true, description: "A transfer: customers see their own (another's id is NOT_FOUND); back-office and admin see all." })
+  async transfer(@Arg('id', () => ID, { description: 'The transfer id.' }) id: string, @Ctx() ctx: GraphQLContext): Promise<Transfer> {
+    return toTransfer(await this.service.getVisible(requireCaller(ctx), id));
+  }
+
+  @Authorized()
+  @Query(() => TransferConnection, {
+    description:
+      'Transfers, newest first (Relay connection; stable cursors on createdAt + id: `first` 1 to 100, default 20; pass pageInfo.endCursor as `after`). Customers: only their own; back-office and admins: all, or one owner\'s with filter.ownerId.',
+  })
+  async transfers(
+    @Args() page: PageArgs,
+    @Arg('filter', () => TransferFilter, { nullable: true, description: 'Optional filters; all given ones must match.' }) filter: TransferFilter | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<TransferConnection> {
+    const size = pageSize(page.first);
+    const r = await this.service.list(requireCaller(ctx), { first: size, after: page.after, filter }, size);
+    const edges = r.rows.map((t) => ({ cursor: r.cursor(t), node: toTransfer(t) }));
+    return { edges, pageInfo: { hasNextPage: r.hasNextPage, hasPreviousPage: Boolean(page.after), startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null } };
+  }
+
+  @FieldResolver(() => TransferEventConnection, { description: 'The audit trail, oldest first (Relay connection: `first` 1 to 100, default 50; `after` an endCursor of this list).' })
+  async events(@Root() t: Transfer, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<TransferEventConnection> {
+    const first = pageSize(page.first, 50);
+    const afterSeq = decodeSeq(page.after);
+    const p = await loadersFor(ctx, this.prisma).events.load({ transferId: t.id, afterSeq, first });
+    const edges = p.events.map((e) => ({
+      cursor: seqCursor(e.seq),
+      node: {
+        seq: e.seq,
+        fromStatus: e.fromStatus,
+        toStatus: e.toStatus,
+        cause: e.cause,
+        actor: e.actor,
+        upstreamRef: e.upstreamRef,
+        action: typeof (e.detail as { action?: unknown } | null)?.action === 'string' ? ((e.detail as { action: string }).action) : null,
+        at: e.at,
+      },
+    }));
+    return { edges, pageInfo: { hasNextPage: p.hasNextPage, hasPreviousPage: afterSeq > 0, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null } };
+  }
+
+  @Authorized()
+  @Mutation(() => Transfer, {
+    description:
+      'Any authenticated caller, for themselves: creates the transfer (PENDING) and returns at once; checks, authorization and payout continue in the background (follow transferUpdated). Idempotent on idempotencyKey. Errors: BAD_USER_INPUT, NOT_FOUND (quote or person not yours), QUOTE_EXPIRED, QUOTE_ALREADY_USED, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_IN_PROGRESS, RATE_LIMITED.',
+  })
+  async createTransfer(@Arg('input', { description: 'The transfer to create.' }) input: CreateTransferInput, @Ctx() ctx: GraphQLContext): Promise<Transfer> {
+    return toTransfer(await this.service.create(requireCaller(ctx), input));
+  }
+
+  @Authorized()
+  @Mutation(() => Transfer, {
+    description:
+      'After the 3-D Secure challenge: re-runs the card check and continues. Owner, back-office or admin (another customer\'s transfer is NOT_FOUND). INVALID_STATE unless the transfer is in ACTION_REQUIRED. Idempotent on idempotencyKey.',
+  })
+  async resumeTransfer(@Arg('input', { description: 'The transfer and your idempotency key.' }) input: ResumeTransferInput, @Ctx() ctx: GraphQLContext): Promise<Transfer> {
+    return toTransfer(await this.service.resume(requireCaller(ctx), input));
+  }
+
+  @Authorized('backoffice', 'admin')
+  @Mutation(() => Transfer, {
+    description:
+      'Back-office/admin: capture the authorization (partial allowed, never more than authorized, once). INVALID_STATE unless AUTHORIZED and not already captured or voided. Idempotent on idempotencyKey.',
+  })
+  async captureTransfer(@Arg('input', { description: 'The transfer, the amount and your idempotency key.' }) input: CaptureTransferInput, @Ctx() ctx: GraphQLContext): Promise<Transfer> {
+    return toTransfer(await this.service.capture(requireCaller(ctx), input));
+  }
+
+  @Authorized()
+  @Mutation(() => Transfer, {
+    description:
+      'Releases the authorization before capture (owner, back-office or admin; another customer\'s transfer is NOT_FOUND). INVALID_STATE unless AUTHORIZED and not already captured or voided. Idempotent on idempotencyKey.',
+  })
+  async voidTransfer(@Arg('input', { description: 'The transfer and your idempotency key.' }) input: VoidTransferInput, @Ctx() ctx: GraphQLContext): Promise<Transfer> {
+    return toTransfer(await this.service.void(requireCaller(ctx), input));
+  }
+
+  @Authorized()
+  @Subscription(() => Transfer, {
+    description:
+      'The transfer now, then every change in version order (none skipped). With afterVersion: every version after it first (resume after a reconnect). Owner, back-office or admin.',
+    subscribe: ({ args, context, info }) =>
+      transferSubscriptionsFor(info.schema).subscribe(requireCaller(context as GraphQLContext), args.transferId as string, args.afterVersion as number | undefined),
+  })
+  transferUpdated(
+    @Root() t: Transfer,
+    @Arg('transferId', () => ID, { description: 'The transfer to follow (another customer\'s is NOT_FOUND).' }) _transferId: string,
+    @Arg('afterVersion', () => Int, { nullable: true, description: 'The last version you have: every later version is sent first, then live changes. Omit for the current state first.' })
+    _afterVersion?: number,
+  ): Transfer {
+    return t;
+  }
+
+  @Authorized()
+  @Subscription(() => Transfer, {
+    description:
+      "A transfer of the list, in its current state, every time it changes. Customers: their own (ownerId, if given, must be the caller's own id, else FORBIDDEN). Back-office/admin: every transfer, or one owner's with ownerId. Authorized at subscribe time; no initial snapshot (read `transfers` first).",
+    subscribe: ({ args, context, info }) =>
+      transferSubscriptionsFor(info.schema).subscribeList(requireCaller(context as GraphQLContext), (args.ownerId as string | undefined) ?? null),
+  })
+  myTransfers(@Root() t: Transfer, @Arg('ownerId', () => ID, { nullable: true, description: "Back-office/admin: only this customer's transfers." }) _ownerId?: string): Transfer {
+    return t;
+  }
+}

@@ -1,0 +1,391 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client';
+import { isStaff, type Caller } from '../../auth/auth.types';
+import type { Clock } from '../../shared/clock';
+import { AppError, badInput, forbidden, notFound } from '../../shared/errors';
+import { requestHash, type IdempotencyService } from '../../shared/idempotency.service';
+import type { Logger } from '../../shared/logger';
+import { convert, dec, fitsMinorUnits, formatAmount } from '../../shared/money';
+import type { ApplyOutcome, PlatformTransactionEvent, TransferEventSink } from './transfer.ports';
+import type { TransferRepository, TransferRow } from './transfer.repository';
+import type { TransferDetails, TransferSaga } from './transfer.saga';
+import { isTerminal, type TransferStatus } from './transfer.states';
+import { payoutRank, platformRank, platformTarget } from './transfer.platform';
+
+export interface CreateTransferArgs {
+  idempotencyKey: string;
+  quoteId: string;
+  personId: string;
+  ipAddress: string;
+  sender: TransferDetails['sender'];
+  recipient: TransferDetails['recipient'];
+  funding: TransferDetails['funding'];
+}
+
+export interface ListArgs {
+  first?: number | null;
+  after?: string | null;
+  filter?: {
+    status?: string[] | null;
+    createdFrom?: Date | null;
+    createdTo?: Date | null;
+    ownerId?: string | null;
+    sourceCurrency?: string | null;
+    destinationCurrency?: string | null;
+    destinationCountry?: string | null;
+    minSendAmount?: string | null;
+    maxSendAmount?: string | null;
+  } | null;
+}
+
+export interface TransferServiceOptions {
+  /** How long a mutation waits for the transfer's lease (another step in flight) before INVALID_STATE. */
+  leaseWaitMs: number;
+}
+
+/** Documented order of the platform's transaction statuses (the happy path, then the side branches). */
+const COMPLIANCE = new Set(['Pending', 'Approved', 'Rejected', 'Cancelled', 'Refunded', 'Failed']);
+const COMPLIANCE_FINAL = new Set(['Approved', 'Rejected', 'Cancelled', 'Refunded', 'Failed']);
+
+/** UUIDv5 namespace of transfer ids derived from a createTransfer request (fixed forever: changing it changes the ids). */
+const TRANSFER_ID_NAMESPACE = '3c1f7a52-9d0e-4b6a-8f2e-5a7c1d9b0e44';
+
+/** RFC 9562 UUIDv5 (SHA-1, name-based) of `name` in `namespace`. */
+export function uuidV5(namespace: string, name: string): string {
+  const h = createHash('sha1').update(Buffer.from(namespace.replace(/-/g, ''), 'hex')).update(name, 'utf8').digest();
+  h[6] = (h[6]! & 0x0f) | 0x50;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+/**
+ * The id (and externalPaymentId) of the transfer a createTransfer request makes: a function of the caller, the
+ * idempotencyKey and the request's arguments (the same hash the idempotency record keeps). A re-run of the same
+ * request — e.g. after a crash between the transfer's commit and the idempotency record's completion — finds the
+ * transfer it already made instead of failing on the quote it used.
+ */
+export const createTransferId = (ownerId: string, idempotencyKey: string, args: unknown): string =>
+  uuidV5(TRANSFER_ID_NAMESPACE, JSON.stringify([ownerId, idempotencyKey, requestHash(args)]));
+
+const encodeCursor = (t: { createdAt: Date; id: string }) => Buffer.from(`${t.createdAt.toISOString()}|${t.id}`).toString('base64url');
+function decodeCursor(c: string): { createdAt: Date; id: string } {
+  const [at, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(at ?? '');
+  if (!id || Number.isNaN(createdAt.getTime())) throw badInput('after is not a cursor from this list');
+  return { createdAt, id };
+}
+
+/**
+ * The transfer use cases (API-facing) and the TransferEventSink the webhook inbox feeds. Money-moving work is
+ * done by the saga under the transfer's lease: mutations record their intent and run the saga inline; the
+ * worker runs whatever is due (new transfers, retries, watchdogs, crash leftovers).
+ */
+export class TransferService implements TransferEventSink {
+  private readonly owner = `api:${randomUUID()}`;
+  /** Called after a transfer needs the worker now (set by the composition root). */
+  nudge: () => void = () => undefined;
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly repo: TransferRepository,
+    private readonly saga: TransferSaga,
+    private readonly idempotency: IdempotencyService,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly opts: TransferServiceOptions,
+  ) {}
+
+  // ── Reads ─────────────────────────────────────────────────────────────────────────────────────────
+
+  /** A transfer the caller may see: owner, back-office or admin. Anything else is NOT_FOUND (never FORBIDDEN). */
+  async getVisible(caller: Caller, id: string): Promise<TransferRow> {
+    const t = /^[0-9a-f-]{36}$/i.test(id) ? await this.repo.get(id) : null;
+    if (!t || (!isStaff(caller) && t.ownerId !== caller.userId)) throw notFound('Transfer');
+    return t;
+  }
+
+  async list(caller: Caller, args: ListArgs, size: number): Promise<{ rows: TransferRow[]; hasNextPage: boolean; cursor: (t: TransferRow) => string }> {
+    const where: Prisma.TransferWhereInput = {};
+    const and: Prisma.TransferWhereInput[] = [];
+    const f = args.filter;
+    // owner: staff filter by any owner; a customer always gets its own — naming another owner is FORBIDDEN (not silently ignored).
+    if (!isStaff(caller)) {
+      if (f?.ownerId && f.ownerId !== caller.userId) throw forbidden('A customer can list only its own transfers');
+      where.ownerId = caller.userId;
+    } else if (f?.ownerId) where.ownerId = f.ownerId;
+    if (f?.status?.length) where.status = { in: f.status as TransferStatus[] };
+    if (f?.createdFrom || f?.createdTo) where.createdAt = { ...(f.createdFrom ? { gte: f.createdFrom } : {}), ...(f.createdTo ? { lt: f.createdTo } : {}) };
+    // corridor: source currency → destination currency and/or destination country (each optional)
+    if (f?.sourceCurrency) where.sendCurrency = f.sourceCurrency.toUpperCase();
+    if (f?.destinationCurrency) where.receiveCurrency = f.destinationCurrency.toUpperCase();
+    if (f?.destinationCountry) where.destinationCountry = f.destinationCountry.toUpperCase();
+    // amount range on sendAmount, inclusive, compared as decimals (in the send currency; combine with sourceCurrency)
+    const min = f?.minSendAmount != null ? dec(f.minSendAmount) : null;
+    const max = f?.maxSendAmount != null ? dec(f.maxSendAmount) : null;
+    if ((min && min.isNegative()) || (max && max.isNegative())) throw badInput('minSendAmount and maxSendAmount must not be negative');
+    if (min && max && min.gt(max)) throw badInput('minSendAmount must not be greater than maxSendAmount');
+    if (min || max) where.sendAmount = { ...(min ? { gte: min.toFixed() } : {}), ...(max ? { lte: max.toFixed() } : {}) };
+    if (args.after) {
+      const c = decodeCursor(args.after);
+      and.push({ OR: [{ createdAt: { lt: c.createdAt } }, { createdAt: c.createdAt, id: { lt: c.id } }] });
+    }
+    if (and.length) where.AND = and;
+    const rows = await this.prisma.transfer.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: size + 1 });
+    return { rows: rows.slice(0, size), hasNextPage: rows.length > size, cursor: encodeCursor };
+  }
+
+  // ── createTransfer ────────────────────────────────────────────────────────────────────────────────
+
+  async create(caller: Caller, args: CreateTransferArgs): Promise<TransferRow> {
+    this.validateParties(args);
+    const { idempotencyKey, ...rest } = args;
+    const { transferId } = await this.idempotency.run(
+      { caller: caller.userId, operation: 'createTransfer', key: idempotencyKey },
+      rest,
+      async () => ({ transferId: await this.insert(caller, createTransferId(caller.userId, idempotencyKey, rest), args) }),
+    );
+    this.nudge();
+    return (await this.repo.get(transferId))!;
+  }
+
+  private validateParties(a: CreateTransferArgs): void {
+    const f = a.funding;
+    if (f.type === 'CARD' && !f.cardTokenId) throw badInput('funding.cardTokenId is required for CARD funding');
+    if (f.type === 'BANK_ACCOUNT' && !f.bankAccount) throw badInput('funding.bankAccount is required for BANK_ACCOUNT funding');
+    if (f.type === 'ACCOUNT_TOKEN' && !f.accountTokenId) throw badInput('funding.accountTokenId is required for ACCOUNT_TOKEN funding');
+    const d = a.recipient.destination;
+    if (d.type === 'WALLET' && !d.walletId) throw badInput('recipient.destination.walletId is required for a WALLET destination');
+    if (d.type === 'PIX' && (!d.pixKeyType || !d.pixKey)) throw badInput('recipient.destination.pixKeyType and pixKey are required for a PIX destination');
+  }
+
+  /**
+   * Inserts the transfer `id` (derived from the request: createTransferId) — or, if this request already made it
+   * (a re-run after a crash left its idempotency record unfinished), returns it, before any other check.
+   */
+  private async insert(caller: Caller, id: string, a: CreateTransferArgs): Promise<string> {
+    const now = this.clock.now();
+    return this.prisma.$transaction(async (tx) => {
+      const made = async () => {
+        const t = await tx.transfer.findUnique({ where: { id }, select: { ownerId: true } });
+        return t !== null && t.ownerId === caller.userId;
+      };
+      if (await made()) return id;
+      const quote = await tx.quote.findUnique({ where: { id: a.quoteId } });
+      if (!quote || quote.ownerId !== caller.userId) throw notFound('Quote');
+      if (quote.usedByTransferId) throw new AppError('QUOTE_ALREADY_USED', 'This quote was already used by another transfer; get a new quote');
+      if (quote.expiresAt.getTime() <= now.getTime()) throw new AppError('QUOTE_EXPIRED', 'The quote has expired; get a new quote');
+      if (quote.sourceAmount === null) throw badInput('The quote has no sourceAmount; get a quote with the amount to send');
+      const person = await tx.person.findUnique({ where: { id: a.personId } });
+      if (!person || person.ownerId !== caller.userId) throw notFound('Person');
+      if (person.status !== 'APPROVED') throw badInput('The sender person is not APPROVED by KYC');
+      const receive = quote.destinationAmount !== null ? formatAmount(quote.destinationAmount, quote.destinationCurrency) : convert(quote.sourceAmount, quote.rate, quote.destinationCurrency);
+      const claimed = await tx.quote.updateMany({ where: { id: quote.id, usedByTransferId: null }, data: { usedByTransferId: id } });
+      // a duplicate of this very request (one that took over a claim it thought abandoned) may have just committed it
+      if (claimed.count !== 1 && (await made())) return id;
+      if (claimed.count !== 1) throw new AppError('QUOTE_ALREADY_USED', 'This quote was already used by another transfer; get a new quote');
+      const details: TransferDetails = {
+        ipAddress: a.ipAddress,
+        sender: a.sender,
+        recipient: a.recipient,
+        funding: a.funding,
+        fxId: quote.fxId,
+        quoteExpiresAt: quote.expiresAt.toISOString(),
+      };
+      await tx.transfer.create({
+        data: {
+          id,
+          ownerId: caller.userId,
+          status: 'PENDING',
+          version: 1,
+          quoteId: quote.id,
+          personId: person.id,
+          sendAmount: quote.sourceAmount,
+          sendCurrency: quote.sourceCurrency,
+          receiveAmount: receive,
+          receiveCurrency: quote.destinationCurrency,
+          rate: quote.rate,
+          externalPaymentId: id,
+          fundingType: a.funding.type.toLowerCase(),
+          destinationCountry: a.recipient.address.countryCode.toUpperCase(),
+          details: JSON.parse(JSON.stringify(details)) as Prisma.InputJsonValue,
+          nextRunAt: now,
+          createdAt: now,
+          updatedAt: now,
+          events: { create: { seq: 1, fromStatus: null, toStatus: 'PENDING', cause: 'mutation', actor: caller.userId, detail: { action: 'createTransfer' }, at: now } },
+        },
+      });
+      return id;
+    }).then(async (transferId) => {
+      const t = await this.repo.get(transferId);
+      if (t) await this.repo.publish(t);
+      return transferId;
+    });
+  }
+
+  // ── resume / capture / void ───────────────────────────────────────────────────────────────────────
+
+  private async underLease(t: TransferRow, fn: () => Promise<void>): Promise<void> {
+    const r = await this.saga.withLease(t.id, this.owner, this.opts.leaseWaitMs, fn);
+    if (!r) throw new AppError('INVALID_STATE', 'The transfer is being processed; retry shortly with the same idempotencyKey');
+  }
+
+  async resume(caller: Caller, input: { transferId: string; idempotencyKey: string }): Promise<TransferRow> {
+    const t0 = await this.getVisible(caller, input.transferId);
+    if (t0.ownerId !== caller.userId && !isStaff(caller)) throw forbidden();
+    await this.idempotency.run({ caller: caller.userId, operation: 'resumeTransfer', key: input.idempotencyKey }, { transferId: input.transferId }, async () => {
+      await this.underLease(t0, async () => {
+        const t = (await this.repo.get(t0.id))!;
+        if (t.status !== 'ACTION_REQUIRED') throw new AppError('INVALID_STATE', `Only a transfer in ACTION_REQUIRED can be resumed (it is ${t.status})`);
+        await this.prisma.sagaStep.updateMany({ where: { transferId: t.id, step: 'check' }, data: { state: 'PENDING', updatedAt: this.clock.now() } });
+        await this.repo.transition({ transferId: t.id, to: 'PENDING', cause: 'mutation', actor: caller.userId, detail: { action: 'resumeTransfer' } });
+        await this.saga.advance(t.id, { cause: 'worker', actor: 'worker' });
+      });
+      return { transferId: t0.id };
+    });
+    return (await this.repo.get(t0.id))!;
+  }
+
+  async capture(caller: Caller, input: { transferId: string; idempotencyKey: string; amount?: string | null }): Promise<TransferRow> {
+    if (!isStaff(caller)) throw forbidden('Only back-office or admin can capture');
+    const t0 = await this.getVisible(caller, input.transferId);
+    if (input.amount != null) {
+      if (!(dec(input.amount).gt(0))) throw badInput('amount must be greater than 0');
+      if (!fitsMinorUnits(input.amount, t0.sendCurrency)) throw badInput(`amount has more decimals than ${t0.sendCurrency} allows`);
+      if (dec(input.amount).gt(dec(t0.sendAmount))) throw badInput('amount must not exceed the authorized amount');
+    }
+    const amount = input.amount != null ? formatAmount(input.amount, t0.sendCurrency) : null;
+    await this.idempotency.run({ caller: caller.userId, operation: 'captureTransfer', key: input.idempotencyKey }, { transferId: t0.id, amount }, async () => {
+      await this.precheckMoneyAction(t0.id, 'capture');
+      await this.underLease(t0, async () => {
+        const t = (await this.repo.get(t0.id))!;
+        await this.assertMoneyActionAllowed(t, 'capture');
+        await this.saga.recordIntent(t, 'capture', { amount, requestedBy: caller.userId });
+        await this.saga.advance(t.id, { cause: 'mutation', actor: caller.userId });
+      });
+      return { transferId: t0.id };
+    });
+    return (await this.repo.get(t0.id))!;
+  }
+
+  async void(caller: Caller, input: { transferId: string; idempotencyKey: string }): Promise<TransferRow> {
+    const t0 = await this.getVisible(caller, input.transferId);
+    await this.idempotency.run({ caller: caller.userId, operation: 'voidTransfer', key: input.idempotencyKey }, { transferId: t0.id }, async () => {
+      await this.precheckMoneyAction(t0.id, 'void');
+      await this.underLease(t0, async () => {
+        const t = (await this.repo.get(t0.id))!;
+        await this.assertMoneyActionAllowed(t, 'void');
+        await this.saga.recordIntent(t, 'void', { target: 'VOIDED', failureCode: 'VOIDED_BY_REQUEST', requestedBy: caller.userId });
+        await this.saga.advance(t.id, { cause: 'mutation', actor: caller.userId });
+      });
+      return { transferId: t0.id };
+    });
+    return (await this.repo.get(t0.id))!;
+  }
+
+  /** Cheap refusal without waiting for the lease (e.g. 199 of 200 concurrent captures). */
+  private async precheckMoneyAction(id: string, action: 'capture' | 'void'): Promise<void> {
+    const t = (await this.repo.get(id))!;
+    await this.assertMoneyActionAllowed(t, action);
+  }
+
+  private async assertMoneyActionAllowed(t: TransferRow, action: 'capture' | 'void'): Promise<void> {
+    if (t.status !== 'AUTHORIZED')
+      throw new AppError('INVALID_STATE', `Only an AUTHORIZED transfer can be ${action === 'capture' ? 'captured' : 'voided'} (it is ${t.status})`);
+    const existing = await this.prisma.sagaStep.findMany({ where: { transferId: t.id, step: { in: ['capture', 'void'] } } });
+    const live = existing.filter((s) => s.state !== 'FAILED' || s.step === 'void');
+    if (live.length)
+      throw new AppError('INVALID_STATE', `A ${live[0]!.step} of this transfer is already ${live[0]!.state === 'SUCCEEDED' ? 'done' : 'in progress'}; a payment is captured or voided once`);
+  }
+
+  // ── TransferEventSink ─────────────────────────────────────────────────────────────────────────────
+
+  async applyPlatformEvent(e: PlatformTransactionEvent): Promise<ApplyOutcome> {
+    const t =
+      (e.externalTransactionId ? await this.prisma.transfer.findUnique({ where: { externalPaymentId: e.externalTransactionId } }) : null) ??
+      (await this.prisma.transfer.findUnique({ where: { externalTransactionId: e.transactionId } }));
+    if (!t) return { applied: false, transferId: null, reason: 'unknown_transfer' };
+    const ref = e.source.kind === 'webhook' ? e.source.inboxId : e.transactionId;
+    const actor = e.source.kind === 'webhook' ? 'webhook' : e.source.kind;
+    const base = { transferId: t.id, cause: 'webhook' as const, actor, upstreamRef: ref };
+    const link = t.externalTransactionId ? {} : { externalTransactionId: e.transactionId };
+    const c = e.change;
+    const status = t.status as TransferStatus;
+
+    const record = async (to: TransferStatus | undefined, patch: Record<string, unknown>, detail: Record<string, unknown>): Promise<ApplyOutcome> => {
+      if (isTerminal(status)) return { applied: false, transferId: t.id, reason: 'terminal' };
+      const r = await this.repo.transition({ ...base, to, patch: { ...link, ...patch }, detail: { action: `platform ${c.type}`, value: c.newStatus, ...detail } });
+      if (!r.ok) return { applied: false, transferId: t.id, reason: r.kind === 'refused' ? 'terminal' : 'stale' };
+      return { applied: true, transferId: t.id, version: r.transfer.version };
+    };
+
+    if (c.type === 'compliance') {
+      if (!COMPLIANCE.has(c.newStatus)) return { applied: false, transferId: t.id, reason: 'unknown_value' };
+      if (c.newStatus === t.complianceStatus) return { applied: false, transferId: t.id, reason: 'no_change' };
+      if (t.complianceStatus && COMPLIANCE_FINAL.has(t.complianceStatus)) return { applied: false, transferId: t.id, reason: 'stale' };
+      // REJECTED only while no money can have moved: once an authorization was attempted (its outcome may not be
+      // recorded yet), the saga finishes it and then voids (→ VOIDED).
+      const authorizing = await this.prisma.sagaStep.count({ where: { transferId: t.id, step: 'authorize' } });
+      const rejectedEarly = c.newStatus === 'Rejected' && (status === 'PENDING' || status === 'ACTION_REQUIRED') && authorizing === 0;
+      const out = await record(rejectedEarly ? 'REJECTED' : undefined, {
+        complianceStatus: c.newStatus,
+        ...(rejectedEarly ? { failureCode: 'COMPLIANCE_REJECTED', failureMessage: 'Compliance review rejected the transfer before any money moved' } : {}),
+      }, {});
+      if (out.applied && (c.newStatus === 'Approved' || c.newStatus === 'Rejected')) await this.kick(t.id, ref);
+      return out;
+    }
+
+    // Transaction status and payout status: facts only move forward (documented order); the transfer's status
+    // is derived from the latest facts (transfer.platform.ts), so the order of arrival does not matter. Facts
+    // that call for nothing yet (e.g. `Completed` while our capture is still settling) are recorded, and the
+    // saga applies them when it catches up.
+    const isStatus = c.type === 'status';
+    const rankOf = isStatus ? platformRank : payoutRank;
+    if (rankOf(c.newStatus) === -2) return { applied: false, transferId: t.id, reason: 'unknown_value' };
+    if (isTerminal(status)) return { applied: false, transferId: t.id, reason: 'terminal' };
+    // Only for the platform's own void/auto-cancel of an authorization: our capture/void in flight wins.
+    const busy =
+      status === 'AUTHORIZED'
+        ? (await this.prisma.sagaStep.count({ where: { transferId: t.id, step: { in: ['capture', 'void'] }, state: { in: ['PENDING', 'UNKNOWN'] } } })) > 0
+        : false;
+    // Decided on the locked row: the saga may have moved the transfer since `t` was read (e.g. its capture
+    // committed just now), and the status must follow the facts as they stand at commit time.
+    let skipped: ApplyOutcome | null = null;
+    const r = await this.repo.transition({
+      ...base,
+      detail: { action: `platform ${c.type}`, value: c.newStatus, ...(c.type === 'payout' ? { amount: c.amount } : {}) },
+      decide: (row) => {
+        const current = isStatus ? row.upstreamTransactionStatus : row.payoutStatus;
+        if (c.newStatus === current) return (skipped = { applied: false, transferId: t.id, reason: 'no_change' }), { skip: 'no change' };
+        if (rankOf(c.newStatus) <= rankOf(current)) return (skipped = { applied: false, transferId: t.id, reason: 'stale' }), { skip: 'stale' };
+        const rowStatus = row.status as TransferStatus;
+        if (isTerminal(rowStatus)) return (skipped = { applied: false, transferId: t.id, reason: 'terminal' }), { skip: 'terminal' };
+        const facts = {
+          upstreamTransactionStatus: isStatus ? c.newStatus : row.upstreamTransactionStatus,
+          payoutStatus: isStatus ? row.payoutStatus : c.newStatus,
+        };
+        let target = platformTarget(rowStatus, facts);
+        if (target && rowStatus === 'AUTHORIZED' && (busy || status !== 'AUTHORIZED')) target = null;
+        const failure = target?.failureCode ? { failureCode: target.failureCode, failureMessage: target.failureMessage } : {};
+        return { to: target?.to, patch: { ...link, [isStatus ? 'upstreamTransactionStatus' : 'payoutStatus']: c.newStatus, ...failure } };
+      },
+    });
+    if (skipped) return skipped;
+    if (!r.ok) return { applied: false, transferId: t.id, reason: r.kind === 'refused' ? 'terminal' : 'stale' };
+    return { applied: true, transferId: t.id, version: r.transfer.version };
+  }
+
+  /** A decision arrived: run the saga now (cause webhook) if the transfer is free, else let the worker do it. */
+  private async kick(transferId: string, ref: string): Promise<void> {
+    const got = await this.saga
+      .withLease(transferId, this.owner, 0, () => this.saga.advance(transferId, { cause: 'webhook', actor: 'webhook', upstreamRef: ref }))
+      .catch((err) => {
+        this.logger.warn({ err: { message: (err as Error).message }, transferId }, 'saga after a platform event failed; the worker retries');
+        return null;
+      });
+    if (!got) {
+      await this.repo.schedule(transferId, this.clock.now());
+      this.nudge();
+    }
+  }
+}

@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../../shared/logger';
+import type { IdempotencyService } from '../../shared/idempotency.service';
+import type { TransferSaga } from './transfer.saga';
+
+export interface WorkerOptions {
+  pollIntervalMs: number;
+  batchSize: number;
+}
+
+/**
+ * Runs due sagas. Each tick claims up to batchSize transfers whose next_run_at has come and whose lease is free
+ * or expired (FOR UPDATE SKIP LOCKED, so any number of instances share the work), advances each under its
+ * lease — renewed by a heartbeat (TransferSaga.keepLease) for as long as the advance runs —, then releases it. A process that dies holding leases loses them when they expire: another tick
+ * (this instance after a restart, or any other) reclaims the transfer — crash recovery needs nothing else.
+ * `nudge()` runs a tick at once (createTransfer, webhooks), instead of waiting for the poll interval.
+ */
+export class TransferWorker {
+  readonly owner = `worker:${randomUUID()}`;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+  private closed = false;
+  private lastPurge = 0;
+
+  constructor(
+    private readonly saga: TransferSaga,
+    private readonly idempotency: IdempotencyService,
+    private readonly logger: Logger,
+    private readonly opts: WorkerOptions,
+  ) {}
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running?.catch(() => undefined);
+  }
+
+  nudge(): void {
+    if (this.stopped) return;
+    if (this.running) this.again = true;
+    else this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.tick().then(() => undefined).finally(() => {
+        this.running = null;
+        const more = this.again;
+        this.again = false;
+        this.schedule(more ? 0 : this.opts.pollIntervalMs);
+      });
+    }, ms);
+    this.timer.unref?.();
+  }
+
+  /** One round: claim due transfers and advance them. Returns how many were processed (tests call it directly). */
+  async tick(): Promise<number> {
+    let processed = 0;
+    try {
+      for (let round = 0; round < 20 && !this.closed; round++) {
+        const ids = await this.saga.claimDue(this.owner, this.opts.batchSize);
+        if (ids.length === 0) break;
+        for (const id of ids) {
+          // Claimed in a batch and advanced one after another: a transfer whose lease ran out while it waited may
+          // belong to another instance by now — renew first, skip it unless still ours.
+          if (!(await this.saga.renew(id, this.owner))) continue;
+          const lease = this.saga.keepLease(id, this.owner); // heartbeat: a long advance never outlives its lease
+          try {
+            await this.saga.advance(id, { cause: 'worker', actor: 'worker' });
+          } catch (err) {
+            this.logger.error({ err, transferId: id }, 'saga step failed; will retry after the lease expires');
+            continue; // keep the lease (no longer renewed): the transfer is retried once it expires (backoff by lease)
+          } finally {
+            await lease.stop();
+          }
+          await this.saga.release(id, this.owner).catch(() => undefined);
+          processed++;
+        }
+      }
+      if (Date.now() - this.lastPurge > 3600_000) {
+        this.lastPurge = Date.now();
+        await this.idempotency.purgeExpired();
+      }
+    } catch (err) {
+      this.logger.error({ err: { message: (err as Error).message } }, 'transfer worker tick failed');
+    }
+    return processed;
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The webhook inbox: every accepted delivery is one row, written before the 2xx answer.
+ *
+ * Deduplication is a unique key in the database (webhook_inbox.dedupe_key), so a redelivery — seconds or
+ * weeks later, to any instance — inserts nothing. The key (webhook.normalize.ts `dedupeKeyOf`) is the
+ * sha256 of the normalised event type + the canonical payload without its `event` field:
+ * - the platform sends no delivery id, and a redelivery carries the same body (the signature header
+ *   changes with each attempt's timestamp, so it is not part of the key);
+ * - canonical JSON (sorted keys) makes key order and whitespace irrelevant;
+ * - leaving `event` out and keying on the normalised type makes the same event received under two
+ *   spellings (e.g. a legacy lowercase subscription next to a current one) one row;
+ * - a semantic key such as (transactionId, type, oldStatus, newStatus) was considered: it would also merge
+ *   events the platform might re-word (messages), but it would need one definition per type and per
+ *   payload generation, and it could wrongly merge a transition that legitimately happens twice
+ *   (documents re-decided VERIFIED → REJECTED → VERIFIED carry different occurredAt, agents different
+ *   before/after, but a transaction's hold → release → hold would not). Whatever slips through the
+ *   byte-level key is harmless anyway: the saga never moves backwards, applies a compliance value only
+ *   when it changes, documents keep the greatest occurredAt.
+ */
+import { randomUUID } from 'node:crypto';
+import type { PrismaClient } from '../../generated/prisma/client';
+import { dedupeKeyOf, eventTypeOf, normalizeEvent } from './webhook.normalize';
+
+export interface StoredDelivery {
+  id: string;
+  duplicate: boolean;
+}
+
+export class WebhookInbox {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /** Inserts the event unless an event with the same dedupe key exists. Throws when the database does. */
+  async store(input: { eventName: string; payload: Record<string, unknown>; signed: boolean; receivedAt: Date }): Promise<StoredDelivery> {
+    const dedupeKey = dedupeKeyOf(input.eventName, input.payload);
+    const normalized = normalizeEvent(input.payload, input.receivedAt);
+    const kind = normalized.kind === 'invalid' ? (eventTypeOf(input.eventName)?.split('.')[0] ?? 'unknown') : normalized.kind;
+    const streamKey = normalized.streamKey ?? `misc:${dedupeKey}`;
+    const id = randomUUID();
+    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+      INSERT INTO webhook_inbox (id, dedupe_key, event_name, kind, stream_key, payload, signed, received_at, next_attempt_at)
+      VALUES (${id}, ${dedupeKey}, ${input.eventName.slice(0, 200)}, ${kind}, ${streamKey}, ${JSON.stringify(input.payload)}::jsonb,
+              ${input.signed}, ${input.receivedAt}, ${input.receivedAt})
+      ON CONFLICT (dedupe_key) DO NOTHING
+      RETURNING id`;
+    return rows.length > 0 ? { id, duplicate: false } : { id: '', duplicate: true };
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Receiving one delivery: verify the signature over the raw bytes, parse, store in the inbox, nudge the
+ * processor. Nothing is stored unless the delivery verified (or unsigned mode is on) and parsed.
+ *
+ *   401  signature missing / malformed / outside the tolerance window / not matching, while a secret is set
+ *   400  not JSON, not a JSON object, or no `event` name
+ *   503  the database cannot store it (the platform retries)
+ *   200  stored (or a duplicate of a stored event): { received: true, duplicate }
+ */
+import { Counter } from 'prom-client';
+import type { Clock } from '../../shared/clock';
+import type { Logger } from '../../shared/logger';
+import type { Metrics } from '../../shared/metrics';
+import { eventNameOf } from './webhook.normalize';
+import type { WebhookInbox } from './webhook.inbox';
+import type { WebhookProcessor } from './webhook.processor';
+import type { WebhookSecretStore } from './webhook.secrets';
+import { verifySignature, type SignatureResult } from './webhook.signature';
+
+export interface ReceiveResult {
+  status: 200 | 400 | 401 | 503;
+  body: Record<string, unknown>;
+}
+
+export class WebhookReceiver {
+  private readonly deliveries: Counter<'outcome'>;
+
+  constructor(
+    private readonly inbox: WebhookInbox,
+    private readonly secrets: WebhookSecretStore,
+    private readonly processor: WebhookProcessor,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    metrics: Metrics,
+    private readonly opts: { toleranceS: number },
+  ) {
+    this.deliveries = new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Webhook deliveries received, by outcome (stored, duplicate, unsigned, bad_signature, bad_request, unavailable)',
+      labelNames: ['outcome'] as const,
+      registers: [metrics.registry],
+    });
+  }
+
+  async receive(rawBody: Buffer, signatureHeader: string | string[] | undefined): Promise<ReceiveResult> {
+    let snapshot;
+    try {
+      snapshot = await this.secrets.get();
+    } catch (err) {
+      this.deliveries.inc({ outcome: 'unavailable' });
+      this.logger.warn({ err: { message: (err as Error).message } }, 'webhook refused: cannot read the signing secrets');
+      return { status: 503, body: { error: 'unavailable' } };
+    }
+
+    const verify = (secrets: readonly string[]): SignatureResult =>
+      verifySignature({ header: signatureHeader, rawBody, secrets, nowMs: this.clock.nowMs(), toleranceS: this.opts.toleranceS });
+
+    let signed = false;
+    if (snapshot.signed || signatureHeader !== undefined) {
+      let result = snapshot.signed ? verify(snapshot.secrets) : null;
+      if (!result?.ok) {
+        // another instance may have rotated (or created, or deleted) the secret: re-read once
+        const fresh = await this.secrets.reloadAfterFailure().catch(() => null);
+        if (fresh) {
+          snapshot = fresh;
+          result = fresh.signed ? verify(fresh.secrets) : null;
+        }
+      }
+      if (snapshot.signed) {
+        if (!result?.ok) {
+          this.deliveries.inc({ outcome: 'bad_signature' });
+          this.logger.warn({ reason: result?.reason ?? 'missing' }, 'webhook refused: signature does not verify');
+          return { status: 401, body: { error: 'invalid_signature' } };
+        }
+        signed = true;
+      }
+    }
+
+    let payload: unknown;
+    try {
+      payload = JSON.parse(rawBody.toString('utf8'));
+    } catch {
+      this.deliveries.inc({ outcome: 'bad_request' });
+      return { status: 400, body: { error: 'malformed_json' } };
+    }
+    const eventName = eventNameOf(payload);
+    if (!eventName) {
+      this.deliveries.inc({ outcome: 'bad_request' });
+      return { status: 400, body: { error: 'not_an_event', message: 'expected a JSON object with an "event" name' } };
+    }
+
+    try {
+      const stored = await this.inbox.store({ eventName, payload: payload as Record<string, unknown>, signed, receivedAt: this.clock.now() });
+      this.deliveries.inc({ outcome: stored.duplicate ? 'duplicate' : signed ? 'stored' : 'unsigned' });
+      if (!stored.duplicate) this.processor.nudge();
+      return { status: 200, body: { received: true, duplicate: stored.duplicate } };
+    } catch (err) {
+      this.deliveries.inc({ outcome: 'unavailable' });
+      this.logger.warn({ err: { message: (err as Error).message }, event: eventName }, 'webhook not stored (database); the platform will retry');
+      return { status: 503, body: { error: 'unavailable' } };
+    }
+  }
+}

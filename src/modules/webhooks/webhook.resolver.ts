@@ -1,0 +1,59 @@
+import { Arg, Authorized, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { toAppError } from '../../upstream/http/upstream.errors';
+import type { WebhookSubscriptionService } from './webhook.subscriptions';
+import { RegisterWebhookSubscriptionInput, RegisterWebhookSubscriptionPayload, WebhookSigningSecret, WebhookSubscription } from './webhook.types';
+
+/** Upstream failures become AppErrors (UPSTREAM_UNAVAILABLE, NOT_FOUND, …). */
+const run = <T>(fn: () => Promise<T>): Promise<T> => fn().catch((e: unknown) => Promise.reject(toAppError(e)));
+
+@Resolver()
+export class WebhookResolver {
+  constructor(private readonly subscriptions: WebhookSubscriptionService) {}
+
+  @Authorized('admin')
+  @Query(() => [WebhookSubscription], { description: "Admin: this tenant's webhook subscriptions at the remittances platform." })
+  webhookSubscriptions(): Promise<WebhookSubscription[]> {
+    return run(() => this.subscriptions.list());
+  }
+
+  @Authorized('admin')
+  @Query(() => [WebhookSigningSecret], { description: 'Admin: the signing secrets this service holds (fingerprints only).' })
+  webhookSigningSecrets(): Promise<WebhookSigningSecret[]> {
+    return run(() => this.subscriptions.storedSecrets());
+  }
+
+  @Authorized('admin')
+  @Mutation(() => RegisterWebhookSubscriptionPayload, {
+    description:
+      "Admin: subscribe this service's /webhooks/remittances (PUBLIC_URL) at the platform. Idempotent by URL and events (created: false when it already existed). INVALID_STATE when PUBLIC_URL is not configured.",
+  })
+  registerWebhookSubscription(
+    @Arg('input', () => RegisterWebhookSubscriptionInput, { nullable: true, description: 'Optional: events and whether to create a secret.' }) input?: RegisterWebhookSubscriptionInput,
+  ): Promise<RegisterWebhookSubscriptionPayload> {
+    return run(() => this.subscriptions.register({ events: input?.events, createSecret: input?.createSecret ?? true }));
+  }
+
+  @Authorized('admin')
+  @Mutation(() => Boolean, { description: 'Admin: delete a webhook subscription at the platform (and our copy of its secret).' })
+  deleteWebhookSubscription(@Arg('id', () => ID, { description: "The platform's subscription id (NOT_FOUND when unknown)." }) id: string): Promise<boolean> {
+    return run(() => this.subscriptions.delete(id));
+  }
+
+  @Authorized('admin')
+  @Mutation(() => WebhookSigningSecret, {
+    description: "Admin: create or rotate the signing secret (default: this service's subscription). Stored encrypted; only the fingerprint is returned.",
+  })
+  rotateWebhookSecret(
+    @Arg('subscriptionId', () => ID, { nullable: true, description: "The subscription; default: this service's own (NOT_FOUND when there is none: register one first)." })
+    subscriptionId?: string): Promise<WebhookSigningSecret> {
+    return run(() => this.subscriptions.rotateSecret(subscriptionId ?? undefined));
+  }
+
+  @Authorized('admin')
+  @Mutation(() => Boolean, { description: 'Admin: delete the signing secret (deliveries become unsigned; /readyz shows unsigned mode).' })
+  deleteWebhookSecret(
+    @Arg('subscriptionId', () => ID, { nullable: true, description: "The subscription; default: this service's own (NOT_FOUND when there is none)." })
+    subscriptionId?: string): Promise<boolean> {
+    return run(() => this.subscriptions.deleteSecret(subscriptionId ?? undefined));
+  }
+}

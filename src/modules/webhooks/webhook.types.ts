@@ -1,0 +1,72 @@
+import { ArrayMaxSize, ArrayMinSize, IsBoolean, IsOptional, IsString, Length } from 'class-validator';
+import { Field, ID, InputType, ObjectType } from 'type-graphql';
+
+@ObjectType({ description: 'A webhook subscription of this tenant at the remittances platform (admin).' })
+export class WebhookSubscription {
+  @Field(() => ID, { description: "The platform's subscription id." })
+  id!: string;
+
+  @Field({ description: 'The https URL the platform delivers events to.' })
+  url!: string;
+
+  @Field(() => [String], { description: 'Event names as registered (matched case-insensitively by the platform).' })
+  events!: string[];
+
+  @Field(() => Date, { nullable: true, description: 'When the platform created it, if it says.' })
+  createdAt!: Date | null;
+
+  @Field(() => String, { nullable: true, description: 'v1 when the platform signs deliveries; null when unsigned.' })
+  signatureVersion!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'First 8 hex characters of sha256 of the signing secret.' })
+  secretFingerprint!: string | null;
+
+  @Field(() => Date, { nullable: true, description: 'When the signing secret was last created or rotated, if known.' })
+  secretRotatedAt!: Date | null;
+
+  @Field({ description: "The URL is this service's webhook endpoint (PUBLIC_URL + /webhooks/remittances)." })
+  isOwn!: boolean;
+
+  @Field({ description: 'This service holds (encrypted) the secret the platform currently signs with.' })
+  secretStored!: boolean;
+}
+
+@ObjectType({ description: 'A signing secret held by this service. The secret itself is never shown again.' })
+export class WebhookSigningSecret {
+  @Field(() => ID, { description: 'The webhook subscription the secret signs for.' })
+  subscriptionId!: string;
+
+  @Field({ description: 'First 8 hex characters of sha256 of the secret.' })
+  fingerprint!: string;
+
+  @Field({ description: 'When this secret was created or rotated.' })
+  rotatedAt!: Date;
+}
+
+@ObjectType({ description: 'The result of registerWebhookSubscription.' })
+export class RegisterWebhookSubscriptionPayload {
+  @Field(() => WebhookSubscription, { description: "This service's subscription (new or the one that already existed)." })
+  subscription!: WebhookSubscription;
+
+  @Field({ description: 'false when a subscription with this URL and these events already existed.' })
+  created!: boolean;
+
+  @Field(() => WebhookSigningSecret, { nullable: true, description: 'Set when a signing secret was created by this call.' })
+  secret!: WebhookSigningSecret | null;
+}
+
+@InputType({ description: "What to subscribe this service's webhook endpoint to." })
+export class RegisterWebhookSubscriptionInput {
+  @Field(() => [String], { nullable: true, description: 'Event names (1 to 20, each known to the service; unknown names are BAD_USER_INPUT); default: every event the service processes.' })
+  @IsOptional()
+  @ArrayMinSize(1, { message: 'events must list 1 to 20 event names (or be omitted for all)' })
+  @ArrayMaxSize(20, { message: 'events must list 1 to 20 event names (or be omitted for all)' })
+  @IsString({ each: true, message: 'each event name must be a string' })
+  @Length(1, 100, { each: true, message: 'each event name must be 1 to 100 characters' })
+  events?: string[];
+
+  @Field({ nullable: true, defaultValue: true, description: 'Create a signing secret right away (default true).' })
+  @IsOptional()
+  @IsBoolean()
+  createSecret?: boolean;
+}

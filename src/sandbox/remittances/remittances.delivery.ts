@@ -1,0 +1,207 @@
+/**
+ * Webhook delivery of the simulated remittances platform.
+ *
+ * - One POST per event and matching subscription (names match case-insensitively; the payload's `event`
+ *   field is the subscription's registered spelling). Content-Type application/json.
+ * - Signed when the subscription has a secret: `X-Service-Signature: t=<unix seconds, sandbox clock>,v1=<hex
+ *   HMAC-SHA256(secret, t + "." + body)>`, computed at each attempt with the secret current at that moment
+ *   (rotation applies at once, no grace period; after DELETE .../secret the header is absent).
+ * - Per subscription, first attempts go out one at a time in publication order (so the happy path arrives in
+ *   order); a failed attempt (non-2xx, timeout, connection error) is retried on its own after
+ *   options.webhookRetryDelaysMs[n] (default 200 ms, 1 s, 5 s, 30 s: 5 attempts in all), then given up.
+ *   Deliveries to a deleted subscription stop. Reset cancels everything in flight.
+ * - Faults (ctx.faults), all drawn from the seeded ctx.random so a seed reproduces a run:
+ *   webhookDuplicateRate: the event is delivered twice (same body);
+ *   webhookShuffle: a transaction's events are held while its lifecycle runs and delivered in a shuffled
+ *   order each time it pauses (waiting for capture / review / a terminal status);
+ *   webhookDelayMs: each delivery waits an extra webhookDelayMs × [0.5, 1.5) before its first attempt.
+ */
+import { createHmac } from 'node:crypto';
+import { Agent, request } from 'undici';
+import type { SandboxContext } from '../sandbox.context';
+import { registeredSpelling, type EventName } from './remittances.events';
+import { TimerSet, uuid } from './remittances.util';
+import { MAX_DELIVERY_RECORDS, type DeliveryRecord, type Subscription, type WebhookStore } from './remittances.webhooks';
+
+export const SIGNATURE_HEADER = 'x-service-signature';
+
+interface DeliveryJob {
+  deliveryId: string;
+  sub: Subscription;
+  event: string;
+  body: string;
+  attempt: number;
+  duplicate: boolean;
+}
+
+export function signatureHeader(secret: string, t: number, body: string): string {
+  const v1 = createHmac('sha256', secret).update(`${t}.${body}`, 'utf8').digest('hex');
+  return `t=${t},v1=${v1}`;
+}
+
+export class WebhookDelivery {
+  private readonly timers = new TimerSet();
+  private readonly queues = new Map<string, DeliveryJob[]>();
+  private readonly busy = new Set<string>();
+  private readonly held = new Map<string, DeliveryJob[]>();
+  private readonly inFlight = new Set<AbortController>();
+  private epoch = 0;
+  private agent: Agent | null = null;
+
+  constructor(
+    private readonly ctx: SandboxContext,
+    private readonly store: WebhookStore,
+  ) {}
+
+  /**
+   * Publishes an event to every matching subscription of the tenant. `group` (a transaction id) lets
+   * webhookShuffle hold the group's events until flush(group).
+   */
+  publish(tenantId: string, event: EventName, payload: Record<string, unknown>, group?: string): void {
+    for (const sub of this.store.byTenant(tenantId)) {
+      const spelling = registeredSpelling(sub.events, event);
+      if (!spelling) continue;
+      const body = JSON.stringify({ event: spelling, ...payload });
+      const job: DeliveryJob = { deliveryId: uuid(), sub, event: spelling, body, attempt: 0, duplicate: false };
+      const jobs = [job];
+      const { webhookDuplicateRate } = this.ctx.faults;
+      if (webhookDuplicateRate > 0 && this.ctx.random() < webhookDuplicateRate) jobs.push({ ...job, duplicate: true });
+      if (group !== undefined && this.ctx.faults.webhookShuffle) {
+        const list = this.held.get(group) ?? [];
+        list.push(...jobs);
+        this.held.set(group, list);
+      } else {
+        for (const j of jobs) this.dispatch(j);
+      }
+    }
+  }
+
+  /** Releases a group's held events (shuffled with the seeded rng). */
+  flush(group: string): void {
+    const jobs = this.held.get(group);
+    if (!jobs) return;
+    this.held.delete(group);
+    for (let i = jobs.length - 1; i > 0; i--) {
+      const k = Math.floor(this.ctx.random() * (i + 1));
+      [jobs[i], jobs[k]] = [jobs[k], jobs[i]];
+    }
+    for (const j of jobs) this.dispatch(j);
+  }
+
+  reset(): void {
+    this.epoch++;
+    this.timers.clear();
+    this.queues.clear();
+    this.busy.clear();
+    this.held.clear();
+    for (const c of this.inFlight) c.abort();
+    this.inFlight.clear();
+  }
+
+  async close(): Promise<void> {
+    this.reset();
+    const agent = this.agent;
+    this.agent = null;
+    if (agent) await agent.destroy().catch(() => undefined);
+  }
+
+  private dispatch(job: DeliveryJob): void {
+    const { webhookDelayMs } = this.ctx.faults;
+    if (webhookDelayMs > 0) {
+      const delay = Math.round(webhookDelayMs * (0.5 + this.ctx.random()));
+      this.timers.after(delay, () => this.enqueue(job));
+    } else {
+      this.enqueue(job);
+    }
+  }
+
+  private enqueue(job: DeliveryJob): void {
+    const q = this.queues.get(job.sub.id) ?? [];
+    q.push(job);
+    this.queues.set(job.sub.id, q);
+    if (!this.busy.has(job.sub.id)) void this.pump(job.sub.id);
+  }
+
+  private async pump(subId: string): Promise<void> {
+    const epoch = this.epoch;
+    this.busy.add(subId);
+    try {
+      for (;;) {
+        const job = this.queues.get(subId)?.shift();
+        if (!job) break;
+        await this.attempt(job);
+        if (epoch !== this.epoch) return;
+      }
+    } finally {
+      if (epoch === this.epoch) {
+        this.busy.delete(subId);
+        this.queues.delete(subId);
+      }
+    }
+  }
+
+  private async attempt(job: DeliveryJob): Promise<void> {
+    const epoch = this.epoch;
+    const { sub } = job;
+    if (!this.store.isLive(sub)) return; // subscription deleted: stop
+    job.attempt++;
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'user-agent': 'remittances-sandbox-webhooks/1',
+    };
+    const secret = sub.secret;
+    if (secret) headers[SIGNATURE_HEADER] = signatureHeader(secret, Math.floor(this.ctx.nowMs() / 1000), job.body);
+    const controller = new AbortController();
+    this.inFlight.add(controller);
+    let status: number | null = null;
+    let error: string | undefined;
+    const timeout = this.ctx.options.webhookTimeoutMs ?? 2000;
+    const timer = setTimeout(() => controller.abort(), timeout);
+    try {
+      const res = await request(sub.url, {
+        method: 'POST',
+        headers,
+        body: job.body,
+        signal: controller.signal,
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+        dispatcher: this.dispatcher(),
+      });
+      status = res.statusCode;
+      await res.body.dump().catch(() => undefined);
+    } catch (e) {
+      error = controller.signal.aborted ? 'timeout' : e instanceof Error ? e.message : String(e);
+    } finally {
+      clearTimeout(timer);
+      this.inFlight.delete(controller);
+    }
+    if (epoch !== this.epoch) return; // reset while in flight
+    const ok = status !== null && status >= 200 && status < 300;
+    const delays = this.ctx.options.webhookRetryDelaysMs;
+    const willRetry = !ok && job.attempt <= delays.length;
+    const record: DeliveryRecord = {
+      deliveryId: job.deliveryId,
+      event: job.event,
+      attempt: job.attempt,
+      status,
+      outcome: ok ? 'delivered' : status === null ? 'unreachable' : 'failed',
+      willRetry,
+      signed: secret !== null,
+      duplicate: job.duplicate,
+      at: this.ctx.now().toISOString(),
+    };
+    if (error) record.error = error;
+    sub.deliveries.push(record);
+    if (sub.deliveries.length > MAX_DELIVERY_RECORDS) sub.deliveries.splice(0, sub.deliveries.length - MAX_DELIVERY_RECORDS);
+    if (willRetry) this.timers.after(delays[job.attempt - 1], () => void this.attempt(job));
+  }
+
+  private dispatcher(): Agent {
+    if (!this.agent) {
+      const t = this.ctx.options.webhookTimeoutMs ?? 2000;
+      this.agent = new Agent({ connect: { timeout: t }, keepAliveTimeout: 1000, headersTimeout: t, bodyTimeout: t });
+    }
+    return this.agent;
+  }
+}

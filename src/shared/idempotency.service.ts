@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import type { Prisma, PrismaClient } from '../generated/prisma/client';
+import type { Clock } from './clock';
+import { AppError } from './errors';
+
+export interface IdempotencyOptions {
+  /** How long a completed record answers replays (≥ 24 h). */
+  ttlMs: number;
+  /** How long a duplicate waits for the first request to finish before IDEMPOTENCY_IN_PROGRESS. */
+  waitMs: number;
+  /** An IN_PROGRESS claim older than this is considered abandoned (its process died) and may be taken over. */
+  staleAfterMs: number;
+  pollMs?: number;
+}
+
+export interface IdempotencyScope {
+  /** The caller (user id). */
+  caller: string;
+  /** The operation, e.g. "createTransfer". */
+  operation: string;
+  key: string;
+}
+
+/** Canonical JSON: object keys sorted, undefined dropped, so equal arguments hash equally. */
+export function canonicalJson(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v ?? null);
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(v as Record<string, unknown>)
+    .filter(([, x]) => x !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
+}
+
+export const requestHash = (args: unknown): string => createHash('sha256').update(canonicalJson(args)).digest('hex');
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Idempotent mutations. Scope = caller + operation + key. The first request claims the key
+ * (INSERT … ON CONFLICT DO NOTHING, so concurrent duplicates — in any instance — cannot both win) and runs;
+ * its JSON result is stored. A replay with the same arguments gets the stored result; with different
+ * arguments IDEMPOTENCY_KEY_REUSED. A duplicate arriving while the first still runs waits (polling the
+ * record) up to `waitMs`, then IDEMPOTENCY_IN_PROGRESS. A failed run releases its claim (nothing took effect:
+ * the work is transactional or itself idempotent), so the client may retry with the same key.
+ * Records live `ttlMs` (≥ 24 h); `purgeExpired` deletes older ones.
+ */
+export class IdempotencyService {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly clock: Clock,
+    private readonly opts: IdempotencyOptions,
+  ) {
+    if (opts.ttlMs < 24 * 3600_000) throw new Error('idempotency records must be kept at least 24 h');
+  }
+
+  async run<T extends Prisma.InputJsonValue>(scope: IdempotencyScope, args: unknown, fn: () => Promise<T>): Promise<T> {
+    const hash = requestHash(args);
+    const id = { scope: scope.caller, operation: scope.operation, key: scope.key };
+    const deadline = Date.now() + this.opts.waitMs;
+    for (;;) {
+      const now = this.clock.now();
+      const claimed = await this.prisma.$executeRaw`
+        INSERT INTO idempotency_records (scope, operation, key, request_hash, state, created_at, expires_at)
+        VALUES (${id.scope}, ${id.operation}, ${id.key}, ${hash}, 'IN_PROGRESS', ${now}, ${new Date(now.getTime() + this.opts.ttlMs)})
+        ON CONFLICT (scope, operation, key) DO NOTHING`;
+      if (claimed === 1) return this.execute(id, fn);
+
+      const rec = await this.prisma.idempotencyRecord.findUnique({ where: { scope_operation_key: id } });
+      if (!rec) continue; // released or purged in between: claim again
+      if (rec.expiresAt.getTime() <= now.getTime()) {
+        await this.prisma.idempotencyRecord.deleteMany({ where: { ...id, expiresAt: rec.expiresAt } });
+        continue;
+      }
+      if (rec.requestHash !== hash)
+        throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This idempotencyKey was already used with different arguments; use a new key');
+      if (rec.state === 'COMPLETED') return rec.response as T;
+      if (now.getTime() - rec.createdAt.getTime() > this.opts.staleAfterMs) {
+        // Abandoned claim (its process died): take it over atomically.
+        const taken = await this.prisma.idempotencyRecord.updateMany({
+          where: { ...id, state: 'IN_PROGRESS', createdAt: rec.createdAt },
+          data: { createdAt: now },
+        });
+        if (taken.count === 1) return this.execute(id, fn);
+        continue;
+      }
+      if (Date.now() >= deadline)
+        throw new AppError('IDEMPOTENCY_IN_PROGRESS', 'A request with this idempotencyKey is still being processed; retry shortly with the same key');
+      await sleep(this.opts.pollMs ?? 25);
+    }
+  }
+
+  private async execute<T extends Prisma.InputJsonValue>(id: { scope: string; operation: string; key: string }, fn: () => Promise<T>): Promise<T> {
+    let result: T;
+    try {
+      result = await fn();
+    } catch (e) {
+      await this.prisma.idempotencyRecord.deleteMany({ where: { ...id, state: 'IN_PROGRESS' } }).catch(() => undefined);
+      throw e;
+    }
+    await this.prisma.idempotencyRecord.update({
+      where: { scope_operation_key: id },
+      data: { state: 'COMPLETED', response: result },
+    });
+    return result;
+  }
+
+  async purgeExpired(): Promise<number> {
+    const r = await this.prisma.idempotencyRecord.deleteMany({ where: { expiresAt: { lt: this.clock.now() } } });
+    return r.count;
+  }
+}

@@ -1,0 +1,46 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * All Prometheus metrics of one service instance, on one registry (built once in the composition root,
+ * so tests can run several instances in one process without "metric already registered" errors).
+ */
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly graphqlRequests = new Counter({
+    name: 'graphql_requests_total',
+    help: 'GraphQL operations executed, by operation name, type and outcome',
+    labelNames: ['operation', 'type', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly graphqlDuration = new Histogram({
+    name: 'graphql_request_duration_seconds',
+    help: 'GraphQL operation latency, by operation name and type',
+    labelNames: ['operation', 'type'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests, by route and status code',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly upstreamRequests = new Counter({
+    name: 'upstream_requests_total',
+    help: 'Calls to upstream APIs, by service, operation and outcome',
+    labelNames: ['service', 'operation', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly upstreamDuration = new Histogram({
+    name: 'upstream_request_duration_seconds',
+    help: 'Upstream call latency, by service, operation and outcome',
+    labelNames: ['service', 'operation', 'outcome'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  constructor(opts: { defaultMetrics?: boolean } = {}) {
+    if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+}

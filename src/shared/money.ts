@@ -1,0 +1,49 @@
+import Decimal from 'decimal.js';
+
+/**
+ * Money inside the service: decimal.js values (never floats), decimal strings on the API and in the
+ * database (Prisma.Decimal is decimal.js too). Amounts are formatted with their currency's ISO 4217 minor
+ * units, e.g. "100.10" USD, "1500" JPY, "1.250" KWD.
+ */
+export { Decimal };
+
+const ZERO_DECIMAL = new Set([
+  'BIF', 'CLP', 'DJF', 'GNF', 'ISK', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF',
+]);
+const THREE_DECIMAL = new Set(['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND']);
+
+/** ISO 4217 minor units of a currency (2 unless listed). */
+export function minorUnits(currency: string): number {
+  if (ZERO_DECIMAL.has(currency)) return 0;
+  if (THREE_DECIMAL.has(currency)) return 3;
+  return 2;
+}
+
+export type DecimalLike = Decimal | string | { toString(): string };
+
+export const dec = (v: DecimalLike): Decimal => (v instanceof Decimal ? v : new Decimal(v.toString()));
+
+/** An amount as the API shows it: exactly the currency's minor units, no exponent. */
+export function formatAmount(v: DecimalLike, currency: string): string {
+  return dec(v).toFixed(minorUnits(currency), Decimal.ROUND_HALF_UP);
+}
+
+/** A rate as a plain decimal string without trailing zeros or exponent ("5.0123"). */
+export function formatRate(v: DecimalLike): string {
+  return dec(v).toFixed();
+}
+
+/** A JSON number from an upstream response, as the exact decimal string of its shortest representation. */
+export function fromJsonNumber(n: number): string {
+  return new Decimal(n).toFixed();
+}
+
+/** amount × rate, rounded half-up to the destination currency's minor units. */
+export function convert(amount: DecimalLike, rate: DecimalLike, currency: string): string {
+  return dec(amount).mul(dec(rate)).toFixed(minorUnits(currency), Decimal.ROUND_HALF_UP);
+}
+
+/** True when `v` has no more decimals than the currency allows. */
+export function fitsMinorUnits(v: DecimalLike, currency: string): boolean {
+  return dec(v).decimalPlaces() <= minorUnits(currency);
+}

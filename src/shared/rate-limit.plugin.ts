@@ -1,0 +1,104 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import { HeaderMap } from '@apollo/server';
+import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
+import type { GraphQLContext } from '../graphql/context';
+import type { Caller } from '../auth/auth.types';
+import type { RateLimiter } from './rate-limit';
+
+export interface RateLimitPluginOptions {
+  /** Rule name applied to every root field of a mutation. */
+  mutationRule: string;
+  /** Query root fields that have their own rule (e.g. resolveAlias → the upstream quota). */
+  queryRules: Record<string, string>;
+}
+
+/**
+ * Per-user rate limits, checked after the operation is resolved and before anything executes: each root
+ * field of a mutation (and each quota-bound query field) costs one point of the bucket keyed by
+ * caller + field. Over the limit → the whole request answers RATE_LIMITED (HTTP 429, Retry-After) with
+ * `extensions.retryAfterSeconds`, and no resolver runs. Anonymous requests are not counted: every mutation
+ * needs a caller, so they are refused (UNAUTHENTICATED) without doing anything.
+ *
+ * It also stamps `extensions.requestId` (the x-request-id of the HTTP request) on every error response.
+ */
+export function rateLimitPlugin(limiter: RateLimiter, opts: RateLimitPluginOptions): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      let retryAfterSeconds: number | null = null;
+      return {
+        async didResolveOperation({ operation, document, contextValue }) {
+          const refusal = await rateLimitRefusal(limiter, opts, contextValue.caller, operation, document);
+          if (refusal) {
+            retryAfterSeconds = refusal.extensions.retryAfterSeconds as number;
+            throw refusal;
+          }
+        },
+        async willSendResponse({ response, contextValue }) {
+          if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
+          response.body.singleResult.errors = response.body.singleResult.errors.map((e) => ({
+            ...e,
+            extensions: {
+              ...e.extensions,
+              ...(e.extensions?.code === 'RATE_LIMITED' && e.extensions.retryAfterSeconds === undefined && retryAfterSeconds !== null
+                ? { retryAfterSeconds }
+                : {}),
+              requestId: contextValue?.requestId,
+            },
+          }));
+        },
+      };
+    },
+  };
+}
+
+/**
+ * The rate-limit check for one resolved operation (shared by HTTP and graphql-ws): each root field of a
+ * mutation, and each quota-bound query field, costs one point of the caller's bucket for that field. Returns
+ * the RATE_LIMITED error to answer with, or null when allowed (or anonymous: nothing to count).
+ */
+export async function rateLimitRefusal(
+  limiter: RateLimiter,
+  opts: RateLimitPluginOptions,
+  caller: Caller | null,
+  operation: OperationDefinitionNode | null | undefined,
+  document: DocumentNode,
+): Promise<GraphQLError | null> {
+  if (!caller || !operation) return null;
+  for (const field of rootFields(operation, document)) {
+    const rule = operation.operation === 'mutation' ? opts.mutationRule : operation.operation === 'query' ? opts.queryRules[field] : undefined;
+    if (!rule) continue;
+    const d = await limiter.consume(rule, `${caller.userId}:${field}`);
+    if (!d.allowed) {
+      return new GraphQLError(`Too many ${field} requests; try again in ${d.retryAfterSeconds} s`, {
+        extensions: {
+          code: 'RATE_LIMITED',
+          retryAfterSeconds: d.retryAfterSeconds,
+          http: { status: 429, headers: new HeaderMap([['retry-after', String(d.retryAfterSeconds)]]) },
+        },
+      });
+    }
+  }
+  return null;
+}
+
+/** Root field names of the operation (inline fragments and fragment spreads included), __typename excluded. */
+function rootFields(operation: OperationDefinitionNode, document: DocumentNode): string[] {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const out: string[] = [];
+  const visited = new Set<string>();
+  const walk = (sel: OperationDefinitionNode['selectionSet']) => {
+    for (const s of sel.selections) {
+      if (s.kind === Kind.FIELD) {
+        if (s.name.value !== '__typename') out.push(s.name.value);
+      } else if (s.kind === Kind.INLINE_FRAGMENT) walk(s.selectionSet);
+      else if (s.kind === Kind.FRAGMENT_SPREAD && !visited.has(s.name.value)) {
+        visited.add(s.name.value);
+        const f = fragments.get(s.name.value);
+        if (f) walk(f.selectionSet);
+      }
+    }
+  };
+  walk(operation.selectionSet);
+  return out;
+}

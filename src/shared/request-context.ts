@@ -1,0 +1,71 @@
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+
+/**
+ * Who and what the current unit of work is: one HTTP request or one websocket operation. Kept in an
+ * AsyncLocalStorage so that everything run on its behalf — resolvers, services, upstream calls, Prisma
+ * queries, saga steps run inline by a mutation — logs with the same `requestId` (see the pino mixin in
+ * logger.ts) without passing it along by hand. Work started later by a timer or a worker inherits the
+ * context it was started from (Node propagates AsyncLocalStorage through timers and promises).
+ */
+export interface RequestContext {
+  requestId: string;
+  /** The caller's user id (the JWT `sub`, an opaque subject, not PII), once authenticated. */
+  userId?: string;
+}
+
+const storage = new AsyncLocalStorage<RequestContext>();
+
+/** The current request's context, or undefined outside any request (start-up, background work). */
+export const currentRequest = (): RequestContext | undefined => storage.getStore();
+
+/** Runs `fn` (and everything it starts) inside `ctx`. */
+export const runInRequest = <T>(ctx: RequestContext, fn: () => T): T => storage.run(ctx, fn);
+
+/** Records the caller of the current request (no-op outside a request). */
+export function setRequestUser(userId: string | null | undefined): void {
+  const ctx = storage.getStore();
+  if (ctx && userId) ctx.userId = userId;
+}
+
+/**
+ * Binds an async iterator's `next`/`return`/`throw` to `ctx`: a subscription's events are produced by
+ * pulling the iterator from graphql-ws's own loop, which runs outside the operation's context.
+ */
+export function bindIterator<T>(ctx: RequestContext, it: AsyncIterableIterator<T> | AsyncGenerator<T>): AsyncGenerator<T> {
+  const bound: AsyncGenerator<T> = {
+    next: (...args: [] | [unknown]) => storage.run(ctx, () => it.next(...(args as []))),
+    return: (value?: unknown) => storage.run(ctx, () => (it.return ? it.return(value as T) : Promise.resolve({ done: true as const, value: value as T }))),
+    throw: (err?: unknown) => storage.run(ctx, () => (it.throw ? it.throw(err) : Promise.reject(err))),
+    [Symbol.asyncIterator]() {
+      return bound;
+    },
+  } as AsyncGenerator<T>;
+  return bound;
+}
+
+/** Minimal Fastify surface used by registerRequestContext (avoids importing Fastify types here). */
+interface HookHost {
+  addHook(name: 'onRequest' | 'preValidation', hook: (req: { id: string; raw: object }, reply: unknown, done: () => void) => void): unknown;
+}
+
+const RESOURCE = Symbol('requestContextResource');
+
+/**
+ * One context per HTTP request, from the first hook on. Fastify runs preValidation, preHandler and the
+ * handler from the request stream's 'end' event, i.e. in the socket's async context rather than the
+ * onRequest one (nodejs/node#34430); the AsyncResource made in onRequest carries the context over.
+ */
+export function registerRequestContext(fastify: HookHost): void {
+  fastify.addHook('onRequest', (req, _reply, done) => {
+    storage.run({ requestId: req.id }, () => {
+      const resource = new AsyncResource('remittance-bff.request');
+      (req as unknown as Record<symbol, AsyncResource>)[RESOURCE] = resource;
+      resource.runInAsyncScope(done, req.raw);
+    });
+  });
+  fastify.addHook('preValidation', (req, _reply, done) => {
+    const resource = (req as unknown as Record<symbol, AsyncResource | undefined>)[RESOURCE];
+    if (resource) resource.runInAsyncScope(done, req.raw);
+    else done();
+  });
+}

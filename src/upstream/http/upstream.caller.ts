@@ -1,0 +1,442 @@
+import type { z } from 'zod';
+import type { Clock } from '../../shared/clock';
+import type { Logger } from '../../shared/logger';
+import type { Metrics } from '../../shared/metrics';
+import {
+  UnknownOutcome,
+  UpstreamError,
+  type MoneyMovingResult,
+  type UpstreamErrorKind,
+  type UpstreamService,
+} from './upstream.errors';
+import { stringifyJson } from './upstream.json';
+import { redactDeep, redactForm, redactHeaders, scrubMessage } from './upstream.redact';
+import { context, propagation, SpanKind, SpanStatusCode, tracingActive, withSpan, type Span } from '../../shared/tracing';
+import { defaultRetryEnv, nextRetryDelay, parseRetryAfter, type RetryEnv, type RetryPolicy } from './upstream.retry';
+import {
+  TransportFailure,
+  type TimeoutClass,
+  type TlsIdentity,
+  type TransportResponse,
+  type UpstreamTransport,
+} from './upstream.transport';
+
+/**
+ * Executes one logical upstream call: auth headers, attempts, the one token refresh on 401, retries
+ * with backoff where allowed, parsing and shape checks, metrics and debug logs. The typed clients
+ * describe each endpoint with a CallSpec and never touch HTTP themselves.
+ *
+ * When may a call be repeated?
+ * - `repeat: 'safe'` — reads (GET, quotes, validations, lookups, token requests) and writes that carry
+ *   the same idempotency key (externalPaymentId) on every attempt: repeated on connect failures,
+ *   timeouts, broken connections, 5xx and 429, with backoff, within the attempt and time caps.
+ * - `repeat: 'never'` — every other write. Repeated only when the request provably never reached the
+ *   server (the connection could not be established), which cannot cause a second effect.
+ * - Any call, once: after a 401 with a bearer token, the token is refreshed and the call sent again.
+ *   A 401 means the request was not processed, so this is never a second effect. A second 401 fails.
+ *
+ * Money-moving calls (payment, capture, void; `callMoneyMoving`): an attempt whose outcome is unknown —
+ * timeout or broken connection after sending, 5xx other than 503, or an unreadable 2xx body — makes the
+ * whole call ambiguous. If a later attempt (same key) returns a 2xx answer, that answer is the result;
+ * if not, the result is an UnknownOutcome (never a thrown "failed"), so the saga reconciles.
+ * 503 and 429 are taken to mean "not processed" (the request was refused before any work).
+ */
+export interface AuthProvider {
+  /** Headers for one attempt, plus the bearer token used (to invalidate it on 401). */
+  headers(): Promise<{ headers: Record<string, string>; token?: string }>;
+  /** Present for bearer-token auth: drop `token` so the next headers() fetches a fresh one. */
+  invalidate?(token: string): void;
+}
+
+export interface ParsedResponse {
+  status: number;
+  headers: TransportResponse['headers'];
+  body: unknown;
+}
+
+export interface CallSpec<T> {
+  /** Metric/log label, e.g. 'createPayment'. */
+  operation: string;
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  /** Path relative to the service base URL; callers encode path parameters. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined | null>;
+  json?: unknown;
+  form?: Record<string, string>;
+  headers?: Record<string, string>;
+  timeoutClass: TimeoutClass;
+  repeat: 'safe' | 'never';
+  auth?: AuthProvider;
+  /** Shape of a 2xx body. Use `z.void()`-like `emptyBody` for 204/empty answers. */
+  schema: z.ZodType<T>;
+  /** 2xx with an empty body is accepted (parsed as undefined). */
+  allowEmpty?: boolean;
+  /**
+   * Documented non-2xx "errors" that are really answers (alias not found = 400 found:false): return the
+   * typed result, or undefined for a real error. A body that claims to be an answer but fails its shape
+   * is an invalid_response.
+   */
+  answer?: (res: ParsedResponse) => { schema: z.ZodType<T> } | undefined;
+  /** Extracts typed facts from an error body into UpstreamError.details (never raw bodies: PII). */
+  errorDetails?: (res: ParsedResponse) => Record<string, unknown> | null | undefined;
+  /** Per-endpoint error classification (e.g. token endpoint errors are never retried). */
+  classify?: (res: ParsedResponse) => { kind: UpstreamErrorKind; retryable: boolean } | undefined;
+}
+
+export interface ServiceEndpoint {
+  service: UpstreamService;
+  baseUrl: string;
+  tls?: TlsIdentity;
+  retry: RetryPolicy;
+  /** Headers sent on every call of this service. */
+  defaultHeaders?: Record<string, string>;
+}
+
+export interface CallerDeps {
+  transport: UpstreamTransport;
+  clock: Clock;
+  metrics: Metrics;
+  logger: Logger;
+  /** Injected sleep/random for retries (defaults: real setTimeout, Math.random). */
+  retryEnv?: Partial<RetryEnv>;
+}
+
+type AttemptResult<T> =
+  | { ok: true; value: T }
+  | { ok: false; error: UpstreamError; ambiguous: boolean; unauthorizedToken?: string };
+
+export class UpstreamCaller {
+  private readonly origin: string;
+  private readonly basePath: string;
+  private readonly env: RetryEnv;
+  private readonly log: Logger;
+
+  constructor(
+    readonly endpoint: ServiceEndpoint,
+    private readonly deps: CallerDeps,
+  ) {
+    const u = new URL(endpoint.baseUrl);
+    this.origin = u.origin;
+    this.basePath = u.pathname.replace(/\/+$/, '');
+    this.env = { ...defaultRetryEnv(deps.clock), ...deps.retryEnv };
+    this.log = deps.logger.child({ upstream: endpoint.service });
+  }
+
+  get service(): UpstreamService {
+    return this.endpoint.service;
+  }
+
+  /** A call whose failures throw UpstreamError. */
+  async call<T>(spec: CallSpec<T>): Promise<T> {
+    const r = await this.execute(spec, null);
+    if (r instanceof UnknownOutcome) throw r.lastError; // unreachable without an idempotency key
+    return r.value;
+  }
+
+  /**
+   * A payment, capture or void. Same idempotency key on every attempt (it is in the body or path of
+   * `spec`); the result is the upstream's answer or an UnknownOutcome; definite failures throw.
+   */
+  callMoneyMoving<T>(spec: CallSpec<T>, idempotencyKey: string): Promise<MoneyMovingResult<T>> {
+    return this.execute(spec, idempotencyKey);
+  }
+
+  private async execute<T>(spec: CallSpec<T>, idempotencyKey: string | null): Promise<MoneyMovingResult<T>> {
+    const startedAtMs = this.env.clock.nowMs();
+    let retryAttempt = 0; // attempts counted against the retry policy
+    let httpAttempts = 0;
+    let refreshed = false;
+    let ambiguous = false;
+    for (;;) {
+      retryAttempt++;
+      httpAttempts++;
+      const r = await this.attempt(spec, httpAttempts);
+      if (r.ok) return { kind: 'completed', value: r.value };
+      const { error } = r;
+      if (r.ambiguous) ambiguous = true;
+
+      if (r.unauthorizedToken !== undefined && spec.auth?.invalidate && !refreshed) {
+        refreshed = true;
+        spec.auth.invalidate(r.unauthorizedToken);
+        retryAttempt--; // the refresh-and-resend does not use up the retry budget
+        continue;
+      }
+
+      const mayRepeat = error.retryable && (spec.repeat === 'safe' || error.kind === 'connect');
+      const delay = mayRepeat
+        ? nextRetryDelay(this.endpoint.retry, this.env, { attempt: retryAttempt, startedAtMs }, error.retryAfterMs)
+        : null;
+      if (delay !== null) {
+        this.log.debug({ operation: spec.operation, attempt: httpAttempts, delayMs: delay, error: error.toLog() }, 'upstream retry');
+        if (delay > 0) await this.env.sleep(delay);
+        continue;
+      }
+
+      if (idempotencyKey !== null && ambiguous) {
+        const reason = r.ambiguous
+          ? (error.kind as 'timeout' | 'network' | 'server_error' | 'invalid_response')
+          : 'unresolved_after_ambiguous';
+        const outcome = new UnknownOutcome(this.service, spec.operation, idempotencyKey, reason, httpAttempts, error);
+        this.log.warn(
+          { operation: spec.operation, idempotencyKey, reason, attempts: httpAttempts, error: error.toLog() },
+          'upstream outcome unknown',
+        );
+        return outcome;
+      }
+      throw error;
+    }
+  }
+
+  private buildPath(spec: CallSpec<unknown>): string {
+    let path = this.basePath + (spec.path.startsWith('/') ? spec.path : `/${spec.path}`);
+    if (spec.query) {
+      const qs = new URLSearchParams();
+      for (const [k, v] of Object.entries(spec.query)) if (v !== undefined && v !== null) qs.append(k, String(v));
+      const s = qs.toString();
+      if (s) path += `?${s}`;
+    }
+    return path;
+  }
+
+  /**
+   * One HTTP attempt; with tracing on, inside a CLIENT span `<service> <operation>` (attributes: service,
+   * operation, method, attempt, status, outcome — never the path, query, headers or body) whose context is
+   * sent upstream as a W3C `traceparent`.
+   */
+  private attempt<T>(spec: CallSpec<T>, attemptNo: number): Promise<AttemptResult<T>> {
+    if (!tracingActive()) return this.attemptUntraced(spec, attemptNo);
+    return withSpan(
+      `${this.service} ${spec.operation}`,
+      {
+        'upstream.service': this.service,
+        'upstream.operation': spec.operation,
+        'http.request.method': spec.method,
+        'http.request.resend_count': attemptNo - 1,
+        'server.address': new URL(this.origin).hostname,
+      },
+      async (span) => {
+        const r = await this.attemptUntraced(spec, attemptNo, span);
+        if (!r.ok) {
+          span.setAttribute('error.type', r.error.kind);
+          span.setStatus({ code: SpanStatusCode.ERROR });
+        }
+        return r;
+      },
+      SpanKind.CLIENT,
+    );
+  }
+
+  private async attemptUntraced<T>(spec: CallSpec<T>, attemptNo: number, span?: Span): Promise<AttemptResult<T>> {
+    const service = this.service;
+    const { operation } = spec;
+    const t0 = performance.now();
+    let outcome = 'success';
+    let token: string | undefined;
+    let status: number | null = null;
+    const path = this.buildPath(spec);
+    const headers: Record<string, string> = { accept: 'application/json', ...this.endpoint.defaultHeaders };
+    let body: string | undefined;
+    if (spec.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = stringifyJson(spec.json);
+    } else if (spec.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(spec.form).toString();
+    }
+    Object.assign(headers, spec.headers);
+    if (span) propagation.inject(context.active(), headers);
+
+    const fail = (
+      kind: UpstreamErrorKind,
+      retryable: boolean,
+      ambiguous: boolean,
+      extra: Partial<ConstructorParameters<typeof UpstreamError>[0]> = {},
+    ): AttemptResult<T> => {
+      outcome = kind;
+      return {
+        ok: false,
+        ambiguous,
+        error: new UpstreamError({ service, operation, kind, retryable, status, ...extra }),
+      };
+    };
+
+    try {
+      if (spec.auth) {
+        try {
+          const a = await spec.auth.headers();
+          Object.assign(headers, a.headers);
+          token = a.token;
+        } catch (err) {
+          // The token request failed (already counted and logged as its own call): nothing was sent.
+          if (err instanceof UpstreamError) {
+            outcome = 'auth_failed';
+            return {
+              ok: false,
+              ambiguous: false,
+              error: new UpstreamError({
+                service,
+                operation,
+                kind: err.kind,
+                status: err.status,
+                upstreamCode: err.upstreamCode,
+                upstreamMessage: err.upstreamMessage,
+                // The token call already made its own retries; repeating here would multiply them.
+                retryable: false,
+                retryAfterMs: err.retryAfterMs,
+                cause: err,
+              }),
+            };
+          }
+          throw err;
+        }
+      }
+
+      if (this.log.isLevelEnabled('debug'))
+        this.log.debug(
+          {
+            operation,
+            attempt: attemptNo,
+            request: {
+              method: spec.method,
+              // query values may carry PII (address check): logged redacted, by key
+              path: path.split('?')[0],
+              query: spec.query ? redactDeep(spec.query) : undefined,
+              headers: redactHeaders(headers),
+              body: spec.json !== undefined ? redactDeep(spec.json) : spec.form ? redactForm(spec.form) : undefined,
+            },
+          },
+          'upstream request',
+        );
+
+      let res: TransportResponse;
+      try {
+        res = await this.deps.transport.send({
+          origin: this.origin,
+          path,
+          method: spec.method,
+          headers,
+          body,
+          timeoutClass: spec.timeoutClass,
+          tls: this.endpoint.tls,
+        });
+      } catch (err) {
+        const f = err instanceof TransportFailure ? err : new TransportFailure('network', 'UNKNOWN', { cause: err });
+        if (f.kind === 'too_large') return fail('invalid_response', false, true, { upstreamMessage: 'response too large', cause: f });
+        return fail(f.kind, true, f.kind !== 'connect', { upstreamCode: f.code, cause: f });
+      }
+      status = res.status;
+      span?.setAttribute('http.response.status_code', status);
+
+      let parsed: unknown;
+      let parseError = false;
+      if (res.text.length === 0) parsed = undefined;
+      else {
+        try {
+          parsed = JSON.parse(res.text);
+        } catch {
+          parseError = true;
+        }
+      }
+
+      if (this.log.isLevelEnabled('debug'))
+        this.log.debug(
+          {
+            operation,
+            attempt: attemptNo,
+            response: {
+              status,
+              durationMs: Math.round(performance.now() - t0),
+              body: parseError ? `[unparseable ${res.text.length} bytes]` : redactDeep(parsed),
+            },
+          },
+          'upstream response',
+        );
+
+      const pr: ParsedResponse = { status, headers: res.headers, body: parsed };
+
+      if (status >= 200 && status < 300) {
+        if (parseError) return fail('invalid_response', false, true, { upstreamMessage: 'body is not JSON' });
+        if (parsed === undefined && !spec.allowEmpty)
+          return fail('invalid_response', false, true, { upstreamMessage: 'empty body' });
+        return this.validate(spec.schema, parsed, (msg) => fail('invalid_response', false, true, { upstreamMessage: msg }));
+      }
+
+      if (!parseError && spec.answer) {
+        const a = spec.answer(pr);
+        if (a) {
+          outcome = 'answer';
+          return this.validate(a.schema, parsed, (msg) => fail('invalid_response', false, false, { upstreamMessage: msg }));
+        }
+      }
+
+      const env = parseError ? { code: null, message: null } : readErrorEnvelope(parsed, res.headers['www-authenticate']);
+      const extra = {
+        upstreamCode: env.code,
+        upstreamMessage: scrubMessage(env.message),
+        details: parseError ? null : (spec.errorDetails?.(pr) ?? null),
+      };
+      const custom = spec.classify?.(pr);
+      if (custom) return fail(custom.kind, custom.retryable, false, extra);
+      if (status === 401) {
+        const r = fail('unauthorized', false, false, extra);
+        if (!r.ok && token !== undefined) r.unauthorizedToken = token;
+        return r;
+      }
+      if (status === 403) return fail('forbidden', false, false, extra);
+      if (status === 404) return fail('not_found', false, false, extra);
+      if (status === 429)
+        return fail('rate_limited', true, false, { ...extra, retryAfterMs: parseRetryAfter(res.headers['retry-after'], this.deps.clock) });
+      if (status >= 500)
+        return fail('server_error', true, status !== 503, {
+          ...extra,
+          retryAfterMs: status === 503 ? parseRetryAfter(res.headers['retry-after'], this.deps.clock) : null,
+        });
+      return fail('rejected', false, false, extra);
+    } finally {
+      const seconds = (performance.now() - t0) / 1000;
+      const labels = { service, operation, outcome };
+      this.deps.metrics.upstreamRequests.inc(labels);
+      this.deps.metrics.upstreamDuration.observe(labels, seconds);
+    }
+  }
+
+  private validate<T>(schema: z.ZodType<T>, value: unknown, onFail: (msg: string) => AttemptResult<T>): AttemptResult<T> {
+    const r = schema.safeParse(value);
+    if (r.success) return { ok: true, value: r.data };
+    // Paths and issue codes only: never the offending values.
+    const msg = r.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.join('.') || '(root)'}: ${i.code}`)
+      .join('; ');
+    return onFail(`unexpected response shape: ${msg}`);
+  }
+}
+
+/**
+ * Reads an upstream error body. Envelopes understood (the documents say "not shown" for most):
+ * RFC 6749 `{ error, error_description }`; the remittances sandbox's `{ statusCode, error, code, message }`;
+ * `{ error: { code, message } }`; `{ code, message }`; `{ errorCode, errorMessage }`. Falls back to the
+ * `error="..."` parameter of a WWW-Authenticate Bearer challenge (insufficient_scope).
+ */
+export function readErrorEnvelope(body: unknown, wwwAuthenticate?: string | string[]): { code: string | null; message: string | null } {
+  let code: string | null = null;
+  let message: string | null = null;
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const b = body as Record<string, unknown>;
+    const nested = b.error && typeof b.error === 'object' ? (b.error as Record<string, unknown>) : null;
+    code =
+      str(b.code) ??
+      str(nested?.code) ??
+      str(b.errorCode) ??
+      (typeof b.error === 'string' ? b.error : null);
+    message = str(b.message) ?? str(b.error_description) ?? str(nested?.message) ?? str(b.errorMessage);
+  }
+  if (!code && wwwAuthenticate) {
+    const h = Array.isArray(wwwAuthenticate) ? wwwAuthenticate.join(', ') : wwwAuthenticate;
+    const m = /error="([^"]+)"/.exec(h);
+    if (m) code = m[1];
+  }
+  return { code, message };
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : typeof v === 'number' ? String(v) : null);

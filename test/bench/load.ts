@@ -1,0 +1,234 @@
+/**
+ * The load generator, in its own process (pinned to the other core): autocannon for HTTP, N websocket
+ * subscribers, and the saga driver. Commands: http, wsConnect, wsArm, wsWait, wsClose, saga.
+ */
+import { randomUUID } from 'node:crypto';
+import autocannon from 'autocannon';
+import { request } from 'undici';
+import WebSocket from 'ws';
+import { serveCommands, wallMs } from './rpc';
+import { signatureHeaderFor } from '../../src/modules/webhooks/webhook.signature';
+
+export interface HttpRun {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  durationS: number;
+  /**
+   * A closed window instead of a timed one: exactly `amount` requests, and the run returns only once every
+   * one of them was answered (autocannon stops issuing at the count; nothing is left in flight).
+   */
+  amount?: number;
+  /** Each request a new signed document event (benchmark 3). */
+  webhook?: { secret: string };
+}
+
+export interface HttpResult {
+  rps: number;
+  /** Responses received (any status). */
+  total: number;
+  /** Requests written (includes those still in flight when a timed run closed its connections). */
+  sent: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  p50: number;
+  p99: number;
+  mean: number;
+  durationS: number;
+}
+
+const nonce = randomUUID().slice(0, 8);
+let seq = 0;
+
+async function http(run: HttpRun): Promise<HttpResult> {
+  const opts: autocannon.Options = {
+    url: run.url,
+    method: run.method ?? 'POST',
+    headers: run.headers,
+    body: run.body,
+    connections: run.connections,
+    ...(run.amount ? { amount: run.amount } : { duration: run.durationS }),
+  };
+  if (run.webhook) {
+    const secret = run.webhook.secret;
+    opts.requests = [
+      {
+        method: 'POST',
+        setupRequest: (req: any) => {
+          const n = ++seq;
+          const body = JSON.stringify({
+            event: 'DocumentUpdatedEvents',
+            id: `doc-${nonce}-${n}`,
+            entityId: '22222222-2222-4222-8222-222222222222',
+            entityType: 'Participant',
+            documentType: 'PASSPORT',
+            verificationStatus: 'VERIFIED',
+            occurredAt: new Date().toISOString(),
+            tenantId: 'sandbox-tenant',
+            version: 1,
+          });
+          return { ...req, body, headers: { ...req.headers, 'content-type': 'application/json', 'x-service-signature': signatureHeaderFor(secret, Math.floor(Date.now() / 1000), body) } };
+        },
+      },
+    ];
+  }
+  const r = (await autocannon(opts)) as autocannon.Result;
+  const ok = r['2xx'];
+  return {
+    rps: ok / r.duration,
+    total: r.requests.total,
+    sent: r.requests.sent,
+    ok,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    mean: r.latency.mean,
+    durationS: r.duration,
+  };
+}
+
+// ── websocket subscribers ──────────────────────────────────────────────────────────────────────────
+interface Sub {
+  ws: WebSocket;
+  armed: boolean;
+  at: number;
+  last: string;
+}
+let subs: Sub[] = [];
+
+function openOne(url: string, mode: 'graphql-ws' | 'raw', token: string, query: string, variables: unknown): Promise<Sub> {
+  return new Promise((resolve, reject) => {
+    const ws = mode === 'graphql-ws' ? new WebSocket(url, 'graphql-transport-ws') : new WebSocket(url);
+    const sub: Sub = { ws, armed: false, at: 0, last: '' };
+    const timer = setTimeout(() => reject(new Error('subscriber: no first message within 60 s')), 60_000);
+    let ready = false;
+    ws.on('error', (e) => !ready && (clearTimeout(timer), reject(e)));
+    ws.on('open', () => {
+      if (mode === 'raw') {
+        ready = true;
+        clearTimeout(timer);
+        resolve(sub);
+        return;
+      }
+      ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } }));
+    });
+    ws.on('message', (data) => {
+      const text = data.toString();
+      if (sub.armed && sub.at === 0) sub.at = wallMs();
+      sub.last = text;
+      if (ready) return;
+      const m = JSON.parse(text) as { type: string; payload?: unknown };
+      if (m.type === 'connection_ack') ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query, variables } }));
+      else if (m.type === 'next') {
+        ready = true; // the current state: subscribed
+        clearTimeout(timer);
+        resolve(sub);
+      } else if (m.type === 'error' || m.type === 'complete') {
+        clearTimeout(timer);
+        reject(new Error(`subscriber: ${text}`));
+      }
+    });
+  });
+}
+
+async function wsConnect(a: { url: string; n: number; mode: 'graphql-ws' | 'raw'; token?: string; query?: string; variables?: unknown; parallel?: number }) {
+  const started = wallMs();
+  const parallel = a.parallel ?? 100;
+  for (let i = 0; i < a.n; i += parallel) {
+    const batch = await Promise.all(Array.from({ length: Math.min(parallel, a.n - i) }, () => openOne(a.url, a.mode, a.token ?? '', a.query ?? '', a.variables)));
+    subs.push(...batch);
+  }
+  return { connected: subs.length, ms: wallMs() - started, sample: subs[0]?.last ?? null };
+}
+
+function wsArm() {
+  for (const s of subs) {
+    s.armed = true;
+    s.at = 0;
+  }
+  return subs.length;
+}
+
+/** Waits until every armed subscriber got a message (or the timeout); answers the receipt times. */
+async function wsWait(a: { timeoutMs: number }) {
+  const end = Date.now() + a.timeoutMs;
+  while (subs.some((s) => s.at === 0) && Date.now() < end) await new Promise((r) => setTimeout(r, 2));
+  const at = subs.filter((s) => s.at > 0).map((s) => s.at);
+  for (const s of subs) s.armed = false;
+  return { received: at.length, missing: subs.length - at.length, at, sample: subs[0]?.last ?? null };
+}
+
+async function wsClose() {
+  const closing = subs.map((s) => new Promise((r) => (s.ws.readyState === WebSocket.CLOSED ? r(null) : (s.ws.once('close', r), s.ws.close()))));
+  await Promise.race([Promise.all(closing), new Promise((r) => setTimeout(r, 10_000))]);
+  for (const s of subs) s.ws.terminate();
+  subs = [];
+  return true;
+}
+
+// ── saga driver ────────────────────────────────────────────────────────────────────────────────────
+async function gql(url: string, token: string, query: string, variables: unknown): Promise<any> {
+  const r = await request(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await r.body.json()) as { data?: any; errors?: unknown };
+  if (!body.data || body.errors) throw new Error(`GraphQL error: ${JSON.stringify(body.errors)}`);
+  return body.data;
+}
+
+async function saga(a: { url: string; token: string; n: number; concurrency: number; keyPrefix: string }) {
+  const person = await gql(a.url, a.token, 'mutation($i: PersonInput!) { createPerson(input: $i) { id status } }', {
+    i: {
+      type: 'INDIVIDUAL',
+      firstName: 'Jane',
+      lastName: 'Doe',
+      identificationType: 'SSN',
+      identification: '123-45-6789',
+      address: { addressLine1: '1 Main St', city: 'Springfield', state: 'CA', postalCode: '94105', countryCode: 'US', phoneNumber: '+14155550100', emailAddress: 'jane@example.com' },
+    },
+  });
+  const personId = person.createPerson.id as string;
+  const started = wallMs();
+  const ids: string[] = [];
+  let next = 0;
+  const one = async (i: number) => {
+    const q = await gql(a.url, a.token, 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }', {
+      i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'BANK_ACCOUNT', sourceAmount: '100.00' },
+    });
+    const t = await gql(a.url, a.token, 'mutation($i: CreateTransferInput!) { createTransfer(input: $i) { id status } }', {
+      i: {
+        idempotencyKey: `${a.keyPrefix}-${i}`,
+        quoteId: q.createQuote.id,
+        personId,
+        ipAddress: '203.0.113.7',
+        sender: {
+          customer: { firstName: 'Jane', lastName: 'Doe', email: 'jane@example.com', phoneNumber: '+14155550100', documentNumber: 'X1234567', documentType: 'PASSPORT', countryCode: 'US' },
+          address: { line1: '1 Main St', city: 'Springfield', state: 'California', stateCode: 'CA', zipCode: '94105', countryCode: 'US' },
+        },
+        recipient: {
+          customer: { firstName: 'Maria', lastName: 'Silva', countryCode: 'BR' },
+          address: { line1: 'Rua A 1', city: 'Sao Paulo', state: 'Sao Paulo', stateCode: 'SP', zipCode: '01000-000', countryCode: 'BR' },
+          destination: { type: 'PIX', pixKeyType: 'EMAIL', pixKey: 'maria@example.com' },
+        },
+        funding: { type: 'CARD', cardTokenId: `00000000-0000-4000-8000-${String(i * 10 + 1).padStart(12, '0')}` }, // never ends in 0002–0004 (magic values)
+      },
+    });
+    ids.push(t.createTransfer.id);
+  };
+  await Promise.all(
+    Array.from({ length: a.concurrency }, async () => {
+      while (next < a.n) await one(next++);
+    }),
+  );
+  return { ids, started, created: wallMs() };
+}
+
+serveCommands({ http, wsConnect, wsArm, wsWait, wsClose, saga }, async () => void (await wsClose()));

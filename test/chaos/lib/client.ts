@@ -1,0 +1,89 @@
+/** GraphQL calls the scenarios make, tolerant of a dead service (status 0) so a kill storm can retry. */
+import { personInput, transferInput } from '../../e2e/transfer-helpers';
+import type { TransferView } from './ledger';
+
+export interface GqlResult<T = any> {
+  status: number; // 0: no answer (connection refused/reset)
+  body: { data?: T | null; errors?: { message: string; extensions?: Record<string, unknown> }[] } | null;
+  text: string;
+}
+
+export async function gqlRaw<T = any>(url: string, query: string, variables?: Record<string, unknown>, token?: string, timeoutMs = 30_000): Promise<GqlResult<T>> {
+  try {
+    const res = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify({ query, variables }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await res.text();
+    let body: GqlResult['body'] = null;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, body, text };
+  } catch {
+    return { status: 0, body: null, text: '' };
+  }
+}
+
+export const code = (r: GqlResult) => (r.body?.errors?.[0]?.extensions?.code as string | undefined) ?? null;
+
+export const VIEW_FIELDS = 'id status version sendAmount { amount currency } capturedAmount { amount currency } complianceStatus';
+
+export async function newPerson(url: string, token: string, lastName = 'Doe'): Promise<string> {
+  const r = await gqlRaw(url, 'mutation($i: PersonInput!) { createPerson(input: $i) { id status } }', { i: personInput(lastName) }, token);
+  const id = r.body?.data?.createPerson?.id;
+  if (!id) throw new Error(`createPerson: ${r.status} ${r.text.slice(0, 300)}`);
+  return id;
+}
+
+export async function newQuote(url: string, token: string, amount = '100.00'): Promise<string> {
+  const r = await gqlRaw(url, 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }', {
+    i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'BANK_ACCOUNT', sourceAmount: amount },
+  }, token);
+  const id = r.body?.data?.createQuote?.id;
+  if (!id) throw new Error(`createQuote: ${r.status} ${r.text.slice(0, 300)}`);
+  return id;
+}
+
+export type Kind = 'happy' | 'reject' | 'declined' | 'review' | 'threeds';
+
+export const kindInput = (kind: Kind, quoteId: string, personId: string, key: string) =>
+  transferInput({
+    quoteId,
+    personId,
+    key,
+    ...(kind === 'reject' ? { lastName: 'Compliance-Reject' } : kind === 'review' ? { lastName: 'Compliance-Review' } : {}),
+    ...(kind === 'declined' ? { card: '0004' } : kind === 'threeds' ? { card: '0002' } : {}),
+  });
+
+/** What in-order delivery of the platform's events gives each kind (test/e2e: happy/magic-value paths). */
+export const IN_ORDER: Record<Kind, string[]> = {
+  happy: ['COMPLETED'],
+  reject: ['VOIDED'],
+  declined: ['DECLINED'],
+  review: ['AUTHORIZED'], // waits for the manual compliance decision (legitimately waiting)
+  threeds: ['ACTION_REQUIRED'], // waits for the customer's 3DS challenge (legitimately waiting)
+};
+
+export const CREATE = `mutation($i: CreateTransferInput!) { createTransfer(input: $i) { ${VIEW_FIELDS} } }`;
+
+export async function readTransfers(url: string, token: string, ids: readonly string[]): Promise<TransferView[]> {
+  const out: TransferView[] = [];
+  for (let i = 0; i < ids.length; i += 20) {
+    const chunk = ids.slice(i, i + 20);
+    const res = await Promise.all(
+      chunk.map(async (id) => {
+        const r = await gqlRaw(url, `query($id: ID!) { transfer(id: $id) { ${VIEW_FIELDS} } }`, { id }, token);
+        const t = r.body?.data?.transfer;
+        if (!t) throw new Error(`transfer ${id}: ${r.status} ${r.text.slice(0, 300)}`);
+        return t as TransferView;
+      }),
+    );
+    out.push(...res);
+  }
+  return out;
+}

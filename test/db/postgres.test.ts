@@ -1,0 +1,136 @@
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import pino from 'pino';
+import { createDatabase, type Database } from '../../src/db/database';
+import { loadMigrations, MIGRATIONS_DIR } from '../../src/db/migrate';
+import { createTestDatabase, createThrowawayPostgresDatabase, usingPostgres } from '../helpers/db';
+import { seedTransfer } from './fixtures';
+
+/**
+ * Needs DATABASE_URL=postgres://… (CI: postgresql://postgres@127.0.0.1:5432/test). Each test works in
+ * its own throwaway database, dropped afterwards.
+ */
+const url = process.env.DATABASE_URL ?? '';
+const run = usingPostgres();
+if (!run) console.warn('test/db/postgres.test.ts skipped: DATABASE_URL is not a postgres:// URL');
+const describePg = run ? describe : describe.skip;
+const logger = pino({ level: 'silent' });
+
+describePg('PostgreSQL', () => {
+  let throwaway: Awaited<ReturnType<typeof createThrowawayPostgresDatabase>>;
+  const open: Database[] = [];
+  beforeEach(async () => {
+    throwaway = await createThrowawayPostgresDatabase(url);
+  });
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((d) => d.close()));
+    await throwaway.drop();
+  });
+  const connect = async (opts: Parameters<typeof createDatabase>[2] = {}) => {
+    const db = await createDatabase({ kind: 'postgres', url: throwaway.url, poolMax: 3 }, logger, opts);
+    open.push(db);
+    return db;
+  };
+
+  test('migrate, ready, write and read; migrating again is a no-op', async () => {
+    const db = await connect();
+    expect(db.kind).toBe('postgres');
+    expect(await db.isReady()).toBe(false);
+    expect((await db.migrate()).applied).toEqual(loadMigrations().map((m) => m.name));
+    expect(await db.isReady()).toBe(true);
+    expect(await db.migrate()).toEqual({ applied: [] });
+    const t = await seedTransfer(db.prisma);
+    const read = await db.prisma.transfer.findUniqueOrThrow({ where: { id: t.id }, include: { events: true } });
+    expect(read.sendAmount.toFixed(2)).toBe('100.10');
+    expect(read.events).toHaveLength(2);
+  });
+
+  test('two instances migrating at once apply each migration exactly once (advisory lock)', async () => {
+    // A slow extra migration makes the two runs overlap for certain; applying it twice would fail.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'bff-mig-'));
+    try {
+      cpSync(MIGRATIONS_DIR, dir, { recursive: true });
+      mkdirSync(path.join(dir, '29991231000000_slow'));
+      writeFileSync(
+        path.join(dir, '29991231000000_slow', 'migration.sql'),
+        'CREATE TABLE applied_marker (n int);\nINSERT INTO applied_marker VALUES (1);\nSELECT pg_sleep(0.5);\n',
+      );
+      const [a, b] = [await connect({ migrationsDir: dir }), await connect({ migrationsDir: dir })];
+      const [ra, rb] = await Promise.all([a.migrate(), b.migrate()]);
+      const all = [...ra.applied, ...rb.applied].sort();
+      expect(all).toEqual([...loadMigrations().map((m) => m.name), '29991231000000_slow'].sort());
+      expect([ra.applied.length, rb.applied.length]).toContain(0);
+      const marker = await a.prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM applied_marker`;
+      expect(Number(marker[0].n)).toBe(1);
+      const rows = await a.prisma.$queryRaw<{ migration_name: string }[]>`
+        SELECT migration_name FROM _prisma_migrations ORDER BY migration_name`;
+      expect(rows.map((r) => r.migration_name)).toEqual(all);
+      expect(await a.isReady()).toBe(true);
+      expect(await b.isReady()).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('two processes running db:migrate at once apply each migration once', async () => {
+    const cli = path.join(__dirname, 'migrate-cli.runner.js');
+    const runCli = () =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn(process.execPath, [cli], {
+          env: { ...process.env, DATABASE_URL: throwaway.url, LOG_LEVEL: 'silent' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+        child.on('close', (code) => resolve({ code, out }));
+      });
+    const [r1, r2] = await Promise.all([runCli(), runCli()]);
+    expect([r1.code, r2.code]).toEqual([0, 0]);
+    const outputs = [r1.out, r2.out].join('\n');
+    expect(outputs).toMatch(new RegExp(`applied ${loadMigrations().length} migration\\(s\\)`));
+    expect(outputs).toMatch(/no pending migrations/);
+    const c = new pg.Client({ connectionString: throwaway.url });
+    await c.connect();
+    try {
+      const { rows } = await c.query('SELECT migration_name FROM _prisma_migrations');
+      expect(rows).toHaveLength(loadMigrations().length);
+    } finally {
+      await c.end();
+    }
+  }, 60_000);
+
+  test('isReady is false (not a hang, not a throw) when the server is unreachable', async () => {
+    const db = await createDatabase(
+      { kind: 'postgres', url: 'postgresql://postgres@127.0.0.1:1/nothing', poolMax: 1 },
+      logger,
+      { readyTimeoutMs: 1_000 },
+    );
+    open.push(db);
+    expect(await db.isReady()).toBe(false);
+  });
+});
+
+describePg('createTestDatabase on PostgreSQL', () => {
+  test('gives a migrated throwaway database, dropped on close', async () => {
+    const db = await createTestDatabase();
+    expect(db.kind).toBe('postgres');
+    expect(db.name).toMatch(/^test_/);
+    expect(await db.isReady()).toBe(true);
+    await seedTransfer(db.prisma);
+    const { count } = await db.queries.measure(() => db.prisma.transfer.count());
+    expect(count).toBe(1);
+    await db.close();
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      const { rows } = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [db.name]);
+      expect(rows).toHaveLength(0);
+    } finally {
+      await c.end();
+    }
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * The HTTP abuse limits hold over graphql-ws too (src/graphql/ws.ts onSubscribe): parse limit, GraphQL
+ * Armor's depth/alias/directive/cost rules and the per-user mutation rate limit, each refused before any
+ * resolver runs (no upstream call), over a real websocket.
+ */
+import { gql, startTestApp, type TestApp } from '../helpers/app';
+import { clearSandboxCalls, sandboxCalls } from '../helpers/surface';
+import { collect, wsClient } from '../helpers/ws';
+
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await startTestApp({ RATE_LIMIT_MUTATIONS_PER_MINUTE: '2' });
+}, 90_000);
+afterAll(() => t?.close());
+
+type Err = { message: string; extensions?: Record<string, unknown> };
+
+/** Runs one operation over a fresh authenticated socket; returns its errors (error message or result errors). */
+async function overWs(token: string, query: string): Promise<{ errors: Err[] | undefined; data: unknown }> {
+  const { client } = wsClient(t.wsUrl, token);
+  try {
+    const sub = collect<any>(client, query);
+    await sub.next(1, 10_000);
+    const errors = (Array.isArray(sub.error) ? (sub.error as Err[]) : undefined) ?? sub.results[0]?.errors;
+    return { errors, data: sub.results[0]?.data };
+  } finally {
+    await client.dispose();
+  }
+}
+
+async function expectNoUpstreamCall(run: () => Promise<void>) {
+  await clearSandboxCalls(t);
+  await run();
+  expect(await sandboxCalls(t, '/gateway')).toEqual([]);
+}
+
+const bank = (i: number) => `b${i}: bank(countryCode: "BR", bankCode: "${String(i).padStart(3, '0')}") { name }`;
+
+describe('query limits over graphql-ws', () => {
+  let token: string;
+  beforeAll(async () => {
+    token = await t.token('ws-limits', 'customer');
+  });
+
+  it('depth bomb → GRAPHQL_VALIDATION_FAILED, nothing executed', async () => {
+    let q = 'name';
+    for (let i = 0; i < 20; i++) q = `ofType { ${q} }`;
+    await expectNoUpstreamCall(async () => {
+      const r = await overWs(token, `{ b: bank(countryCode: "BR", bankCode: "001") { name } __type(name: "Bank") { fields { type { ${q} } } } }`);
+      expect(r.data).toBeUndefined();
+      expect(r.errors![0]!.extensions!.code).toBe('GRAPHQL_VALIDATION_FAILED');
+      expect(r.errors!.some((e) => /depth limit of 15 exceeded/i.test(e.message))).toBe(true);
+    });
+  });
+
+  it('alias bomb → refused', async () => {
+    await expectNoUpstreamCall(async () => {
+      const r = await overWs(token, `{ ${Array.from({ length: 50 }, (_, i) => bank(i)).join(' ')} }`);
+      expect(r.errors![0]!.message).toMatch(/aliases limit/i);
+      expect(r.errors![0]!.extensions!.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    });
+  });
+
+  it('huge query (too many tokens) → GRAPHQL_PARSE_FAILED', async () => {
+    await expectNoUpstreamCall(async () => {
+      const r = await overWs(token, `{ b: bank(countryCode: "BR", bankCode: "001") { ${'name '.repeat(3000)} } }`);
+      expect(r.errors![0]!.extensions!.code).toBe('GRAPHQL_PARSE_FAILED');
+      expect(r.errors![0]!.message).toMatch(/more that 2000 tokens/);
+    });
+  });
+
+  it('too many directives → refused', async () => {
+    await expectNoUpstreamCall(async () => {
+      const r = await overWs(token, `{ b: bank(countryCode: "BR", bankCode: "001") { name ${'@include(if: true) '.repeat(60)} } }`);
+      expect(r.errors![0]!.message).toMatch(/directives limit/i);
+    });
+  });
+
+  it('an ordinary operation still runs', async () => {
+    const r = await overWs(token, '{ viewer { id } }');
+    expect(r.errors).toBeUndefined();
+    expect(r.data).toEqual({ viewer: { id: 'ws-limits' } });
+  });
+});
+
+describe('per-user mutation rate limit over graphql-ws', () => {
+  it('beyond the budget → RATE_LIMITED with retryAfterSeconds and the operation\'s requestId; nothing runs; shared with HTTP', async () => {
+    const token = await t.token('ws-rl', 'customer');
+    const create = `mutation { createWallet(input: { currency: "USD" }) { id } }`;
+    expect((await overWs(token, create)).errors).toBeUndefined();
+    expect((await gql<any>(t.url, create, { token })).body.errors).toBeUndefined(); // HTTP draws on the same budget
+    await expectNoUpstreamCall(async () => {
+      const r = await overWs(token, create);
+      expect(r.data).toBeUndefined();
+      expect(r.errors![0]!.extensions).toMatchObject({ code: 'RATE_LIMITED', requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+      expect(r.errors![0]!.extensions!.retryAfterSeconds).toEqual(expect.any(Number));
+      expect(r.errors![0]!.message).toMatch(/Too many createWallet requests; try again in \d+ s/);
+    });
+    // another caller has its own budget
+    expect((await overWs(await t.token('ws-rl-other', 'customer'), create)).errors).toBeUndefined();
+  });
+});

@@ -1,0 +1,135 @@
+import { gql, startTestApp, type TestApp } from '../helpers/app';
+import { cardToken } from '../helpers/sandbox';
+
+const CREATE_QUOTE = `mutation($input: CreateQuoteInput!) { createQuote(input: $input) { id fxId rate source { amount currency } destination { amount currency } paymentMethod expiresAt } }`;
+const CREATE_PERSON = `mutation($input: PersonInput!) { createPerson(input: $input) { id status message } }`;
+const VALIDATE_PERSON = `mutation($input: PersonInput!) { validatePerson(input: $input) { id status message } }`;
+const CHECK_CARD = `mutation($input: CheckCardInput!) { checkCard(input: $input) { status redirectUrl reasons avs cvc lastFour canFund } }`;
+const CHECK_BANK = `mutation($input: CheckBankAccountInput!) { checkBankAccount(input: $input) { status accountStatus message accountTokenId } }`;
+
+export const person = (lastName = 'Doe') => ({
+  type: 'INDIVIDUAL',
+  firstName: 'Jane',
+  lastName,
+  identificationType: 'SSN',
+  identification: '123-45-6789',
+  address: {
+    addressLine1: '1 Main St',
+    city: 'Springfield',
+    state: 'CA',
+    postalCode: '94105',
+    countryCode: 'US',
+    phoneNumber: '+14155550100',
+    emailAddress: 'jane@example.com',
+  },
+});
+
+const holder = {
+  firstName: 'Jane',
+  lastName: 'Doe',
+  email: 'jane@example.com',
+  phoneNumber: '+14155550100',
+  documents: [{ number: 'X1234567', type: 'PASSPORT', countryCode: 'US' }],
+  address: { line1: '1 Main St', city: 'Springfield', stateCode: 'CA', zipCode: '94105', countryCode: 'US' },
+};
+
+let t: TestApp;
+let token: string;
+beforeAll(async () => {
+  t = await startTestApp();
+  token = await t.token('alice', 'customer');
+});
+afterAll(() => t.close());
+
+describe('createQuote', () => {
+  test('FX v2 quote with amounts as exact decimal strings, stored for the caller', async () => {
+    const r = await gql<any>(t.url, CREATE_QUOTE, {
+      token,
+      variables: { input: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'WALLET', sourceAmount: '100.10' } },
+    });
+    expect(r.body.errors).toBeUndefined();
+    const q = r.body.data.createQuote;
+    expect(q.rate).toBe('5.0123');
+    expect(q.source).toEqual({ amount: '100.10', currency: 'USD' });
+    expect(q.destination).toEqual({ amount: '501.73', currency: 'BRL' });
+    const row = await t.app.db.prisma.quote.findUniqueOrThrow({ where: { id: q.id } });
+    expect(row.ownerId).toBe('alice');
+  });
+
+  test('bad currency / country → BAD_USER_INPUT naming the field, never the value', async () => {
+    const r = await gql<any>(t.url, CREATE_QUOTE, {
+      token,
+      variables: { input: { sourceCurrency: 'XXY', destinationCurrency: 'BRL', paymentMethod: 'WALLET', destinationCountry: 'BRA' } },
+    });
+    expect(r.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    const fields = (r.body.errors![0].extensions!.fields as { path: string }[]).map((f) => f.path).sort();
+    expect(fields).toEqual(['destinationCountry', 'sourceCurrency']);
+    expect(JSON.stringify(r.body)).not.toContain('XXY');
+  });
+
+  test('anonymous → UNAUTHENTICATED', async () => {
+    const r = await gql<any>(t.url, CREATE_QUOTE, { variables: { input: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'WALLET' } } });
+    expect(r.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+});
+
+describe('persons', () => {
+  test('createPerson APPROVED gets an id; lastName Rejected → REJECTED without id', async () => {
+    const ok = await gql<any>(t.url, CREATE_PERSON, { token, variables: { input: person() } });
+    expect(ok.body.data.createPerson).toMatchObject({ status: 'APPROVED', message: null });
+    expect(ok.body.data.createPerson.id).toEqual(expect.any(String));
+    const no = await gql<any>(t.url, CREATE_PERSON, { token, variables: { input: person('Rejected') } });
+    expect(no.body.data.createPerson).toMatchObject({ id: null, status: 'REJECTED' });
+    expect(no.body.data.createPerson.message).toEqual(expect.any(String));
+  });
+
+  test('validatePerson stores nothing', async () => {
+    const before = await t.app.db.prisma.person.count();
+    const r = await gql<any>(t.url, VALIDATE_PERSON, { token, variables: { input: person() } });
+    expect(r.body.data.validatePerson).toEqual({ id: null, status: 'APPROVED', message: null });
+    expect(await t.app.db.prisma.person.count()).toBe(before);
+  });
+
+  test('invalid email / phone → BAD_USER_INPUT', async () => {
+    const p = person();
+    const r = await gql<any>(t.url, CREATE_PERSON, { token, variables: { input: { ...p, address: { ...p.address, emailAddress: 'nope', phoneNumber: '12' } } } });
+    expect(r.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(JSON.stringify(r.body)).not.toContain('nope');
+  });
+});
+
+describe('checks', () => {
+  test('card magic values: approved, 3DS challenge, cvc FAILED', async () => {
+    const run = (suffix: string) => gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardTokenId: cardToken(suffix), ipAddress: '203.0.113.7', sender: holder } } });
+    expect((await run('1234')).body.data.checkCard).toMatchObject({ status: 'APPROVED', reasons: [], redirectUrl: null, canFund: true });
+    const challenge = (await run('0002')).body.data.checkCard;
+    expect(challenge.status).toBe('CHALLENGE');
+    expect(challenge.redirectUrl).toMatch(/\/gateway\/3ds\//);
+    expect((await run('0003')).body.data.checkCard).toMatchObject({ status: 'FAILED', cvc: 'FAILED', reasons: ['cvc FAILED'] });
+  });
+
+  test('card names: > 35 characters or with a prefix → BAD_USER_INPUT; phone must be E.164', async () => {
+    const r = await gql<any>(t.url, CHECK_CARD, {
+      token,
+      variables: { input: { cardTokenId: cardToken('1234'), sender: { ...holder, firstName: 'Dr Jane', lastName: 'x'.repeat(36), phoneNumber: '4155550100' } } },
+    });
+    expect(r.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    const paths = (r.body.errors![0].extensions!.fields as { path: string }[]).map((f) => f.path).sort();
+    expect(paths).toEqual(['sender.firstName', 'sender.lastName', 'sender.phoneNumber']);
+  });
+
+  test('bank account raw details: valid and declined (account ending 0000)', async () => {
+    const account = { type: 'BANK_ACCOUNT', accountType: 'CHECKING', accountNumber: '123456789', routingNumber: '011000015', countryCode: 'US' };
+    const ok = await gql<any>(t.url, CHECK_BANK, { token, variables: { input: { ipAddress: '203.0.113.7', holder, account } } });
+    expect(ok.body.data.checkBankAccount).toMatchObject({ status: 'APPROVED', accountStatus: 'VALID' });
+    const bad = await gql<any>(t.url, CHECK_BANK, { token, variables: { input: { ipAddress: '203.0.113.7', holder, account: { ...account, accountNumber: '12340000' } } } });
+    expect(bad.body.data.checkBankAccount).toMatchObject({ status: 'DECLINED', accountStatus: 'INVALID' });
+  });
+
+  test('bank-linking token → reusable accountTokenId', async () => {
+    const r = await gql<any>(t.url, CHECK_BANK, { token, variables: { input: { linked: { accountCheckToken: 'public-sandbox-abc', accountCheckId: 'acc-1', countryCode: 'US' } } } });
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data.checkBankAccount.status).toBe('VERIFIED');
+    expect(r.body.data.checkBankAccount.accountTokenId).toEqual(expect.any(String));
+  });
+});

@@ -1,0 +1,19 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildGraphQLSchema, printSDL } from '../../src/graphql/schema';
+
+const FILE = join(__dirname, '..', '..', 'schema', 'schema.graphql');
+
+describe('schema/schema.graphql', () => {
+  it('is exactly what the code builds (run `npm run build && npm run schema:emit` after changing the API)', async () => {
+    const built = printSDL(await buildGraphQLSchema());
+    if (process.env.UPDATE_SCHEMA === '1') writeFileSync(FILE, built);
+    expect(readFileSync(FILE, 'utf8')).toBe(built);
+  });
+
+  it('has the contract scalars', async () => {
+    const sdl = readFileSync(FILE, 'utf8');
+    expect(sdl).toMatch(/^scalar DateTime$/m);
+    expect(sdl).toMatch(/viewer: Viewer!/);
+  });
+});

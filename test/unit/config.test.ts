@@ -1,0 +1,89 @@
+import { ConfigError, loadConfig } from '../../src/config';
+
+describe('loadConfig', () => {
+  it('gives the embedded defaults with an empty environment', () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(4000);
+    expect(c.env).toBe('development');
+    expect(c.database).toEqual({ kind: 'pglite', dataDir: './.data/pglite' });
+    expect(c.redisUrl).toBeNull();
+    expect(c.sandbox.enabled).toBe(true);
+    expect(c.auth.devKeys).toBe(true);
+    expect(c.graphiql).toBe(true);
+    expect(c.introspection).toBe(true);
+    expect(c.gateway.clientId).toBe('sandbox-client');
+  });
+
+  it('maps DATABASE_URL to the three backends', () => {
+    expect(loadConfig({ DATABASE_URL: 'memory://' }).database).toEqual({ kind: 'pglite', dataDir: null });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://u@h:5432/db', DATABASE_POOL_MAX: '7' }).database).toEqual({
+      kind: 'postgres',
+      url: 'postgresql://u@h:5432/db',
+      poolMax: 7,
+    });
+    expect(loadConfig({ DATABASE_URL: 'file:/tmp/x' }).database).toEqual({ kind: 'pglite', dataDir: '/tmp/x' });
+  });
+
+  it('names every bad variable and why, in one error', () => {
+    let err: unknown;
+    try {
+      loadConfig({ PORT: 'abc', NODE_ENV: 'staging', DATABASE_URL: 'mysql://x', REDIS_URL: 'http://nope', LOG_LEVEL: 'loud' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const ce = err as ConfigError;
+    expect(ce.problems.map((p) => p.variable).sort()).toEqual(['DATABASE_URL', 'LOG_LEVEL', 'NODE_ENV', 'PORT', 'REDIS_URL']);
+    expect(ce.message).toMatch(/PORT: must be an integer/);
+    expect(ce.message).toMatch(/NODE_ENV: must be one of development, test, production/);
+    expect(ce.message).not.toMatch(/\bat .*\.ts:\d+/); // no stack frames
+  });
+
+  it('rejects out-of-range numbers', () => {
+    expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT: must be ≤ 65535/);
+  });
+
+  it('treats empty strings as unset', () => {
+    expect(loadConfig({ PORT: '', REDIS_URL: '' }).port).toBe(4000);
+  });
+
+  it('requires all upstream URLs together, and disables the sandbox when set', () => {
+    expect(() => loadConfig({ GATEWAY_BASE_URL: 'https://gw.example' })).toThrow(/REMITTANCES_BASE_URL: must be set/);
+    const c = loadConfig({
+      GATEWAY_BASE_URL: 'https://gw.example',
+      REMITTANCES_BASE_URL: 'https://rp.example',
+      VERIFICATION_BASE_URL: 'https://vs.example',
+    });
+    expect(c.sandbox.enabled).toBe(false);
+    expect(c.gateway.baseUrl).toBe('https://gw.example');
+  });
+
+  it('demands real dependencies in production and turns developer aids off', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
+    try {
+      loadConfig({ NODE_ENV: 'production' });
+    } catch (e) {
+      const vars = (e as ConfigError).problems.map((p) => p.variable);
+      expect(vars).toEqual(expect.arrayContaining(['GATEWAY_BASE_URL', 'AUTH_JWKS_URL', 'DATABASE_URL']));
+    }
+    const prodEnv = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://db/x',
+      AUTH_JWKS_URL: 'https://idp.example/.well-known/jwks.json',
+      GATEWAY_BASE_URL: 'https://gw.example',
+      REMITTANCES_BASE_URL: 'https://rp.example',
+      VERIFICATION_BASE_URL: 'https://vs.example',
+      WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+    };
+    const c = loadConfig(prodEnv);
+    expect(c.sandbox.enabled).toBe(false);
+    expect(c.graphiql).toBe(false);
+    expect(c.introspection).toBe(false);
+    expect(loadConfig({ ...prodEnv, GRAPHIQL: 'true' }).graphiql).toBe(false);
+    expect(c.auth.devKeys).toBe(false);
+  });
+
+  it('requires the client certificate and key together', () => {
+    expect(() => loadConfig({ REMITTANCES_CLIENT_CERT: '/c.pem' })).toThrow(/REMITTANCES_CLIENT_KEY/);
+  });
+});
