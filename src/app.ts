@@ -21,6 +21,7 @@ import { RedisPubSub } from './events/redis.pubsub';
 import { buildGraphQLSchema, type ResolverInstances } from './graphql/schema';
 import { createErrorFormatter } from './graphql/errors';
 import { metricsPlugin } from './graphql/metrics.plugin';
+import { jitGateway } from './graphql/jit';
 import { createGraphQLWsServer, type GraphQLWsServer } from './graphql/ws';
 import type { GraphQLContext } from './graphql/context';
 import { registerHealthRoutes, type ReadinessCheck } from './http/health.routes';
@@ -220,7 +221,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
     const rateLimitRules = { mutationRule: 'mutation', queryRules: { resolveAlias: 'alias' } };
     const apollo = new ApolloServer<GraphQLContext>({
-      schema,
+      // Execution: graphql-jit through Apollo's gateway hook (GRAPHQL_JIT, src/graphql/jit.ts), else graphql-js
+      ...(config.graphqlJit ? { gateway: jitGateway({ schema, logger, metrics }) } : { schema }),
       introspection: config.introspection,
       includeStacktraceInErrorResponses: false,
       // Callers authenticate with bearer tokens, never cookies, so cross-site requests carry no credentials.

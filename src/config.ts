@@ -127,6 +127,8 @@ const schema = z.object({
   RATE_LIMIT_MUTATIONS_PER_MINUTE: int(1, 1_000_000).default(60),
   RATE_LIMIT_ALIAS_LOOKUPS_PER_MINUTE: int(1, 1_000_000).default(10),
   APQ_TTL_S: int(0, 30 * 86_400).default(86_400),
+  // Compiled execution (issue 9): graphql-jit behind Apollo's gateway hook, graphql-js when off
+  GRAPHQL_JIT: bool.default(true),
   // Tracing (issue 7): OTLP/HTTP export when set, entirely off otherwise
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
   OTEL_SERVICE_NAME: nonEmpty.default('remittance-bff'),
@@ -226,6 +228,8 @@ export interface Config {
   rateLimits: { mutationsPerMinute: number; aliasLookupsPerMinute: number };
   /** Automatic persisted queries: how long a registered query is kept (memory LRU, or Redis when REDIS_URL is set). */
   apq: { ttlS: number };
+  /** Execute operations over HTTP with graphql-jit (compiled once per document; graphql-js for what it cannot compile). */
+  graphqlJit: boolean;
   /** OpenTelemetry: spans exported over OTLP/HTTP to `<otlpEndpoint>/v1/traces`; null = tracing off (no SDK started). */
   tracing: { otlpEndpoint: string | null; serviceName: string };
 }
@@ -379,6 +383,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     rateLimits: { mutationsPerMinute: e.RATE_LIMIT_MUTATIONS_PER_MINUTE, aliasLookupsPerMinute: e.RATE_LIMIT_ALIAS_LOOKUPS_PER_MINUTE },
     apq: { ttlS: e.APQ_TTL_S },
+    graphqlJit: e.GRAPHQL_JIT,
     tracing: { otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null, serviceName: e.OTEL_SERVICE_NAME },
   };
 }

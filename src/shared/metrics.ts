@@ -20,6 +20,18 @@ export class Metrics {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
+  readonly graphqlJitCompilations = new Counter({
+    name: 'graphql_jit_compilations_total',
+    help: 'Operations compiled by graphql-jit (GRAPHQL_JIT), by outcome: compiled, or fallback to graphql-js',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly graphqlJitExecutions = new Counter({
+    name: 'graphql_executions_total',
+    help: 'GraphQL operations executed over HTTP while GRAPHQL_JIT is on, by engine: graphql-jit or graphql-js (fallback)',
+    labelNames: ['engine'] as const,
+    registers: [this.registry],
+  });
   readonly httpRequests = new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests, by route and status code',

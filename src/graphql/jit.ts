@@ -1,0 +1,253 @@
+/**
+ * A compiled executor (graphql-jit) for Apollo Server, plugged in through Apollo's `gateway` option — the only
+ * hook Apollo 5 offers to replace execution. Everything before execution stays Apollo's: parsing, the document
+ * store, validation (GraphQL Armor's rules included), persisted queries, plugins, `formatError`.
+ *
+ * Per request: the compiled query of (document, operation name) from a bounded LRU (compiled once), run with the
+ * request's context and variables. Observable behaviour is graphql-js's:
+ * - a document graphql-jit cannot compile, and subscriptions, run through graphql-js `execute` (logged once per
+ *   document at debug);
+ * - variables graphql-jit refuses (it coerces them before running anything) are handed to graphql-js instead, so
+ *   coercion errors keep graphql-js's messages (and Apollo's BAD_USER_INPUT / 400 classification);
+ * - errors are rebuilt as graphql-js builds them (`locatedError`): graphql-jit wraps an error already located by a
+ *   resolver again, leaves `extensions` undefined (Apollo's formatter then crashes into a bare 500-style
+ *   "Internal server error" and never calls ours) and gives non-null violations no `originalError`.
+ */
+import {
+  execute,
+  getNamedType,
+  GraphQLError,
+  isAbstractType,
+  isScalarType,
+  isSpecifiedScalarType,
+  Kind,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+  BREAK,
+  type ASTNode,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+  type ValueNode,
+} from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import type { ApolloServerOptionsWithGateway } from '@apollo/server';
+import type { Logger } from '../shared/logger';
+import type { Metrics } from '../shared/metrics';
+import type { GraphQLContext } from './context';
+
+type GatewayInterface = ApolloServerOptionsWithGateway<GraphQLContext>['gateway'];
+type SchemaListener = Parameters<GatewayInterface['onSchemaLoadOrUpdate']>[0];
+
+/** A cached decision for one (document, operation name): its compiled query, or graphql-js. */
+type Plan = CompiledQuery | 'graphql-js';
+
+export interface JitExecutorOptions {
+  schema: GraphQLSchema;
+  logger: Logger;
+  metrics?: Metrics;
+  /** How many (document, operation name) plans are kept; the least recently used is dropped beyond. */
+  cacheSize?: number;
+}
+
+/** Apollo `gateway` that serves the given schema and executes with graphql-jit. */
+export function jitGateway(opts: JitExecutorOptions): GatewayInterface {
+  const { schema } = opts;
+  const run = jitExecutor(opts);
+  const listeners = new Set<SchemaListener>();
+  return {
+    onSchemaLoadOrUpdate(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async load() {
+      // Apollo builds its schema-derived data (document store, validation) from this event, before executing anything.
+      for (const listener of listeners) listener({ apiSchema: schema, coreSupergraphSdl: '' });
+      return {
+        executor: async (rc) =>
+          run({
+            document: rc.document,
+            operationName: rc.request.operationName ?? null,
+            operationType: rc.operation.operation,
+            key: rc.queryHash,
+            variables: rc.request.variables,
+            contextValue: rc.context as GraphQLContext,
+          }),
+      };
+    },
+    async stop() {
+      listeners.clear();
+    },
+  };
+}
+
+export interface JitRequest {
+  document: DocumentNode;
+  operationName: string | null;
+  operationType: 'query' | 'mutation' | 'subscription';
+  /** Identifies the document's text (Apollo's query hash). */
+  key: string;
+  variables: Record<string, unknown> | undefined;
+  contextValue: GraphQLContext;
+}
+
+/** The executor itself (exported for tests): graphql-jit where it can, graphql-js where it cannot. */
+export function jitExecutor(opts: JitExecutorOptions): (req: JitRequest) => Promise<ExecutionResult> {
+  const { schema, logger, metrics } = opts;
+  const plans = new LruMap<string, Plan>(opts.cacheSize ?? 1000);
+
+  const graphqlJs = (req: JitRequest): Promise<ExecutionResult> =>
+    Promise.resolve(
+      execute({ schema, document: req.document, contextValue: req.contextValue, variableValues: req.variables, operationName: req.operationName }),
+    );
+
+  const compile = (req: JitRequest): Plan => {
+    let problem = req.operationType === 'subscription' ? 'a subscription' : unsupportedByJit(schema, req.document);
+    if (problem === undefined) {
+      try {
+        const compiled = compileQuery(schema, req.document, req.operationName ?? undefined, { disablingCapturingStackErrors: true });
+        if (isCompiledQuery(compiled)) {
+          metrics?.graphqlJitCompilations.inc({ outcome: 'compiled' });
+          return compiled;
+        }
+        problem = compiled.errors?.map((e) => e.message).join('; ') ?? 'no compiled query';
+      } catch (e) {
+        problem = e instanceof Error ? e.message : String(e);
+      }
+    }
+    logger.debug({ operation: req.operationName, problem }, 'graphql-jit does not run this operation; graphql-js does');
+    metrics?.graphqlJitCompilations.inc({ outcome: 'fallback' });
+    return 'graphql-js';
+  };
+
+  const plan = (req: JitRequest): Plan => {
+    const key = `${req.key}\0${req.operationName ?? ''}`;
+    let made = plans.get(key);
+    if (!made) plans.set(key, (made = compile(req)));
+    return made;
+  };
+
+  return async (req) => {
+    const p = plan(req);
+    if (p === 'graphql-js') {
+      metrics?.graphqlJitExecutions.inc({ engine: 'graphql-js' });
+      return graphqlJs(req);
+    }
+    const result = await p.query(undefined, req.contextValue, req.variables);
+    if (!('data' in result)) {
+      // graphql-jit refused the variables before running any resolver: graphql-js answers with its own messages.
+      metrics?.graphqlJitExecutions.inc({ engine: 'graphql-js' });
+      return graphqlJs(req);
+    }
+    metrics?.graphqlJitExecutions.inc({ engine: 'graphql-jit' });
+    return result.errors?.length ? { ...result, errors: result.errors.map(asGraphQLJsError) } : result;
+  };
+}
+
+/**
+ * graphql-jit's error as graphql-js's `locatedError` would have made it: an error a resolver threw already located
+ * is passed through; otherwise a GraphQLError whose `originalError` is what was thrown (a plain Error carrying the
+ * message for errors of execution itself, e.g. a non-null violation), its extensions those of the original.
+ */
+export function asGraphQLJsError(e: GraphQLError): GraphQLError {
+  const thrown: unknown = e.originalError;
+  if (thrown instanceof GraphQLError && Array.isArray(thrown.path)) return thrown;
+  const originalError = thrown instanceof Error ? thrown : new Error(e.message);
+  const error = new GraphQLError(e.message, { path: e.path, originalError });
+  if (e.locations?.length) (error as { locations?: GraphQLError['locations'] }).locations = e.locations;
+  return error;
+}
+
+/** A Map that keeps the `max` most recently used entries. */
+class LruMap<K, V> {
+  private readonly map = new Map<K, V>();
+  constructor(private readonly max: number) {}
+  get(key: K): V | undefined {
+    const v = this.map.get(key);
+    if (v !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, v);
+    }
+    return v;
+  }
+  set(key: K, value: V): void {
+    this.map.delete(key);
+    this.map.set(key, value);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
+  }
+}
+
+/** graphql-jit's markers for Date, NaN and ±Infinity in the literals it writes into generated code. */
+const JIT_MARKER = '__MAGIC_';
+
+/**
+ * Why graphql-jit would run this document differently from graphql-js (checked once, before compiling); undefined
+ * when it runs it the same. graphql-jit 0.8.9:
+ * - writes argument literals into the generated source with `JSON.stringify` and then turns its marker strings
+ *   back into code (`"__MAGIC_DATE__…<x>"` → `new Date(<x>)`): a string literal holding the marker is executed as
+ *   JavaScript (code injection by any caller), so such documents never reach it;
+ * - coerces a custom scalar's literal once, without variables (`{ a: $x }` in a JSONObject literal loses `a`), and
+ *   passes the result through JSON (a class instance arrives as its JSON; in a variable's default value a Date too);
+ * - calls `resolveType` synchronously: TypeGraphQL wraps every custom `resolveType` (createUnionType, interfaces)
+ *   in an async function, whose promise graphql-jit takes for a type and refuses.
+ */
+export function unsupportedByJit(schema: GraphQLSchema, document: DocumentNode): string | undefined {
+  const typeInfo = new TypeInfo(schema);
+  let reason: string | undefined;
+  let inDefaultValue = false;
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      enter(node: ASTNode) {
+        if (node.kind === Kind.VARIABLE_DEFINITION) inDefaultValue = true;
+        else if (node.kind === Kind.STRING && node.value.includes(JIT_MARKER)) reason = 'a string literal holds graphql-jit\'s code marker';
+        else if (node.kind === Kind.FIELD) {
+          const type = getNamedType(typeInfo.getType());
+          if (type && isAbstractType(type) && type.resolveType?.constructor.name === 'AsyncFunction')
+            reason = `${type.name} resolves its type asynchronously`;
+        } else if (isValue(node) && node.kind !== Kind.VARIABLE) {
+          const type = getNamedType(typeInfo.getInputType());
+          if (type && isScalarType(type) && !isSpecifiedScalarType(type) && !literalSurvivesJit(type.parseLiteral.bind(type), node, inDefaultValue))
+            reason = `a ${type.name} literal would not reach resolvers intact`;
+        }
+        return reason === undefined ? undefined : BREAK;
+      },
+      leave(node: ASTNode) {
+        if (node.kind === Kind.VARIABLE_DEFINITION) inDefaultValue = false;
+      },
+    }),
+  );
+  return reason;
+}
+
+const VALUE_KINDS = new Set<string>([Kind.VARIABLE, Kind.INT, Kind.FLOAT, Kind.STRING, Kind.BOOLEAN, Kind.NULL, Kind.ENUM, Kind.LIST, Kind.OBJECT]);
+const isValue = (node: ASTNode): node is ValueNode => VALUE_KINDS.has(node.kind);
+
+function literalSurvivesJit(parseLiteral: (node: ValueNode, variables?: null) => unknown, node: ValueNode, inDefaultValue: boolean): boolean {
+  if (hasVariable(node)) return false;
+  let value: unknown;
+  try {
+    value = parseLiteral(node, null);
+  } catch {
+    return false;
+  }
+  return survivesJson(value, !inDefaultValue);
+}
+
+const hasVariable = (node: ValueNode): boolean =>
+  node.kind === Kind.VARIABLE ||
+  (node.kind === Kind.LIST && node.values.some(hasVariable)) ||
+  (node.kind === Kind.OBJECT && node.fields.some((f) => hasVariable(f.value)));
+
+/** Whether graphql-jit's JSON round trip of a literal's value gives the same value back. */
+function survivesJson(value: unknown, dateAllowed: boolean): boolean {
+  if (value === null || typeof value === 'boolean') return true;
+  if (typeof value === 'string') return !value.includes(JIT_MARKER);
+  if (typeof value === 'number') return Number.isFinite(value) && !Object.is(value, -0);
+  if (value instanceof Date) return dateAllowed && !Number.isNaN(value.getTime());
+  if (Array.isArray(value)) return value.every((v) => survivesJson(v, dateAllowed));
+  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype)
+    return Object.entries(value).every(([k, v]) => k !== '__proto__' && !k.includes(JIT_MARKER) && survivesJson(v, dateAllowed));
+  return false;
+}
