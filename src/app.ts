@@ -138,7 +138,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const pubsub: PubSub = config.redisUrl ? new RedisPubSub(config.redisUrl, logger) : new MemoryPubSub();
     closers.push({ name: 'pubsub', close: () => pubsub.close() });
 
-    const auth = await AuthService.create(config.auth, config.dataDir, clock);
+    const auth = await AuthService.create(config.auth, config.dataDir, clock, metrics.registry);
 
     // Webhooks from the remittances platform: inbox, processor, signing secrets (src/modules/webhooks)
     const webhooks = createWebhooksModule({

@@ -89,6 +89,8 @@ const schema = z.object({
   AUTH_PUBLIC_KEY: nonEmpty.optional(),
   AUTH_ISSUER: nonEmpty.optional(),
   AUTH_AUDIENCE: nonEmpty.optional(),
+  AUTH_TOKEN_CACHE_SIZE: int(0, 1_000_000).default(10_000),
+  AUTH_TOKEN_CACHE_MAX_AGE_S: int(1, 3_600).default(60),
   GRAPHIQL: bool.optional(),
   SHUTDOWN_TIMEOUT_MS: int(100, 60_000).default(8_000),
   WS_CONNECTION_INIT_TIMEOUT_MS: int(100, 60_000).default(3_000),
@@ -182,6 +184,8 @@ export interface Config {
     audience: string | null;
     /** Embedded default: a development key pair generated once in DATA_DIR. */
     devKeys: boolean;
+    /** Successful verifications kept for reuse (size 0 = off), each at most maxAgeMs and never past its token's exp. */
+    tokenCache?: { size: number; maxAgeMs: number };
   };
   graphiql: boolean;
   introspection: boolean;
@@ -345,6 +349,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       issuer: e.AUTH_ISSUER ?? null,
       audience: e.AUTH_AUDIENCE ?? null,
       devKeys: !e.AUTH_JWKS_URL && !e.AUTH_PUBLIC_KEY,
+      tokenCache: { size: e.AUTH_TOKEN_CACHE_SIZE, maxAgeMs: e.AUTH_TOKEN_CACHE_MAX_AGE_S * 1000 },
     },
     // Never in production, whatever GRAPHIQL says (CONTRACT.md).
     graphiql: !production && (e.GRAPHIQL ?? true),

@@ -17,12 +17,17 @@ import { AppError, unauthenticated } from '../shared/errors';
 import type { Clock } from '../shared/clock';
 import type { Config } from '../config';
 import { isRole, type Caller, type Role } from './auth.types';
+import type { Registry } from 'prom-client';
+import { TokenCache, tokenCacheCounter } from './token-cache';
 
 const DEV_ISSUER = 'remittance-bff-dev';
 const DEV_AUDIENCE = 'remittance-bff';
 const DEV_ALG = 'ES256';
 /** Asymmetric algorithms only: `none` and HMAC (key confusion) are never accepted. */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+/** Seconds of clock skew accepted on exp and nbf. */
+const CLOCK_TOLERANCE_S = 30;
+
 
 type StaticKey = KeyLike | Uint8Array;
 type VerifyKey = StaticKey | JWTVerifyGetKey;
@@ -62,9 +67,17 @@ export class AuthService {
     private readonly clock: Clock,
     /** Present only in the embedded default (development key pair). */
     private readonly devSigner: { privateJwk: JWK; alg: string } | null,
+    private readonly cache: TokenCache,
+    private readonly cacheMetrics: ReturnType<typeof tokenCacheCounter> | undefined,
   ) {}
 
-  static async create(auth: Config['auth'], dataDir: string, clock: Clock): Promise<AuthService> {
+  /**
+   * `auth.tokenCache`: successful verifications kept (LRU, `size` 0 = off) for at most `maxAgeMs` and never
+   * past the token's expiry (src/auth/token-cache.ts); absent = off. `metrics`: where auth_token_cache_total goes.
+   */
+  static async create(auth: Config['auth'], dataDir: string, clock: Clock, metrics?: Registry): Promise<AuthService> {
+    const cache = new TokenCache(auth.tokenCache?.size ?? 0, auth.tokenCache?.maxAgeMs ?? 0);
+    const counter = cache.enabled && metrics ? tokenCacheCounter(metrics) : undefined;
     if (auth.jwksUrl) {
       return new AuthService(
         createRemoteJWKSet(new URL(auth.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 600_000 }),
@@ -72,22 +85,41 @@ export class AuthService {
         auth.audience ?? undefined,
         clock,
         null,
+        cache,
+        counter,
       );
     }
     if (auth.publicKey) {
       const pem = auth.publicKey.includes('-----BEGIN') ? auth.publicKey.replace(/\\n/g, '\n') : readFileSync(auth.publicKey, 'utf8');
-      return new AuthService(createPublicKey(pem), auth.issuer ?? undefined, auth.audience ?? undefined, clock, null);
+      return new AuthService(createPublicKey(pem), auth.issuer ?? undefined, auth.audience ?? undefined, clock, null, cache, counter);
     }
     const dev = await loadOrCreateDevKeys(dataDir);
     const pub = await importJWK(dev.publicJwk, dev.alg);
-    return new AuthService(pub, auth.issuer ?? DEV_ISSUER, auth.audience ?? DEV_AUDIENCE, clock, {
-      privateJwk: dev.privateJwk,
-      alg: dev.alg,
-    });
+    return new AuthService(pub, auth.issuer ?? DEV_ISSUER, auth.audience ?? DEV_AUDIENCE, clock, { privateJwk: dev.privateJwk, alg: dev.alg }, cache, counter);
+  }
+
+  /** Entries in the verification cache (0 when it is off). */
+  get tokenCacheSize(): number {
+    return this.cache.size;
   }
 
   /** Verifies a bearer token; any problem → UNAUTHENTICATED (the reason is not disclosed to the caller). */
   async verify(token: string): Promise<Caller> {
+    if (!this.cache.enabled) return (await this.verifySignature(token)).caller;
+    const key = TokenCache.keyOf(token);
+    const nowMs = this.clock.nowMs();
+    const hit = this.cache.get(key, nowMs);
+    this.cacheMetrics?.inc({ outcome: hit ? 'hit' : 'miss' });
+    if (hit) return { ...hit };
+    const { caller, exp, nbf } = await this.verifySignature(token);
+    // the first instants jose refuses it at: exp <= now - tolerance, nbf > now + tolerance (now in whole seconds)
+    const acceptedUntilMs = (Math.ceil(exp) + CLOCK_TOLERANCE_S) * 1000;
+    const notBeforeMs = nbf === undefined ? 0 : Math.ceil(nbf - CLOCK_TOLERANCE_S) * 1000;
+    this.cache.set(key, { ...caller }, nowMs, acceptedUntilMs, notBeforeMs);
+    return caller;
+  }
+
+  private async verifySignature(token: string): Promise<{ caller: Caller; exp: number; nbf: number | undefined }> {
     let payload;
     try {
       const options = {
@@ -95,7 +127,7 @@ export class AuthService {
         issuer: this.issuer,
         audience: this.audience,
         currentDate: this.clock.now(),
-        clockTolerance: 30,
+        clockTolerance: CLOCK_TOLERANCE_S,
         requiredClaims: ['sub', 'exp'],
       };
       ({ payload } =
@@ -108,7 +140,8 @@ export class AuthService {
     const role = payload.role;
     if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 200 || !isRole(role))
       throw unauthenticated('Token lacks a valid subject or role');
-    return { userId: payload.sub, role };
+    // exp is required and checked to be a number by jwtVerify
+    return { caller: { userId: payload.sub, role }, exp: payload.exp as number, nbf: payload.nbf };
   }
 
   /** `null` when there is no Authorization header; throws UNAUTHENTICATED when one is present but bad. */
