@@ -116,6 +116,7 @@ const schema = z.object({
   WEBHOOK_TOLERANCE_S: int(1, 86_400).default(300),
   WEBHOOK_POLL_INTERVAL_MS: int(10, 600_000).default(1_000),
   WEBHOOK_SECRET_CACHE_MS: int(0, 600_000).default(5_000),
+  WEBHOOK_MAX_ATTEMPTS: int(1, 1_000).default(12),
   // API surface, abuse limits (issue 7)
   CARD_CHECK_LEGACY_ENABLED: bool.default(false),
   BANK_CACHE_TTL_S: int(0, 86_400).default(300),
@@ -222,6 +223,8 @@ export interface Config {
     pollIntervalMs: number;
     /** How long verified-mode secrets are cached per instance (re-read at once when a signature fails). */
     secretCacheMs: number;
+    /** Failed attempts after which an inbox event is dead-lettered (its stream goes on). */
+    maxAttempts: number;
   };
   /** The legacy card check (checkCardLegacy) answers only when enabled. */
   cardCheckLegacyEnabled: boolean;
@@ -375,6 +378,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       toleranceS: e.WEBHOOK_TOLERANCE_S,
       pollIntervalMs: e.WEBHOOK_POLL_INTERVAL_MS,
       secretCacheMs: e.WEBHOOK_SECRET_CACHE_MS,
+      maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
     },
     cardCheckLegacyEnabled: e.CARD_CHECK_LEGACY_ENABLED,
     directory: { bankCacheTtlS: e.BANK_CACHE_TTL_S, bankCacheMax: e.BANK_CACHE_MAX_ENTRIES },

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
  * All Prometheus metrics of one service instance, on one registry (built once in the composition root,
@@ -50,6 +50,40 @@ export class Metrics {
     labelNames: ['service', 'operation', 'outcome'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
+  });
+  readonly webhookEventsProcessed = new Counter({
+    name: 'webhook_events_processed_total',
+    help: 'Webhook inbox events finished by the processor, by outcome (applied, stale, no_change, unknown_transfer, dead_letter, …)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly webhookRetries = new Counter({
+    name: 'webhook_event_retries_total',
+    help: 'Webhook inbox events rescheduled, by reason: error (applying threw; backoff) or unknown_transfer (grace period)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  readonly webhookDeadLettered = new Counter({
+    name: 'webhook_events_dead_lettered_total',
+    help: 'Webhook inbox events given up after WEBHOOK_MAX_ATTEMPTS failed attempts (outcome dead_letter; requeue from the back-office)',
+    registers: [this.registry],
+  });
+  readonly webhookProcessingLag = new Histogram({
+    name: 'webhook_event_processing_lag_seconds',
+    help: 'Webhook inbox events: time from receipt to a recorded outcome',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
+    registers: [this.registry],
+  });
+  /** Set by the webhook module: counts the inbox's due unprocessed events when /metrics is scraped. */
+  webhookBacklogSource: (() => Promise<number>) | null = null;
+  readonly webhookInboxBacklog: Gauge = new Gauge({
+    name: 'webhook_inbox_backlog',
+    help: 'Webhook inbox events not processed yet and due now (read from the database on scrape)',
+    registers: [this.registry],
+    collect: async () => {
+      const n = await this.webhookBacklogSource?.().catch(() => null);
+      if (n !== undefined && n !== null) this.webhookInboxBacklog.set(n);
+    },
   });
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
