@@ -56,6 +56,8 @@ const MATRIX: Record<string, RoleName[]> = {
   'Mutation.deleteWebhookSubscription': ADMIN,
   'Mutation.rotateWebhookSecret': ADMIN,
   'Mutation.deleteWebhookSecret': ADMIN,
+  'Query.deadLetteredWebhookEvents': STAFF,
+  'Mutation.requeueWebhookEvent': STAFF,
   // issue 7
   'Query.fxQuoteV1': ANY,
   'Query.personRequirements': ANY,

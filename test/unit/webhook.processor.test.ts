@@ -1,6 +1,7 @@
 /**
  * The inbox processor against a real (PGlite or PostgreSQL) database with a recording fake sink:
- * ordering per transaction, leases across two processors, retries, documents and agents.
+ * ordering per transaction, leases across two processors, retries, dead letters, takeover of an expired
+ * lease, documents and agents, statements per event (batching).
  */
 import pino from 'pino';
 import { ManualClock } from '../../src/shared/clock';
@@ -8,6 +9,7 @@ import type { ApplyOutcome, PlatformTransactionEvent, TransferEventSink } from '
 import { WebhookInbox } from '../../src/modules/webhooks/webhook.inbox';
 import { PlatformStateStore } from '../../src/modules/webhooks/webhook.platform-state';
 import { WebhookProcessor } from '../../src/modules/webhooks/webhook.processor';
+import { Metrics } from '../../src/shared/metrics';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
 const logger = pino({ level: 'silent' });
@@ -58,8 +60,8 @@ let db: TestDatabase;
 let clock: ManualClock;
 let inbox: WebhookInbox;
 const processors: WebhookProcessor[] = [];
-const make = (sink: TransferEventSink | null, opts: Partial<ConstructorParameters<typeof WebhookProcessor>[5]> = {}) => {
-  const p = new WebhookProcessor(db.prisma, sink, new PlatformStateStore(db.prisma), clock, logger, { pollIntervalMs: 20, ...opts });
+const make = (sink: TransferEventSink | null, opts: Partial<ConstructorParameters<typeof WebhookProcessor>[5]> = {}, metrics: Metrics | null = null) => {
+  const p = new WebhookProcessor(db.prisma, sink, new PlatformStateStore(db.prisma), clock, logger, { pollIntervalMs: 20, ...opts }, metrics);
   processors.push(p);
   return p;
 };
@@ -113,6 +115,72 @@ it('a transient failure is retried with backoff; the transaction’s later event
   clock.advance(1_000);
   await until(async () => (await pending()) === 0);
   expect(sink.events.map((e) => (e.change as { newStatus: string }).newStatus)).toEqual(['Created', 'PaymentProcessing']);
+});
+
+it('an event that keeps throwing is dead-lettered after maxAttempts and its stream goes on; metrics count it', async () => {
+  const sink = new RecordingSink();
+  sink.failNext = 3;
+  const metrics = new Metrics({ defaultMetrics: false });
+  const tx = '00000000-0000-4000-8000-0000000000cc';
+  await store(txEvent(tx, null, 'Created'));
+  await store(txEvent(tx, 'Created', 'PaymentProcessing'));
+  const p = make(sink, { maxAttempts: 3 }, metrics);
+  p.start();
+  for (const attempts of [1, 2]) {
+    await until(async () => (await db.prisma.webhookInbox.findFirst({ where: { attempts, processedAt: null } })) !== null);
+    expect(sink.events).toHaveLength(0); // the head blocks its stream while it is retried
+    clock.advance(60_000);
+  }
+  await until(async () => (await pending()) === 0);
+  const rows = await db.prisma.webhookInbox.findMany({ orderBy: { seq: 'asc' } });
+  expect(rows.map((r) => [r.outcome, r.attempts, r.lastError])).toEqual([['dead_letter', 3, 'database unavailable'], ['applied', 1, null]]);
+  expect(sink.events.map((e) => (e.change as { newStatus: string }).newStatus)).toEqual(['PaymentProcessing']);
+  expect(p.stats).toEqual({ processed: 2, retried: 2, deadLettered: 1 });
+  const value = async (name: string, labels: Record<string, string> = {}) =>
+    (await metrics.registry.getSingleMetric(name)!.get()).values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value;
+  expect(await value('webhook_events_dead_lettered_total')).toBe(1);
+  expect(await value('webhook_events_processed_total', { outcome: 'dead_letter' })).toBe(1);
+  expect(await value('webhook_events_processed_total', { outcome: 'applied' })).toBe(1);
+  expect(await value('webhook_event_retries_total', { reason: 'error' })).toBe(2);
+  expect(await value('webhook_event_processing_lag_seconds', {})).toBeDefined();
+});
+
+it('a stream leased by a crashed instance is taken over once its lease expires', async () => {
+  const sink = new RecordingSink();
+  const tx = '00000000-0000-4000-8000-0000000000dd';
+  await store(txEvent(tx, null, 'Created'));
+  await db.prisma.webhookStreamLease.create({ data: { streamKey: `tx:${tx}`, leaseOwner: 'crashed', leaseUntil: new Date(clock.nowMs() + 30_000) } });
+  const p = make(sink);
+  p.start();
+  await new Promise((r) => setTimeout(r, 200));
+  expect(sink.events).toHaveLength(0);
+  clock.advance(31_000);
+  await until(async () => (await pending()) === 0);
+  expect(sink.events).toHaveLength(1);
+  expect(await db.prisma.webhookStreamLease.count()).toBe(0);
+});
+
+it('batches: claiming, reading and finishing cost a few statements per pass, not per event', async () => {
+  const doc = (id: string, status: string, second: number) => ({
+    event: 'DocumentUpdatedEvents', id, entityId: 'person-1', entityType: 'Participant', documentType: 'PASSPORT', verificationStatus: status, occurredAt: `2026-01-01T00:00:0${second}Z`, tenantId: 't', version: 1,
+  });
+  for (let i = 0; i < 40; i++) await store(doc(`solo-${i}`, 'VERIFIED', 1)); // 40 streams of one event
+  for (let i = 0; i < 5; i++) for (let k = 0; k < 4; k++) await store(doc(`multi-${i}`, k % 2 ? 'PENDING' : 'VERIFIED', k + 1)); // 5 streams of 4
+  const p = make(null, { pollIntervalMs: 3_600_000 });
+  const { statements } = await db.queries.measure(async () => {
+    p.start();
+    await until(async () => (await pending()) === 0);
+    await p.idle();
+  });
+  const processing = statements.filter((q) => !q.includes('COUNT(')); // not this test's polling
+  const applying = processing.filter((q) => q.includes('INSERT INTO platform_documents'));
+  expect(applying).toHaveLength(60); // one upsert per event, each applied
+  // claim + read + finish for the one pass, then an empty claim (a few more if a poll or nudge interleaves)
+  expect(processing.length - applying.length).toBeLessThanOrEqual(8);
+  expect(processing.length / 60).toBeLessThan(1.15); // was ≈ 7 statements per event with a lease round per event
+  expect(await db.prisma.webhookInbox.count({ where: { outcome: 'applied' } })).toBe(60);
+  for (let i = 0; i < 5; i++) expect(await db.prisma.platformDocument.findUnique({ where: { id: `multi-${i}` } })).toMatchObject({ verificationStatus: 'PENDING', occurredAt: new Date('2026-01-01T00:00:04Z') });
+  expect(await db.prisma.webhookStreamLease.count()).toBe(0);
 });
 
 it('unknown_transfer is retried during the grace period, then recorded', async () => {

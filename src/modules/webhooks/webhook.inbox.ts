@@ -16,10 +16,30 @@
  *   before/after, but a transaction's hold → release → hold would not). Whatever slips through the
  *   byte-level key is harmless anyway: the saga never moves backwards, applies a compliance value only
  *   when it changes, documents keep the greatest occurredAt.
+ *
+ * Dead letters (outcome dead_letter, see webhook.processor.ts) are listed for the back-office and can be
+ * requeued: the row becomes unprocessed again with its attempts reset, so it is its stream's head once more
+ * (platform facts are forward-only, so applying it after later events is safe).
  */
 import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '../../generated/prisma/client';
 import { dedupeKeyOf, eventTypeOf, normalizeEvent } from './webhook.normalize';
+import { DEAD_LETTER } from './webhook.processor';
+
+/** What the back-office sees of an inbox event (never its payload). */
+export interface InboxEventView {
+  id: string;
+  eventName: string;
+  kind: string;
+  streamKey: string;
+  receivedAt: Date;
+  processedAt: Date | null;
+  outcome: string | null;
+  attempts: number;
+  lastError: string | null;
+}
+
+const viewSelect = { id: true, eventName: true, kind: true, streamKey: true, receivedAt: true, processedAt: true, outcome: true, attempts: true, lastError: true } as const;
 
 export interface StoredDelivery {
   id: string;
@@ -43,5 +63,29 @@ export class WebhookInbox {
       ON CONFLICT (dedupe_key) DO NOTHING
       RETURNING id`;
     return rows.length > 0 ? { id, duplicate: false } : { id: '', duplicate: true };
+  }
+
+  /** Dead-lettered events, most recently given up first; and how many there are. */
+  async deadLetters(offset: number, limit: number): Promise<{ items: InboxEventView[]; total: number }> {
+    const where = { outcome: DEAD_LETTER };
+    const [items, total] = await Promise.all([
+      this.prisma.webhookInbox.findMany({ where, select: viewSelect, orderBy: [{ processedAt: 'desc' }, { seq: 'desc' }], skip: offset, take: limit }),
+      this.prisma.webhookInbox.count({ where }),
+    ]);
+    return { items, total };
+  }
+
+  /**
+   * Makes a dead-lettered event unprocessed again, due now, with its attempts reset (last_error kept until
+   * the next attempt). 'not_found' for an unknown id, 'not_dead' when the event is not dead-lettered.
+   */
+  async requeue(id: string, now: Date): Promise<InboxEventView | 'not_found' | 'not_dead'> {
+    const n = await this.prisma.webhookInbox.updateMany({
+      where: { id, outcome: DEAD_LETTER },
+      data: { outcome: null, processedAt: null, attempts: 0, nextAttemptAt: now },
+    });
+    const row = await this.prisma.webhookInbox.findUnique({ where: { id }, select: viewSelect });
+    if (!row) return 'not_found';
+    return n.count === 1 ? row : 'not_dead';
   }
 }

@@ -53,11 +53,18 @@ export function createWebhooksModule(deps: WebhooksDeps): WebhooksModule {
   if (!key) throw new Error('WEBHOOK_SECRET_ENCRYPTION_KEY must be base64 of 32 bytes'); // config.ts checks it first
   const box = new SecretBox(key);
   const secrets = new WebhookSecretStore(db.prisma, box, clock, logger, { cacheMs: config.webhooks.secretCacheMs });
-  const processor = new WebhookProcessor(db.prisma, deps.sink, new PlatformStateStore(db.prisma), clock, logger, {
-    pollIntervalMs: config.webhooks.pollIntervalMs,
-    ...deps.processor,
-  });
-  const receiver = new WebhookReceiver(new WebhookInbox(db.prisma), secrets, processor, clock, logger, metrics, {
+  const processor = new WebhookProcessor(
+    db.prisma,
+    deps.sink,
+    new PlatformStateStore(db.prisma),
+    clock,
+    logger,
+    { pollIntervalMs: config.webhooks.pollIntervalMs, maxAttempts: config.webhooks.maxAttempts, ...deps.processor },
+    metrics,
+  );
+  metrics.webhookBacklogSource = () => processor.backlog();
+  const inbox = new WebhookInbox(db.prisma);
+  const receiver = new WebhookReceiver(inbox, secrets, processor, clock, logger, metrics, {
     toleranceS: config.webhooks.toleranceS,
   });
   const subscriptions = new WebhookSubscriptionService(deps.remittances, secrets, clock, logger, config.publicUrl);
@@ -90,7 +97,7 @@ export function createWebhooksModule(deps: WebhooksDeps): WebhooksModule {
     processor,
     secrets,
     subscriptions,
-    resolver: new WebhookResolver(subscriptions),
+    resolver: new WebhookResolver(subscriptions, inbox, processor, clock),
     readiness,
     async start(selfUrl) {
       if (config.sandbox.enabled) {

@@ -2,39 +2,64 @@
  * Processes the webhook inbox after the deliveries were acknowledged. At least once; the effects are
  * idempotent (the saga's sink by contract, documents/agents by their conditional upserts).
  *
- * Several instances run this loop against one database:
- * - Work is claimed per stream (one transaction, one document, one agent): a row in webhook_stream_leases
- *   taken with an atomic INSERT … ON CONFLICT DO UPDATE … WHERE lease_until < now. Only the holder
- *   processes that stream, so the events of one transaction are applied one at a time, in arrival order
- *   (seq). A crashed holder's lease expires (leaseMs) and another instance takes over.
- * - A stream's head blocks it: when applying fails transiently (the sink throws), the row is retried
- *   with exponential backoff (nextAttemptAt) and later events of that transaction wait for it.
+ * Several instances run this loop against one database. One pass costs three statements around the
+ * applying itself, whatever the number of events:
+ * 1. claim: one `INSERT … SELECT … ON CONFLICT DO UPDATE … WHERE lease_until < now RETURNING` takes a
+ *    lease (webhook_stream_leases) on up to batchSize streams (one transaction, one document, one agent)
+ *    whose head — oldest unprocessed event — is due, oldest heads first. Only the holder processes a
+ *    stream, so the events of one transaction are applied one at a time, in arrival order (seq). A
+ *    crashed holder's lease expires (leaseMs) and another instance takes over.
+ * 2. read: the first perStream unprocessed events of every claimed stream, in one query (after the claim,
+ *    so it sees everything the previous holder finished).
+ * 3. apply: streams concurrently (at most `concurrency`), each stream's events in order; the lease is
+ *    renewed if a stream takes longer than half of leaseMs.
+ * 4. finish: one statement records every row's result (outcome, or retry) and releases the leases, so a
+ *    stream is never released before its results are stored.
+ * Rules per event:
+ * - A stream's head blocks it: when applying throws, the row is retried with exponential backoff
+ *   (nextAttemptAt) and the stream's later events wait for it — until maxAttempts: then it is dead-lettered
+ *   (outcome dead_letter, last_error kept) and the stream goes on. That is safe because platform facts are
+ *   recorded forwards only and the transfer's status is derived from the latest facts. The back-office lists
+ *   and requeues dead letters (webhook.inbox.ts, webhook.resolver.ts).
  * - "unknown_transfer" is retried for a short grace period (the saga may not have committed the
  *   transaction's correlation yet), then recorded as the outcome.
- * - The loop runs every pollIntervalMs and at once when nudged (after each insert), so the latency is
- *   small and nothing stored is ever forgotten, including events stored before a crash or restart.
+ * - The loop runs every pollIntervalMs and at once when nudged (after each insert, after a requeue), and
+ *   passes follow each other while there is work, so nothing stored is ever forgotten, including events
+ *   stored before a crash or restart.
+ * Metrics (src/shared/metrics.ts): events by outcome, retries, dead letters, received → processed lag;
+ * the due backlog is counted on scrape (`backlog()`).
  */
 import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
+import type { Metrics } from '../../shared/metrics';
 import type { ApplyOutcome, TransferEventSink } from '../transfers/transfer.ports';
 import { normalizeEvent } from './webhook.normalize';
 import type { PlatformStateStore } from './webhook.platform-state';
 
 export interface WebhookProcessorOptions {
   pollIntervalMs: number;
-  /** How long a stream lease lasts without renewal (renewed after every event). */
+  /** How long a stream lease lasts without renewal. */
   leaseMs?: number;
-  /** Streams processed concurrently by this instance. */
+  /** Streams applied concurrently by this instance. */
   concurrency?: number;
+  /** Streams claimed per pass (one statement). */
+  batchSize?: number;
+  /** Events of one stream read per pass. */
+  perStream?: number;
   /** How long an event of an unknown transfer is retried before the outcome is recorded. */
   unknownTransferGraceMs?: number;
   maxBackoffMs?: number;
+  /** Attempts of an event whose processing keeps throwing before it is dead-lettered. */
+  maxAttempts?: number;
 }
+
+export const DEAD_LETTER = 'dead_letter';
 
 interface InboxRow {
   id: string;
+  stream_key: string;
   event_name: string;
   payload: unknown;
   received_at: Date;
@@ -42,9 +67,20 @@ interface InboxRow {
   attempts: number;
 }
 
+/** What processing one row concluded: an outcome (the row is finished) or a retry at retryAt. */
+interface RowResult {
+  row: InboxRow;
+  outcome: string | null;
+  attempts: number;
+  error: string | null;
+  at: Date;
+  retry: 'error' | 'unknown_transfer' | null;
+}
+
 export interface ProcessorStats {
   processed: number;
   retried: number;
+  deadLettered: number;
 }
 
 export class WebhookProcessor {
@@ -54,11 +90,14 @@ export class WebhookProcessor {
   private again = false;
   private started = false;
   private stopped = false;
-  readonly stats: ProcessorStats = { processed: 0, retried: 0 };
+  readonly stats: ProcessorStats = { processed: 0, retried: 0, deadLettered: 0 };
   private readonly leaseMs: number;
   private readonly concurrency: number;
+  private readonly batchSize: number;
+  private readonly perStream: number;
   private readonly graceMs: number;
   private readonly maxBackoffMs: number;
+  readonly maxAttempts: number;
   private idleWaiters: (() => void)[] = [];
 
   constructor(
@@ -68,11 +107,15 @@ export class WebhookProcessor {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly opts: WebhookProcessorOptions,
+    private readonly metrics: Metrics | null = null,
   ) {
     this.leaseMs = opts.leaseMs ?? 30_000;
-    this.concurrency = opts.concurrency ?? 4;
+    this.concurrency = opts.concurrency ?? 8;
+    this.batchSize = opts.batchSize ?? 64;
+    this.perStream = opts.perStream ?? 16;
     this.graceMs = opts.unknownTransferGraceMs ?? 30_000;
     this.maxBackoffMs = opts.maxBackoffMs ?? 60_000;
+    this.maxAttempts = opts.maxAttempts ?? 12;
   }
 
   get isRunning(): boolean {
@@ -119,48 +162,77 @@ export class WebhookProcessor {
     for (const w of this.idleWaiters.splice(0)) w();
   }
 
+  /** Unprocessed events that are due now (the metrics' backlog gauge, read on scrape). */
+  async backlog(): Promise<number> {
+    const [row] = await this.prisma.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM webhook_inbox WHERE processed_at IS NULL AND next_attempt_at <= ${this.clock.now()}`;
+    return row?.n ?? 0;
+  }
+
   private async loop(): Promise<void> {
     try {
-      for (let pass = 0; pass < 1000 && this.isRunning; pass++) {
-        const streams = await this.dueStreams(this.concurrency * 4);
-        if (streams.length === 0) return;
-        let progressed = false;
-        const queue = [...streams];
-        await Promise.all(
-          Array.from({ length: Math.min(this.concurrency, queue.length) }, async () => {
-            for (let key = queue.shift(); key !== undefined && this.isRunning; key = queue.shift()) {
-              if (await this.runStream(key)) progressed = true;
-            }
-          }),
-        );
-        if (!progressed) return;
-      }
+      for (let pass = 0; pass < 1000 && this.isRunning; pass++) if (!(await this.pass())) return;
     } catch (err) {
       this.logger.warn({ err: { message: (err as Error).message } }, 'webhook processor pass failed; retrying at the next poll');
     }
   }
 
-  private async dueStreams(limit: number): Promise<string[]> {
-    const now = this.clock.now();
-    const rows = await this.prisma.$queryRaw<{ stream_key: string }[]>`
-      SELECT i.stream_key FROM webhook_inbox i
-      WHERE i.processed_at IS NULL AND i.next_attempt_at <= ${now}
-        AND NOT EXISTS (SELECT 1 FROM webhook_stream_leases l WHERE l.stream_key = i.stream_key AND l.lease_until >= ${now})
-      GROUP BY i.stream_key
-      ORDER BY min(i.seq)
-      LIMIT ${limit}`;
-    return rows.map((r) => r.stream_key);
+  /** One claim → read → apply → finish round. True when any row was processed or rescheduled. */
+  private async pass(): Promise<boolean> {
+    const keys = await this.claim();
+    if (keys.length === 0) return false;
+    const results: RowResult[] = [];
+    try {
+      const rows = await this.readStreams(keys);
+      const byStream = new Map<string, InboxRow[]>();
+      for (const r of rows) {
+        const list = byStream.get(r.stream_key);
+        if (list) list.push(r);
+        else byStream.set(r.stream_key, [r]);
+      }
+      const queue = [...byStream.keys()];
+      await Promise.all(
+        Array.from({ length: Math.min(this.concurrency, queue.length) }, async () => {
+          for (let key = queue.shift(); key !== undefined && this.isRunning; key = queue.shift())
+            await this.runStream(key, byStream.get(key)!, results);
+        }),
+      );
+    } finally {
+      await this.finish(results, keys);
+    }
+    return results.length > 0;
   }
 
-  private async acquire(streamKey: string): Promise<boolean> {
+  /** Leases up to batchSize streams whose head is due (inserted in key order: no deadlock between instances). */
+  private async claim(): Promise<string[]> {
     const now = this.clock.now();
     const until = new Date(now.getTime() + this.leaseMs);
     const rows = await this.prisma.$queryRaw<{ stream_key: string }[]>`
-      INSERT INTO webhook_stream_leases (stream_key, lease_owner, lease_until) VALUES (${streamKey}, ${this.instanceId}, ${until})
+      INSERT INTO webhook_stream_leases (stream_key, lease_owner, lease_until)
+      SELECT h.stream_key, ${this.instanceId}, ${until} FROM (
+        SELECT i.stream_key FROM webhook_inbox i
+        WHERE i.processed_at IS NULL AND i.next_attempt_at <= ${now}
+          AND NOT EXISTS (SELECT 1 FROM webhook_inbox e WHERE e.stream_key = i.stream_key AND e.processed_at IS NULL AND e.seq < i.seq)
+          AND NOT EXISTS (SELECT 1 FROM webhook_stream_leases l WHERE l.stream_key = i.stream_key AND l.lease_until >= ${now})
+        ORDER BY i.seq
+        LIMIT ${this.batchSize}
+      ) h
+      ORDER BY h.stream_key
       ON CONFLICT (stream_key) DO UPDATE SET lease_owner = EXCLUDED.lease_owner, lease_until = EXCLUDED.lease_until
       WHERE webhook_stream_leases.lease_until < ${now}
       RETURNING stream_key`;
-    return rows.length > 0;
+    return rows.map((r) => r.stream_key);
+  }
+
+  /** The first perStream unprocessed events of each stream, in stream order. */
+  private readStreams(keys: string[]): Promise<InboxRow[]> {
+    return this.prisma.$queryRaw<InboxRow[]>`
+      SELECT id, stream_key, event_name, payload, received_at, next_attempt_at, attempts FROM (
+        SELECT i.*, row_number() OVER (PARTITION BY i.stream_key ORDER BY i.seq) AS n
+        FROM webhook_inbox i WHERE i.stream_key = ANY(${keys}::text[]) AND i.processed_at IS NULL
+      ) r
+      WHERE r.n <= ${this.perStream}
+      ORDER BY r.stream_key, r.seq`;
   }
 
   private async renew(streamKey: string): Promise<boolean> {
@@ -170,62 +242,81 @@ export class WebhookProcessor {
     return n > 0;
   }
 
-  private async release(streamKey: string): Promise<void> {
-    await this.prisma.$executeRaw`DELETE FROM webhook_stream_leases WHERE stream_key = ${streamKey} AND lease_owner = ${this.instanceId}`;
-  }
-
-  /** Processes one stream's due head events in order while holding its lease. True when anything was done. */
-  private async runStream(streamKey: string): Promise<boolean> {
-    if (!(await this.acquire(streamKey))) return false;
-    let progressed = false;
-    try {
-      for (let i = 0; i < 500 && this.isRunning; i++) {
-        const [row] = await this.prisma.$queryRaw<InboxRow[]>`
-          SELECT id, event_name, payload, received_at, next_attempt_at, attempts FROM webhook_inbox
-          WHERE stream_key = ${streamKey} AND processed_at IS NULL ORDER BY seq LIMIT 1`;
-        if (!row || row.next_attempt_at.getTime() > this.clock.nowMs()) break;
-        const done = await this.processRow(row);
-        progressed = true;
-        if (!done) break; // retry scheduled: the stream waits for its head
-        if (!(await this.renew(streamKey))) break;
+  /** Applies one stream's due events in order until one must wait (retry) or the lease is lost. */
+  private async runStream(streamKey: string, rows: InboxRow[], results: RowResult[]): Promise<void> {
+    let leasedAt = this.clock.nowMs();
+    for (const row of rows) {
+      if (!this.isRunning || row.next_attempt_at.getTime() > this.clock.nowMs()) return;
+      if (this.clock.nowMs() - leasedAt > this.leaseMs / 2) {
+        if (!(await this.renew(streamKey))) return; // taken over after our lease expired
+        leasedAt = this.clock.nowMs();
       }
-    } finally {
-      await this.release(streamKey).catch(() => undefined);
+      const result = await this.processRow(row);
+      results.push(result);
+      if (result.retry) return; // the stream waits for its head
     }
-    return progressed;
   }
 
-  /** True when the row is finished (outcome recorded); false when a retry was scheduled. */
-  private async processRow(row: InboxRow): Promise<boolean> {
+  private async processRow(row: InboxRow): Promise<RowResult> {
     const now = this.clock.now();
+    const attempts = row.attempts + 1;
     let outcome: string;
     try {
       outcome = await this.apply(row, now);
     } catch (err) {
-      const attempts = row.attempts + 1;
+      const error = String((err as Error)?.message ?? err).slice(0, 500);
+      if (attempts >= this.maxAttempts) {
+        this.logger.error({ inboxId: row.id, event: row.event_name, attempts, err: { message: error } }, 'webhook event dead-lettered; its stream goes on');
+        return { row, outcome: DEAD_LETTER, attempts, error, at: now, retry: null };
+      }
       const delay = Math.min(this.maxBackoffMs, 500 * 2 ** Math.min(attempts - 1, 16));
-      const message = String((err as Error)?.message ?? err).slice(0, 500);
-      await this.prisma.$executeRaw`
-        UPDATE webhook_inbox SET attempts = ${attempts}, last_error = ${message}, next_attempt_at = ${new Date(now.getTime() + delay)}
-        WHERE id = ${row.id}`;
-      this.stats.retried++;
-      this.logger.warn({ inboxId: row.id, event: row.event_name, attempts, retryInMs: delay, err: { message } }, 'webhook event processing failed; will retry');
-      return false;
+      this.logger.warn({ inboxId: row.id, event: row.event_name, attempts, retryInMs: delay, err: { message: error } }, 'webhook event processing failed; will retry');
+      return { row, outcome: null, attempts, error, at: new Date(now.getTime() + delay), retry: 'error' };
     }
     if (outcome === 'unknown_transfer' && now.getTime() - row.received_at.getTime() < this.graceMs) {
-      const attempts = row.attempts + 1;
       const delay = Math.min(this.graceMs, 250 * 2 ** Math.min(attempts - 1, 10));
-      await this.prisma.$executeRaw`
-        UPDATE webhook_inbox SET attempts = ${attempts}, last_error = 'unknown transfer', next_attempt_at = ${new Date(now.getTime() + delay)}
-        WHERE id = ${row.id}`;
-      this.stats.retried++;
-      return false;
+      return { row, outcome: null, attempts, error: 'unknown transfer', at: new Date(now.getTime() + delay), retry: 'unknown_transfer' };
     }
-    await this.prisma.$executeRaw`
-      UPDATE webhook_inbox SET processed_at = ${now}, outcome = ${outcome}, attempts = ${row.attempts + 1} WHERE id = ${row.id}`;
-    this.stats.processed++;
     this.logger.debug({ inboxId: row.id, event: row.event_name, outcome }, 'webhook event processed');
-    return true;
+    return { row, outcome, attempts, error: null, at: now, retry: null };
+  }
+
+  /**
+   * One statement: every row's result (finished: processed_at + outcome; retry: next_attempt_at), and the
+   * leases released. Rows another holder finished meanwhile are left alone.
+   */
+  private async finish(results: RowResult[], keys: string[]): Promise<void> {
+    const col = <T>(f: (r: RowResult) => T) => results.map(f);
+    await this.prisma.$queryRaw`
+      WITH finished AS (
+        UPDATE webhook_inbox i SET
+          processed_at = CASE WHEN u.outcome IS NULL THEN NULL ELSE u.at::timestamptz END,
+          next_attempt_at = CASE WHEN u.outcome IS NULL THEN u.at::timestamptz ELSE i.next_attempt_at END,
+          outcome = u.outcome, attempts = u.attempts, last_error = COALESCE(u.error, i.last_error)
+        FROM unnest(${col((r) => r.row.id)}::text[], ${col((r) => r.outcome)}::text[], ${col((r) => r.attempts)}::int[],
+                    ${col((r) => r.error)}::text[], ${col((r) => r.at.toISOString())}::text[]) AS u(id, outcome, attempts, error, at)
+        WHERE i.id = u.id AND i.processed_at IS NULL
+        RETURNING i.id
+      ), released AS (
+        DELETE FROM webhook_stream_leases WHERE lease_owner = ${this.instanceId} AND stream_key = ANY(${keys}::text[]) RETURNING 1
+      )
+      SELECT (SELECT count(*) FROM finished)::int AS finished, (SELECT count(*) FROM released)::int AS released`;
+    for (const r of results) this.record(r);
+  }
+
+  private record(r: RowResult): void {
+    if (r.retry) {
+      this.stats.retried++;
+      this.metrics?.webhookRetries.inc({ reason: r.retry });
+      return;
+    }
+    this.stats.processed++;
+    if (r.outcome === DEAD_LETTER) {
+      this.stats.deadLettered++;
+      this.metrics?.webhookDeadLettered.inc();
+    }
+    this.metrics?.webhookEventsProcessed.inc({ outcome: r.outcome! });
+    this.metrics?.webhookProcessingLag.observe(Math.max(0, r.at.getTime() - r.row.received_at.getTime()) / 1000);
   }
 
   private async apply(row: InboxRow, now: Date): Promise<string> {

@@ -1,14 +1,55 @@
-import { Arg, Authorized, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Authorized, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { connectionFrom, pageRequest } from '../../graphql/relay';
+import type { Clock } from '../../shared/clock';
+import { AppError, notFound } from '../../shared/errors';
 import { toAppError } from '../../upstream/http/upstream.errors';
+import { PageArgs } from '../admin/admin.types';
+import type { WebhookInbox } from './webhook.inbox';
+import type { WebhookProcessor } from './webhook.processor';
 import type { WebhookSubscriptionService } from './webhook.subscriptions';
-import { RegisterWebhookSubscriptionInput, RegisterWebhookSubscriptionPayload, WebhookSigningSecret, WebhookSubscription } from './webhook.types';
+import {
+  RegisterWebhookSubscriptionInput,
+  RegisterWebhookSubscriptionPayload,
+  WebhookInboxEvent,
+  WebhookInboxEventConnection,
+  WebhookSigningSecret,
+  WebhookSubscription,
+} from './webhook.types';
 
 /** Upstream failures become AppErrors (UPSTREAM_UNAVAILABLE, NOT_FOUND, …). */
 const run = <T>(fn: () => Promise<T>): Promise<T> => fn().catch((e: unknown) => Promise.reject(toAppError(e)));
 
 @Resolver()
 export class WebhookResolver {
-  constructor(private readonly subscriptions: WebhookSubscriptionService) {}
+  constructor(
+    private readonly subscriptions: WebhookSubscriptionService,
+    private readonly inbox: WebhookInbox,
+    private readonly processor: Pick<WebhookProcessor, 'nudge'>,
+    private readonly clock: Clock,
+  ) {}
+
+  @Authorized('backoffice', 'admin')
+  @Query(() => WebhookInboxEventConnection, {
+    description: 'Back-office and admins: inbox events given up after WEBHOOK_MAX_ATTEMPTS failed attempts (outcome dead_letter), most recent first.',
+  })
+  async deadLetteredWebhookEvents(@Args() args: PageArgs): Promise<WebhookInboxEventConnection> {
+    const { offset, limit } = pageRequest(args.first, args.after);
+    const { items, total } = await this.inbox.deadLetters(offset, limit);
+    return connectionFrom(items, offset, total);
+  }
+
+  @Authorized('backoffice', 'admin')
+  @Mutation(() => WebhookInboxEvent, {
+    description:
+      'Back-office and admins: process a dead-lettered inbox event again (attempts reset; it goes first in its stream). NOT_FOUND for an unknown id, INVALID_STATE when the event is not dead-lettered.',
+  })
+  async requeueWebhookEvent(@Arg('id', () => ID, { description: 'The inbox event id (deadLetteredWebhookEvents).' }) id: string): Promise<WebhookInboxEvent> {
+    const result = await this.inbox.requeue(id, this.clock.now());
+    if (result === 'not_found') throw notFound('Webhook event');
+    if (result === 'not_dead') throw new AppError('INVALID_STATE', 'Only a dead-lettered webhook event can be requeued');
+    this.processor.nudge();
+    return result;
+  }
 
   @Authorized('admin')
   @Query(() => [WebhookSubscription], { description: "Admin: this tenant's webhook subscriptions at the remittances platform." })

@@ -1,5 +1,6 @@
 import { ArrayMaxSize, ArrayMinSize, IsBoolean, IsOptional, IsString, Length } from 'class-validator';
-import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { PageInfo } from '../../graphql/relay';
 
 @ObjectType({ description: 'A webhook subscription of this tenant at the remittances platform (admin).' })
 export class WebhookSubscription {
@@ -69,4 +70,55 @@ export class RegisterWebhookSubscriptionInput {
   @IsOptional()
   @IsBoolean()
   createSecret?: boolean;
+}
+
+@ObjectType({ description: 'An event of the webhook inbox, as the back-office sees it (never its payload).' })
+export class WebhookInboxEvent {
+  @Field(() => ID, { description: 'The inbox row id (requeueWebhookEvent takes it).' })
+  id!: string;
+
+  @Field({ description: 'The event name as received, e.g. TransactionStatusChanged.' })
+  eventName!: string;
+
+  @Field({ description: 'Normalised kind: transaction | document | agent | unknown.' })
+  kind!: string;
+
+  @Field({ description: 'Its ordering stream, e.g. "tx:<platform transaction id>", "doc:<id>", "agent:<id>".' })
+  streamKey!: string;
+
+  @Field({ description: 'When the delivery was accepted.' })
+  receivedAt!: Date;
+
+  @Field(() => Date, { nullable: true, description: 'When an outcome was recorded (for a dead letter: when it was given up); null while pending.' })
+  processedAt!: Date | null;
+
+  @Field(() => String, { nullable: true, description: 'applied | stale | no_change | terminal | unknown_value | unknown_transfer | ignored | invalid | dead_letter; null while pending.' })
+  outcome!: string | null;
+
+  @Field(() => Int, { description: 'Processing attempts so far (reset by a requeue).' })
+  attempts!: number;
+
+  @Field(() => String, { nullable: true, description: 'The last processing error, if any.' })
+  lastError!: string | null;
+}
+
+@ObjectType({ description: 'An edge of a webhook inbox event connection.' })
+export class WebhookInboxEventEdge {
+  @Field({ description: 'Opaque cursor of this edge.' })
+  cursor!: string;
+
+  @Field(() => WebhookInboxEvent, { description: 'The event.' })
+  node!: WebhookInboxEvent;
+}
+
+@ObjectType({ description: 'Webhook inbox events (Relay connection).' })
+export class WebhookInboxEventConnection {
+  @Field(() => [WebhookInboxEventEdge], { description: 'The events of this page.' })
+  edges!: WebhookInboxEventEdge[];
+
+  @Field(() => PageInfo, { description: 'Where this page sits.' })
+  pageInfo!: PageInfo;
+
+  @Field(() => Int, { description: 'How many events in all.' })
+  totalCount!: number;
 }
