@@ -40,12 +40,17 @@ export async function newPerson(url: string, token: string, lastName = 'Doe'): P
   return id;
 }
 
+/** Every quote newQuote obtained: id → expiresAt (ms). A transfer still waiting for its customer once its quote
+ * expired is EXPIRED by the saga's watchdog — the oracle needs to know when that became legitimate. */
+export const quoteExpiry = new Map<string, number>();
+
 export async function newQuote(url: string, token: string, amount = '100.00'): Promise<string> {
-  const r = await gqlRaw(url, 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }', {
+  const r = await gqlRaw(url, 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id expiresAt } }', {
     i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'BANK_ACCOUNT', sourceAmount: amount },
   }, token);
   const id = r.body?.data?.createQuote?.id;
   if (!id) throw new Error(`createQuote: ${r.status} ${r.text.slice(0, 300)}`);
+  quoteExpiry.set(id, Date.parse(r.body.data.createQuote.expiresAt));
   return id;
 }
 

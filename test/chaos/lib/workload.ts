@@ -4,7 +4,7 @@
  * that survive a dead service (same idempotency key), review decisions through the sandbox control API, and
  * the in-order oracle: the final status each kind reaches when the platform's events arrive in order.
  */
-import { CREATE, code, gqlRaw, IN_ORDER, kindInput, newQuote, readTransfers, type Kind } from './client';
+import { CREATE, code, gqlRaw, IN_ORDER, kindInput, newQuote, quoteExpiry, readTransfers, type Kind } from './client';
 import { sleep, TERMINAL, type Rng } from './common';
 import type { TransferView } from './ledger';
 
@@ -16,6 +16,8 @@ export interface Item {
   decision?: 'Approved' | 'Rejected';
   id?: string;
   decided?: boolean;
+  /** When the transfer's quote expires (ms): a transfer still waiting for its customer then is EXPIRED. */
+  quoteExpiresAt?: number;
 }
 
 export interface Mix {
@@ -49,6 +51,8 @@ export function expected(it: Item): string[] {
   // the oracle follows what happened: a review whose decision the platform never took (not yet held when we
   // tried) is still waiting
   if (it.kind === 'review' && it.decision && it.decided) return it.decision === 'Approved' ? ['COMPLETED'] : ['VOIDED'];
+  // a 3DS challenge nobody answers outlives its quote: the watchdog expires the transfer (no money moved)
+  if (it.kind === 'threeds' && it.quoteExpiresAt !== undefined && Date.now() > it.quoteExpiresAt) return ['ACTION_REQUIRED', 'EXPIRED'];
   return IN_ORDER[it.kind];
 }
 
@@ -77,6 +81,7 @@ export async function createOne(t: Target, it: Item, patienceMs = 120_000): Prom
     attempts++;
     try {
       quoteId ??= await newQuote(t.url(), t.customer);
+      it.quoteExpiresAt = quoteExpiry.get(quoteId);
       const r = await gqlRaw(t.url(), CREATE, { i: kindInput(it.kind, quoteId, t.personId, it.key) }, t.customer);
       const id = r.body?.data?.createTransfer?.id;
       if (id) {
