@@ -13,8 +13,9 @@ let staff: string;
 let personId: string;
 
 beforeAll(async () => {
-  // A waiting transfer is re-examined after 2 s of quiet: an occasional late wake-up (open issue: a kick's
-  // "run now" can be overtaken, seen on PostgreSQL) then costs seconds, not the 2-minute default.
+  // A waiting transfer is re-examined after 2 s of quiet (a safety net only: the late wake-ups once seen here on
+  // PostgreSQL — a "run now" overtaken by a decision to wait, a compliance decision overwritten by a racing stale
+  // event — are fixed and reproduced in transfer-wakeup.test.ts).
   t = await startTestApp({ SAGA_RECONCILE_AFTER_MS: '2000' });
   alice = await t.token('alice-order', 'customer');
   staff = await t.token('ops-order', 'backoffice');
@@ -67,7 +68,9 @@ it('a crash between settling the capture and moving the transfer: the next run a
   await t.app.db.prisma.sagaStep.create({
     data: { transferId: id, step: 'capture', idempotencyKey: `${ext}:capture`, state: 'SUCCEEDED', attempts: 1, request: { amount: null }, response: { status: 'CAPTURED' } },
   });
-  await t.app.db.prisma.transfer.update({ where: { id }, data: { nextRunAt: new Date() } });
+  // "Run now" as a wake-up (a plain write of next_run_at could be overwritten by the worker, still busy with this
+  // transfer, deciding to wait on what it read before).
+  await t.app.transfers.repository.wake(id, new Date());
   t.app.transfers.worker.nudge();
   const tr = await waitForStatus(t, staff, id, ['CAPTURED', 'PAYOUT_PENDING', 'COMPLETED'], 30_000);
   expect(tr.capturedAmount).toEqual({ amount: '100.00', currency: 'USD' });

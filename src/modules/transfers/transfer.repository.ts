@@ -7,7 +7,7 @@ import { isTerminal, refusal, type Cause, type TransferStatus } from './transfer
 
 export type TransferRow = Transfer;
 
-/** Fields a change may set together with (or without) a status change. Never `status` / `version`. */
+/** Fields a change may set together with (or without) a status change. Never `status` / `version`. (`nextRunAt` only earlier: see Scheduling.) */
 export type TransferPatch = Partial<
   Pick<
     Prisma.TransferUncheckedUpdateInput,
@@ -21,6 +21,7 @@ export type TransferPatch = Partial<
     | 'authorizedAt'
     | 'externalTransactionId'
     | 'nextRunAt'
+    | 'wakeSeq'
   >
 >;
 
@@ -86,7 +87,7 @@ export class TransferRepository {
       if (decision) req = { ...req, to: decision.to, patch: decision.patch, detail: { ...(req.detail ?? {}), ...(decision.detail ?? {}) } };
       const to = req.to ?? from;
       let reason = refusal(from, to, req.cause);
-      if (!reason && from === to && isTerminal(from) && req.patch && Object.keys(req.patch).some((k) => k !== 'nextRunAt')) {
+      if (!reason && from === to && isTerminal(from) && req.patch && Object.keys(req.patch).some((k) => k !== 'nextRunAt' && k !== 'wakeSeq')) {
         // Terminal transfers never change (upstream facts are still recorded by the caller as no-ops).
         reason = `${from} is terminal`;
       }
@@ -134,17 +135,48 @@ export class TransferRepository {
     return result;
   }
 
-  /** Fields that carry no history (scheduling): no version bump, no event, no publish. */
-  async schedule(transferId: string, nextRunAt: Date | null): Promise<void> {
-    await this.prisma.transfer.updateMany({ where: { id: transferId }, data: { nextRunAt } });
+  // ── Scheduling ────────────────────────────────────────────────────────────────────────────────────
+  //
+  // Invariant (no lost wake-up): a "run now" request — a platform decision, a resume, a written intent — is
+  // never undone by a decision to wait that was taken before it. Requests only ever pull next_run_at EARLIER
+  // (LEAST); a request from outside the lease holder (`wake`) also bumps wake_seq. Every write that pushes
+  // next_run_at LATER (or clears it) is conditional on wake_seq being what the writer read together with the
+  // state it decided on (`deferIfNoWake`, `scheduleIfVersion`): if a wake-up came in between, the write is not
+  // made and the row stays due — the saga looks again. There is no unconditional "schedule later" write.
+  // Scheduling writes carry no history: no version bump, no event, no publish.
+
+  /**
+   * "Run now" from outside the lease holder: next_run_at = LEAST(next_run_at, now) and wake_seq + 1, so that a
+   * lease holder that read the row before cannot defer it past this request (see the invariant above).
+   */
+  async wake(transferId: string, now: Date): Promise<void> {
+    await this.prisma.$executeRaw`
+      UPDATE transfers SET next_run_at = LEAST(COALESCE(next_run_at, ${now}), ${now}), wake_seq = wake_seq + 1
+      WHERE id = ${transferId}`;
   }
 
-  /** Schedules only if nothing changed since `version` was read (else the caller re-evaluates: no lost wake-up). */
-  async scheduleIfVersion(transferId: string, version: number, nextRunAt: Date | null): Promise<boolean> {
+  /** "Due by `at` at the latest" from the lease holder itself (an intent it wrote): only ever moves next_run_at earlier. */
+  async dueBy(transferId: string, at: Date): Promise<void> {
+    await this.prisma.$executeRaw`UPDATE transfers SET next_run_at = LEAST(COALESCE(next_run_at, ${at}), ${at}) WHERE id = ${transferId}`;
+  }
+
+  /**
+   * Sets next_run_at (typically later, or null) only if no wake-up arrived since the caller read `wakeSeq`
+   * (and, with `owner`, only while that owner still holds the lease). False: a wake-up won, the row stays due.
+   */
+  async deferIfNoWake(transferId: string, wakeSeq: number, nextRunAt: Date | null, owner?: string): Promise<boolean> {
+    const n = owner
+      ? await this.prisma.$executeRaw`UPDATE transfers SET next_run_at = ${nextRunAt} WHERE id = ${transferId} AND wake_seq = ${wakeSeq} AND lease_owner = ${owner}`
+      : await this.prisma.$executeRaw`UPDATE transfers SET next_run_at = ${nextRunAt} WHERE id = ${transferId} AND wake_seq = ${wakeSeq}`;
+    return n === 1;
+  }
+
+  /** Schedules only if nothing changed since `version` / `wakeSeq` were read (else the caller re-evaluates: no lost wake-up). */
+  async scheduleIfVersion(transferId: string, version: number, wakeSeq: number, nextRunAt: Date | null): Promise<boolean> {
     // …and never while a saga step is unsettled (an intent written after the caller read the state must be run).
     const n = await this.prisma.$executeRaw`
       UPDATE transfers SET next_run_at = ${nextRunAt}
-      WHERE id = ${transferId} AND version = ${version}
+      WHERE id = ${transferId} AND version = ${version} AND wake_seq = ${wakeSeq}
         AND NOT EXISTS (SELECT 1 FROM saga_steps s WHERE s.transfer_id = ${transferId} AND s.state IN ('PENDING', 'UNKNOWN'))`;
     return n === 1;
   }

@@ -137,9 +137,14 @@ export class TransferSaga {
 
   /** Claims up to `limit` due transfers whose lease is free or expired (FOR UPDATE SKIP LOCKED: N workers never collide). */
   async claimDue(owner: string, limit: number): Promise<string[]> {
+    return (await this.claimDueWithWakes(owner, limit)).map((r) => r.id);
+  }
+
+  /** claimDue, with each transfer's wake_seq at the claim (for backOff). */
+  async claimDueWithWakes(owner: string, limit: number): Promise<{ id: string; wakeSeq: number }[]> {
     const now = this.clock.now();
     const until = new Date(now.getTime() + this.opts.leaseMs);
-    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+    const rows = await this.prisma.$queryRaw<{ id: string; wake_seq: number }[]>`
       UPDATE transfers SET lease_owner = ${owner}, lease_until = ${until}
       WHERE id IN (
         SELECT id FROM transfers
@@ -147,8 +152,18 @@ export class TransferSaga {
         ORDER BY next_run_at
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
-      RETURNING id`;
-    return rows.map((r) => r.id);
+      RETURNING id, wake_seq`;
+    return rows.map((r) => ({ id: r.id, wakeSeq: Number(r.wake_seq) }));
+  }
+
+  /**
+   * After an advance failed unexpectedly (e.g. the database): look again in leaseMs — unless a wake-up arrived
+   * since the claim (`wakeSeq`), which keeps it due — then release the lease. (Keeping the lease instead would
+   * hold every wake-up, e.g. a compliance decision whose kick found the lease taken, until the lease expired.)
+   */
+  async backOff(transferId: string, owner: string, wakeSeq: number): Promise<void> {
+    await this.repo.deferIfNoWake(transferId, wakeSeq, new Date(this.clock.nowMs() + this.opts.leaseMs), owner);
+    await this.release(transferId, owner);
   }
 
   /**
@@ -233,7 +248,8 @@ export class TransferSaga {
       VALUES (gen_random_uuid()::text, ${t.id}, ${step}, ${key}, 'PENDING', 0, ${JSON.stringify(request)}::jsonb, ${now}, ${now})
       ON CONFLICT (transfer_id, step) DO NOTHING`;
     // Due at once: should this process die before settling the step, the worker re-runs it once the lease expires.
-    await this.repo.schedule(t.id, now);
+    // (Only ever earlier; a holder that read the state before cannot defer it: scheduleIfVersion checks for it.)
+    await this.repo.dueBy(t.id, now);
     return this.prisma.sagaStep.findUniqueOrThrow({ where: { transferId_step: { transferId: t.id, step } } });
   }
 
@@ -253,15 +269,20 @@ export class TransferSaga {
   private async retryLater(t: TransferRow, s: SagaStep, state: 'UNKNOWN' | 'PENDING', why: string): Promise<'wait'> {
     await this.settle(s, state, undefined, why);
     const delay = Math.min(this.opts.retryBaseMs * 2 ** Math.min(s.attempts, 16), this.opts.retryMaxMs);
-    await this.repo.schedule(t.id, new Date(this.clock.nowMs() + delay));
+    // A wake-up that arrived since `t` was read wins: the row stays due and the step is retried at once.
+    await this.repo.deferIfNoWake(t.id, t.wakeSeq, new Date(this.clock.nowMs() + delay));
     this.logger.warn({ transferId: t.id, step: s.step, attempts: s.attempts + 1, why }, 'saga step will be retried');
     return 'wait';
   }
 
-  /** Sleep until `at` (null: until an event) — unless the transfer changed since it was read: then look again. */
+  /**
+   * Sleep until `at` (null: until an event) — unless the transfer changed or was woken since it was read: then
+   * look again (no lost wake-up: see TransferRepository, Scheduling). Nothing to write if `at` is already set:
+   * a wake-up since then has moved next_run_at earlier, and it stays so.
+   */
   private async waitUntil(t: TransferRow, at: Date | null): Promise<'again' | 'wait'> {
     if ((t.nextRunAt?.getTime() ?? null) === (at?.getTime() ?? null)) return 'wait';
-    return (await this.repo.scheduleIfVersion(t.id, t.version, at)) ? 'wait' : 'again';
+    return (await this.repo.scheduleIfVersion(t.id, t.version, t.wakeSeq, at)) ? 'wait' : 'again';
   }
 
   private async move(t: TransferRow, to: TransferStatus | undefined, ctx: SagaContext, detail: Record<string, unknown>, patch: TransferPatch = {}, cause?: Cause) {
@@ -280,6 +301,8 @@ export class TransferSaga {
       const outcome = await this.step(t, ctx);
       if (outcome === 'wait') return this.repo.get(transferId);
     }
+    // Stopped before reaching a wait (iteration cap, or the lease was lost): not done — keep it due.
+    await this.repo.dueBy(transferId, this.clock.now());
     return this.repo.get(transferId);
   }
 
@@ -295,7 +318,7 @@ export class TransferSaga {
         where: { transferId: t.id, step: 'check', state: { in: ['PENDING', 'UNKNOWN'] } },
         data: { state: 'FAILED', lastError: `abandoned: transfer ${status}`, updatedAt: this.clock.now() },
       });
-      if (t.nextRunAt) await this.repo.schedule(t.id, null);
+      if (t.nextRunAt) await this.repo.deferIfNoWake(t.id, t.wakeSeq, null);
       return 'wait';
     }
     const steps = new Map((await this.steps(t.id)).map((s) => [s.step, s]));
@@ -671,7 +694,8 @@ export class TransferSaga {
     const detail = { action: step, paymentStatus, requestedBy: req.requestedBy ?? null };
     if (paymentStatus === 'CAPTURED') {
       const captured = req.amount ?? formatAmount(t.sendAmount, t.sendCurrency);
-      await this.move(t, 'CAPTURED', ctx, { ...detail, amount: captured }, { capturedAmount: captured, nextRunAt: null });
+      // next_run_at is left as it is: the next iteration decides when to look again, from the state after the move.
+      await this.move(t, 'CAPTURED', ctx, { ...detail, amount: captured }, { capturedAmount: captured });
     } else if (paymentStatus === 'VOIDED' || paymentStatus === 'CANCELLED') {
       const target: TransferStatus = paymentStatus === 'CANCELLED' ? 'EXPIRED' : step === 'void' ? (req.target ?? 'VOIDED') : 'VOIDED';
       const code = paymentStatus === 'CANCELLED' ? 'AUTHORIZATION_CANCELLED' : req.failureCode;

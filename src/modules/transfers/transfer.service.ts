@@ -8,7 +8,7 @@ import type { Logger } from '../../shared/logger';
 import { convert, dec, fitsMinorUnits, formatAmount } from '../../shared/money';
 import type { ApplyOutcome, PlatformTransactionEvent, TransferEventSink } from './transfer.ports';
 import type { TransferRepository, TransferRow } from './transfer.repository';
-import type { TransferDetails, TransferSaga } from './transfer.saga';
+import type { SagaContext, TransferDetails, TransferSaga } from './transfer.saga';
 import { isTerminal, type TransferStatus } from './transfer.states';
 import { payoutRank, platformRank, platformTarget } from './transfer.platform';
 
@@ -42,6 +42,9 @@ export interface TransferServiceOptions {
   /** How long a mutation waits for the transfer's lease (another step in flight) before INVALID_STATE. */
   leaseWaitMs: number;
 }
+
+/** A transition patch that is also a "run now" request (next_run_at only ever earlier: not later than `now`; wake_seq + 1). */
+const WAKE = (now: Date) => ({ nextRunAt: now, wakeSeq: { increment: 1 } }) as const;
 
 /** Documented order of the platform's transaction statuses (the happy path, then the side branches). */
 const COMPLIANCE = new Set(['Pending', 'Approved', 'Rejected', 'Cancelled', 'Refunded', 'Failed']);
@@ -99,8 +102,9 @@ export class TransferService implements TransferEventSink {
   // ── Reads ─────────────────────────────────────────────────────────────────────────────────────────
 
   /** A transfer the caller may see: owner, back-office or admin. Anything else is NOT_FOUND (never FORBIDDEN). */
-  async getVisible(caller: Caller, id: string): Promise<TransferRow> {
-    const t = /^[0-9a-f-]{36}$/i.test(id) ? await this.repo.get(id) : null;
+  /** `read`: how the row is read (transfer.subscriptions.ts shares one read between concurrent subscribers). */
+  async getVisible(caller: Caller, id: string, read: (id: string) => Promise<TransferRow | null> = (x) => this.repo.get(x)): Promise<TransferRow> {
+    const t = /^[0-9a-f-]{36}$/i.test(id) ? await read(id) : null;
     if (!t || (!isStaff(caller) && t.ownerId !== caller.userId)) throw notFound('Transfer');
     return t;
   }
@@ -230,15 +234,54 @@ export class TransferService implements TransferEventSink {
     if (!r) throw new AppError('INVALID_STATE', 'The transfer is being processed; retry shortly with the same idempotencyKey');
   }
 
+  /**
+   * Whether this very request (caller + operation + idempotencyKey) already took effect on the transfer: its
+   * first attempt committed the action, then crashed or timed out before its idempotency record was completed.
+   * A retry (same key, same arguments — the record's hash guarantees it) then answers as the first attempt
+   * would have: the transfer as it stands, instead of INVALID_STATE. Each action records the key that caused
+   * it: resumeTransfer in its audit event's detail, captureTransfer / voidTransfer in their saga step's request.
+   */
+  private async doneByKey(transferId: string, caller: Caller, action: 'resumeTransfer' | 'captureTransfer' | 'voidTransfer', key: string): Promise<boolean> {
+    if (action === 'resumeTransfer') {
+      const events = await this.prisma.transferEvent.findMany({ where: { transferId, actor: caller.userId, cause: 'mutation' }, select: { detail: true } });
+      return events.some((e) => {
+        const d = e.detail as { action?: string; idempotencyKey?: string } | null;
+        return d?.action === action && d.idempotencyKey === key;
+      });
+    }
+    const step = await this.prisma.sagaStep.findUnique({ where: { transferId_step: { transferId, step: action === 'captureTransfer' ? 'capture' : 'void' } } });
+    const req = (step?.request ?? null) as { requestedBy?: string; idempotencyKey?: string } | null;
+    return req?.requestedBy === caller.userId && req.idempotencyKey === key;
+  }
+
+  /**
+   * The answer to a retry of an action that already took effect (doneByKey): what the first attempt would have
+   * answered — it ran the saga on after its action — so run it on as far as it goes now (if the transfer is
+   * free within leaseWaitMs; else whoever holds it does), then the transfer as it stands.
+   */
+  private async carryOn(transferId: string, ctx: SagaContext): Promise<{ transferId: string }> {
+    await this.saga.withLease(transferId, this.owner, this.opts.leaseWaitMs, () => this.saga.advance(transferId, ctx));
+    return { transferId };
+  }
+
   async resume(caller: Caller, input: { transferId: string; idempotencyKey: string }): Promise<TransferRow> {
     const t0 = await this.getVisible(caller, input.transferId);
     if (t0.ownerId !== caller.userId && !isStaff(caller)) throw forbidden();
-    await this.idempotency.run({ caller: caller.userId, operation: 'resumeTransfer', key: input.idempotencyKey }, { transferId: input.transferId }, async () => {
+    const key = input.idempotencyKey;
+    await this.idempotency.run({ caller: caller.userId, operation: 'resumeTransfer', key }, { transferId: input.transferId }, async () => {
+      if (await this.doneByKey(t0.id, caller, 'resumeTransfer', key)) return this.carryOn(t0.id, { cause: 'worker', actor: 'worker' });
       await this.underLease(t0, async () => {
         const t = (await this.repo.get(t0.id))!;
-        if (t.status !== 'ACTION_REQUIRED') throw new AppError('INVALID_STATE', `Only a transfer in ACTION_REQUIRED can be resumed (it is ${t.status})`);
+        if (t.status !== 'ACTION_REQUIRED') {
+          if (await this.doneByKey(t0.id, caller, 'resumeTransfer', key)) {
+            await this.saga.advance(t.id, { cause: 'worker', actor: 'worker' }); // a duplicate of ours resumed it first
+            return;
+          }
+          throw new AppError('INVALID_STATE', `Only a transfer in ACTION_REQUIRED can be resumed (it is ${t.status})`);
+        }
         await this.prisma.sagaStep.updateMany({ where: { transferId: t.id, step: 'check' }, data: { state: 'PENDING', updatedAt: this.clock.now() } });
-        await this.repo.transition({ transferId: t.id, to: 'PENDING', cause: 'mutation', actor: caller.userId, detail: { action: 'resumeTransfer' } });
+        // Due at once (a wake-up): should this process stop before the saga runs, the worker re-runs the check.
+        await this.repo.transition({ transferId: t.id, to: 'PENDING', cause: 'mutation', actor: caller.userId, detail: { action: 'resumeTransfer', idempotencyKey: key }, patch: WAKE(this.clock.now()) });
         await this.saga.advance(t.id, { cause: 'worker', actor: 'worker' });
       });
       return { transferId: t0.id };
@@ -255,12 +298,18 @@ export class TransferService implements TransferEventSink {
       if (dec(input.amount).gt(dec(t0.sendAmount))) throw badInput('amount must not exceed the authorized amount');
     }
     const amount = input.amount != null ? formatAmount(input.amount, t0.sendCurrency) : null;
-    await this.idempotency.run({ caller: caller.userId, operation: 'captureTransfer', key: input.idempotencyKey }, { transferId: t0.id, amount }, async () => {
+    const key = input.idempotencyKey;
+    await this.idempotency.run({ caller: caller.userId, operation: 'captureTransfer', key }, { transferId: t0.id, amount }, async () => {
+      if (await this.doneByKey(t0.id, caller, 'captureTransfer', key)) return this.carryOn(t0.id, { cause: 'mutation', actor: caller.userId });
       await this.precheckMoneyAction(t0.id, 'capture');
       await this.underLease(t0, async () => {
         const t = (await this.repo.get(t0.id))!;
+        if (await this.doneByKey(t0.id, caller, 'captureTransfer', key)) {
+          await this.saga.advance(t.id, { cause: 'mutation', actor: caller.userId }); // a duplicate of ours did it first
+          return;
+        }
         await this.assertMoneyActionAllowed(t, 'capture');
-        await this.saga.recordIntent(t, 'capture', { amount, requestedBy: caller.userId });
+        await this.saga.recordIntent(t, 'capture', { amount, requestedBy: caller.userId, idempotencyKey: key });
         await this.saga.advance(t.id, { cause: 'mutation', actor: caller.userId });
       });
       return { transferId: t0.id };
@@ -270,12 +319,18 @@ export class TransferService implements TransferEventSink {
 
   async void(caller: Caller, input: { transferId: string; idempotencyKey: string }): Promise<TransferRow> {
     const t0 = await this.getVisible(caller, input.transferId);
-    await this.idempotency.run({ caller: caller.userId, operation: 'voidTransfer', key: input.idempotencyKey }, { transferId: t0.id }, async () => {
+    const key = input.idempotencyKey;
+    await this.idempotency.run({ caller: caller.userId, operation: 'voidTransfer', key }, { transferId: t0.id }, async () => {
+      if (await this.doneByKey(t0.id, caller, 'voidTransfer', key)) return this.carryOn(t0.id, { cause: 'mutation', actor: caller.userId });
       await this.precheckMoneyAction(t0.id, 'void');
       await this.underLease(t0, async () => {
         const t = (await this.repo.get(t0.id))!;
+        if (await this.doneByKey(t0.id, caller, 'voidTransfer', key)) {
+          await this.saga.advance(t.id, { cause: 'mutation', actor: caller.userId }); // a duplicate of ours did it first
+          return;
+        }
         await this.assertMoneyActionAllowed(t, 'void');
-        await this.saga.recordIntent(t, 'void', { target: 'VOIDED', failureCode: 'VOIDED_BY_REQUEST', requestedBy: caller.userId });
+        await this.saga.recordIntent(t, 'void', { target: 'VOIDED', failureCode: 'VOIDED_BY_REQUEST', requestedBy: caller.userId, idempotencyKey: key });
         await this.saga.advance(t.id, { cause: 'mutation', actor: caller.userId });
       });
       return { transferId: t0.id };
@@ -312,27 +367,41 @@ export class TransferService implements TransferEventSink {
     const c = e.change;
     const status = t.status as TransferStatus;
 
-    const record = async (to: TransferStatus | undefined, patch: Record<string, unknown>, detail: Record<string, unknown>): Promise<ApplyOutcome> => {
-      if (isTerminal(status)) return { applied: false, transferId: t.id, reason: 'terminal' };
-      const r = await this.repo.transition({ ...base, to, patch: { ...link, ...patch }, detail: { action: `platform ${c.type}`, value: c.newStatus, ...detail } });
-      if (!r.ok) return { applied: false, transferId: t.id, reason: r.kind === 'refused' ? 'terminal' : 'stale' };
-      return { applied: true, transferId: t.id, version: r.transfer.version };
-    };
-
     if (c.type === 'compliance') {
       if (!COMPLIANCE.has(c.newStatus)) return { applied: false, transferId: t.id, reason: 'unknown_value' };
-      if (c.newStatus === t.complianceStatus) return { applied: false, transferId: t.id, reason: 'no_change' };
-      if (t.complianceStatus && COMPLIANCE_FINAL.has(t.complianceStatus)) return { applied: false, transferId: t.id, reason: 'stale' };
+      if (isTerminal(status)) return { applied: false, transferId: t.id, reason: 'terminal' };
       // REJECTED only while no money can have moved: once an authorization was attempted (its outcome may not be
       // recorded yet), the saga finishes it and then voids (→ VOIDED).
       const authorizing = await this.prisma.sagaStep.count({ where: { transferId: t.id, step: 'authorize' } });
-      const rejectedEarly = c.newStatus === 'Rejected' && (status === 'PENDING' || status === 'ACTION_REQUIRED') && authorizing === 0;
-      const out = await record(rejectedEarly ? 'REJECTED' : undefined, {
-        complianceStatus: c.newStatus,
-        ...(rejectedEarly ? { failureCode: 'COMPLIANCE_REJECTED', failureMessage: 'Compliance review rejected the transfer before any money moved' } : {}),
-      }, {});
-      if (out.applied && (c.newStatus === 'Approved' || c.newStatus === 'Rejected')) await this.kick(t.id, ref);
-      return out;
+      const decided = c.newStatus === 'Approved' || c.newStatus === 'Rejected';
+      // Decided on the locked row: a concurrent event (e.g. the platform's own `Pending`, read before our
+      // `Approved` committed) must not overwrite a final decision — the decision, and its wake-up, would be lost.
+      let skipped: ApplyOutcome | null = null;
+      const r = await this.repo.transition({
+        ...base,
+        detail: { action: 'platform compliance', value: c.newStatus },
+        decide: (row) => {
+          if (c.newStatus === row.complianceStatus) return (skipped = { applied: false, transferId: t.id, reason: 'no_change' }), { skip: 'no change' };
+          if (row.complianceStatus && COMPLIANCE_FINAL.has(row.complianceStatus)) return (skipped = { applied: false, transferId: t.id, reason: 'stale' }), { skip: 'stale' };
+          const rowStatus = row.status as TransferStatus;
+          if (isTerminal(rowStatus)) return (skipped = { applied: false, transferId: t.id, reason: 'terminal' }), { skip: 'terminal' };
+          const rejectedEarly = c.newStatus === 'Rejected' && (rowStatus === 'PENDING' || rowStatus === 'ACTION_REQUIRED') && authorizing === 0;
+          return {
+            to: rejectedEarly ? 'REJECTED' : undefined,
+            patch: {
+              ...link,
+              complianceStatus: c.newStatus,
+              // A decision is a wake-up, recorded with the fact (atomically: see TransferRepository, Scheduling).
+              ...(decided ? WAKE(this.clock.now()) : {}),
+              ...(rejectedEarly ? { failureCode: 'COMPLIANCE_REJECTED', failureMessage: 'Compliance review rejected the transfer before any money moved' } : {}),
+            },
+          };
+        },
+      });
+      if (skipped) return skipped;
+      if (!r.ok) return { applied: false, transferId: t.id, reason: r.kind === 'refused' ? 'terminal' : 'stale' };
+      if (decided) await this.kick(t.id, ref);
+      return { applied: true, transferId: t.id, version: r.transfer.version };
     }
 
     // Transaction status and payout status: facts only move forward (documented order); the transfer's status
@@ -375,7 +444,11 @@ export class TransferService implements TransferEventSink {
     return { applied: true, transferId: t.id, version: r.transfer.version };
   }
 
-  /** A decision arrived: run the saga now (cause webhook) if the transfer is free, else let the worker do it. */
+  /**
+   * A decision arrived — already recorded as a wake-up, with the fact, in one transaction (`record`, WAKE): run the
+   * saga now (cause webhook) if the transfer is free, else the worker does (the wake-up keeps it due, and no
+   * holder of the lease that read the state before can defer it: TransferRepository, Scheduling).
+   */
   private async kick(transferId: string, ref: string): Promise<void> {
     const got = await this.saga
       .withLease(transferId, this.owner, 0, () => this.saga.advance(transferId, { cause: 'webhook', actor: 'webhook', upstreamRef: ref }))
@@ -384,7 +457,7 @@ export class TransferService implements TransferEventSink {
         return null;
       });
     if (!got) {
-      await this.repo.schedule(transferId, this.clock.now());
+      await this.repo.wake(transferId, this.clock.now()); // e.g. the kick's own run failed after deferring
       this.nudge();
     }
   }

@@ -11,7 +11,9 @@ export interface WorkerOptions {
 /**
  * Runs due sagas. Each tick claims up to batchSize transfers whose next_run_at has come and whose lease is free
  * or expired (FOR UPDATE SKIP LOCKED, so any number of instances share the work), advances each under its
- * lease — renewed by a heartbeat (TransferSaga.keepLease) for as long as the advance runs —, then releases it. A process that dies holding leases loses them when they expire: another tick
+ * lease — renewed by a heartbeat (TransferSaga.keepLease) for as long as the advance runs —, then releases it
+ * (after an error too: it then backs off through next_run_at — TransferSaga.backOff —, never by holding the lease,
+ * which would hold up a wake-up such as a compliance decision whose kick found the transfer busy). A process that dies holding leases loses them when they expire: another tick
  * (this instance after a restart, or any other) reclaims the transfer — crash recovery needs nothing else.
  * `nudge()` runs a tick at once (createTransfer, webhooks), instead of waiting for the poll interval.
  */
@@ -71,23 +73,26 @@ export class TransferWorker {
     let processed = 0;
     try {
       for (let round = 0; round < 20 && !this.closed; round++) {
-        const ids = await this.saga.claimDue(this.owner, this.opts.batchSize);
-        if (ids.length === 0) break;
-        for (const id of ids) {
+        const claimed = await this.saga.claimDueWithWakes(this.owner, this.opts.batchSize);
+        if (claimed.length === 0) break;
+        for (const { id, wakeSeq } of claimed) {
           // Claimed in a batch and advanced one after another: a transfer whose lease ran out while it waited may
           // belong to another instance by now — renew first, skip it unless still ours.
           if (!(await this.saga.renew(id, this.owner))) continue;
           const lease = this.saga.keepLease(id, this.owner); // heartbeat: a long advance never outlives its lease
+          let failed = false;
           try {
             await this.saga.advance(id, { cause: 'worker', actor: 'worker' });
           } catch (err) {
-            this.logger.error({ err, transferId: id }, 'saga step failed; will retry after the lease expires');
-            continue; // keep the lease (no longer renewed): the transfer is retried once it expires (backoff by lease)
+            failed = true;
+            this.logger.error({ err, transferId: id }, 'saga step failed; will retry after a back-off (or at once if woken meanwhile)');
           } finally {
             await lease.stop();
           }
-          await this.saga.release(id, this.owner).catch(() => undefined);
-          processed++;
+          // The lease is always released: a wake-up (a kick that found the transfer busy) must not wait for it to expire.
+          if (failed) await this.saga.backOff(id, this.owner, wakeSeq).catch(() => undefined);
+          else await this.saga.release(id, this.owner).catch(() => undefined);
+          if (!failed) processed++;
         }
       }
       if (Date.now() - this.lastPurge > 3600_000) {
