@@ -50,7 +50,7 @@ export async function newQuote(url: string, token: string, amount = '100.00'): P
   }, token);
   const id = r.body?.data?.createQuote?.id;
   if (!id) throw new Error(`createQuote: ${r.status} ${r.text.slice(0, 300)}`);
-  quoteExpiry.set(id, Date.parse(r.body.data.createQuote.expiresAt));
+  quoteExpiry.set(id, Date.parse(r.body?.data?.createQuote?.expiresAt));
   return id;
 }
 
