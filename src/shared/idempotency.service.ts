@@ -41,7 +41,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * its JSON result is stored. A replay with the same arguments gets the stored result; with different
  * arguments IDEMPOTENCY_KEY_REUSED. A duplicate arriving while the first still runs waits (polling the
  * record) up to `waitMs`, then IDEMPOTENCY_IN_PROGRESS. A failed run releases its claim (nothing took effect:
- * the work is transactional or itself idempotent), so the client may retry with the same key.
+ * the work is transactional or itself idempotent), so the client may retry with the same key — only its own
+ * claim (same created_at), never a newer one another request took over after this one's went stale.
  * Records live `ttlMs` (≥ 24 h); `purgeExpired` deletes older ones.
  */
 export class IdempotencyService {
@@ -63,7 +64,7 @@ export class IdempotencyService {
         INSERT INTO idempotency_records (scope, operation, key, request_hash, state, created_at, expires_at)
         VALUES (${id.scope}, ${id.operation}, ${id.key}, ${hash}, 'IN_PROGRESS', ${now}, ${new Date(now.getTime() + this.opts.ttlMs)})
         ON CONFLICT (scope, operation, key) DO NOTHING`;
-      if (claimed === 1) return this.execute(id, fn);
+      if (claimed === 1) return this.execute(id, now, hash, fn);
 
       const rec = await this.prisma.idempotencyRecord.findUnique({ where: { scope_operation_key: id } });
       if (!rec) continue; // released or purged in between: claim again
@@ -80,7 +81,7 @@ export class IdempotencyService {
           where: { ...id, state: 'IN_PROGRESS', createdAt: rec.createdAt },
           data: { createdAt: now },
         });
-        if (taken.count === 1) return this.execute(id, fn);
+        if (taken.count === 1) return this.execute(id, now, hash, fn);
         continue;
       }
       if (Date.now() >= deadline)
@@ -89,18 +90,23 @@ export class IdempotencyService {
     }
   }
 
-  private async execute<T extends Prisma.InputJsonValue>(id: { scope: string; operation: string; key: string }, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs fn under the claim made at `claimedAt` (the record's created_at: set by the INSERT or by a takeover, so it
+   * identifies this request's claim). A failure releases only that claim: once it went stale another request may
+   * have taken the key over (a newer created_at), and deleting that claim would let a third duplicate run the
+   * mutation concurrently with the second. A success is stored even if the claim was taken over meanwhile (the
+   * effect happened; the newer claim is the same request — same hash — and gets the same answer), never over a
+   * stored answer or another request's record.
+   */
+  private async execute<T extends Prisma.InputJsonValue>(id: { scope: string; operation: string; key: string }, claimedAt: Date, hash: string, fn: () => Promise<T>): Promise<T> {
     let result: T;
     try {
       result = await fn();
     } catch (e) {
-      await this.prisma.idempotencyRecord.deleteMany({ where: { ...id, state: 'IN_PROGRESS' } }).catch(() => undefined);
+      await this.prisma.idempotencyRecord.deleteMany({ where: { ...id, state: 'IN_PROGRESS', createdAt: claimedAt } }).catch(() => undefined);
       throw e;
     }
-    await this.prisma.idempotencyRecord.update({
-      where: { scope_operation_key: id },
-      data: { state: 'COMPLETED', response: result },
-    });
+    await this.prisma.idempotencyRecord.updateMany({ where: { ...id, state: 'IN_PROGRESS', requestHash: hash }, data: { state: 'COMPLETED', response: result } });
     return result;
   }
 
