@@ -117,6 +117,7 @@ const schema = z.object({
   WEBHOOK_POLL_INTERVAL_MS: int(10, 600_000).default(1_000),
   WEBHOOK_SECRET_CACHE_MS: int(0, 600_000).default(5_000),
   WEBHOOK_MAX_ATTEMPTS: int(1, 1_000).default(12),
+  WEBHOOK_CONCURRENCY: int(1, 64).default(4),
   // API surface, abuse limits (issue 7)
   CARD_CHECK_LEGACY_ENABLED: bool.default(false),
   BANK_CACHE_TTL_S: int(0, 86_400).default(300),
@@ -225,6 +226,8 @@ export interface Config {
     secretCacheMs: number;
     /** Failed attempts after which an inbox event is dead-lettered (its stream goes on). */
     maxAttempts: number;
+    /** Streams the inbox processor applies at once per instance (each holds a pool connection while applying). */
+    concurrency: number;
   };
   /** The legacy card check (checkCardLegacy) answers only when enabled. */
   cardCheckLegacyEnabled: boolean;
@@ -379,6 +382,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       pollIntervalMs: e.WEBHOOK_POLL_INTERVAL_MS,
       secretCacheMs: e.WEBHOOK_SECRET_CACHE_MS,
       maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
+      concurrency: e.WEBHOOK_CONCURRENCY,
     },
     cardCheckLegacyEnabled: e.CARD_CHECK_LEGACY_ENABLED,
     directory: { bankCacheTtlS: e.BANK_CACHE_TTL_S, bankCacheMax: e.BANK_CACHE_MAX_ENTRIES },

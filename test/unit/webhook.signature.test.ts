@@ -81,7 +81,7 @@ describe('config', () => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { loadConfig } = require('../../src/config') as typeof import('../../src/config');
   it('WEBHOOK_* variables: defaults, validation, key required in production', () => {
-    expect(loadConfig({}).webhooks).toEqual({ encryptionKey: null, toleranceS: 300, pollIntervalMs: 1000, secretCacheMs: 5000, maxAttempts: 12 });
+    expect(loadConfig({}).webhooks).toEqual({ encryptionKey: null, toleranceS: 300, pollIntervalMs: 1000, secretCacheMs: 5000, maxAttempts: 12, concurrency: 4 });
     expect(() => loadConfig({ WEBHOOK_SECRET_ENCRYPTION_KEY: 'c2hvcnQ=' })).toThrow(/WEBHOOK_SECRET_ENCRYPTION_KEY: must be base64 of 32 bytes/);
     expect(() => loadConfig({ WEBHOOK_TOLERANCE_S: '0' })).toThrow(/WEBHOOK_TOLERANCE_S/);
     const prod = {

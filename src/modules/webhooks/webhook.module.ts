@@ -59,7 +59,7 @@ export function createWebhooksModule(deps: WebhooksDeps): WebhooksModule {
     new PlatformStateStore(db.prisma),
     clock,
     logger,
-    { pollIntervalMs: config.webhooks.pollIntervalMs, maxAttempts: config.webhooks.maxAttempts, ...deps.processor },
+    { pollIntervalMs: config.webhooks.pollIntervalMs, maxAttempts: config.webhooks.maxAttempts, concurrency: config.webhooks.concurrency, ...deps.processor },
     metrics,
   );
   metrics.webhookBacklogSource = () => processor.backlog();

@@ -42,7 +42,7 @@ export interface WebhookProcessorOptions {
   pollIntervalMs: number;
   /** How long a stream lease lasts without renewal. */
   leaseMs?: number;
-  /** Streams applied concurrently by this instance. */
+  /** Streams applied concurrently by this instance (each holds a pool connection while applying; the pool also serves acknowledgements). */
   concurrency?: number;
   /** Streams claimed per pass (one statement). */
   batchSize?: number;
@@ -110,7 +110,7 @@ export class WebhookProcessor {
     private readonly metrics: Metrics | null = null,
   ) {
     this.leaseMs = opts.leaseMs ?? 30_000;
-    this.concurrency = opts.concurrency ?? 8;
+    this.concurrency = opts.concurrency ?? 4;
     this.batchSize = opts.batchSize ?? 64;
     this.perStream = opts.perStream ?? 16;
     this.graceMs = opts.unknownTransferGraceMs ?? 30_000;
