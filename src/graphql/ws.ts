@@ -23,6 +23,7 @@ import type { Logger } from '../shared/logger';
 import { bindIterator, runInRequest, type RequestContext } from '../shared/request-context';
 import type { GraphQLContext } from './context';
 import { traceWsOperation } from './tracing';
+import { PreserialisingWebSocket, preserialised, subscribeShared } from './ws-fanout';
 
 type Formatter = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
 
@@ -69,8 +70,9 @@ export function createGraphQLWsServer(opts: {
   maxPayloadBytes?: number;
   limits?: WsLimits;
 }): GraphQLWsServer {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayloadBytes ?? 64 * 1024 });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayloadBytes ?? 64 * 1024, WebSocket: PreserialisingWebSocket });
   const rules = [...specifiedRules, ...(opts.limits?.validationRules ?? [])];
+  const documents = new DocumentCache(opts.schema, rules, opts.limits?.parseOptions);
   const format = (errors: readonly GraphQLError[], requestId?: string) =>
     errors.map((e) => {
       const f = opts.formatError(e.toJSON(), e);
@@ -103,16 +105,9 @@ export function createGraphQLWsServer(opts: {
       onSubscribe: async (ctx, id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
         const requestId = randomUUID();
         (ctx.extra.requestIds ??= new Map()).set(id, requestId);
-        let document: DocumentNode;
-        try {
-          document = parse(payload.query, opts.limits?.parseOptions);
-        } catch (e) {
-          const err = e instanceof GraphQLError ? e : new GraphQLError('Syntax Error');
-          return [new GraphQLError(err.message, { nodes: err.nodes, source: err.source, positions: err.positions, extensions: { code: 'GRAPHQL_PARSE_FAILED' } })];
-        }
-        const errors = validate(opts.schema, document, rules);
-        if (errors.length > 0)
-          return errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { ...e.extensions, code: 'GRAPHQL_VALIDATION_FAILED' } }));
+        const parsed = documents.get(payload.query);
+        if (!('document' in parsed)) return parsed.errors;
+        const { document } = parsed;
         const caller = ctx.extra.caller ?? null;
         if (opts.limits?.rateLimit && getOperationAST(document, payload.operationName)) {
           const refusal = await opts.limits.rateLimit(caller, document, payload.operationName);
@@ -128,7 +123,7 @@ export function createGraphQLWsServer(opts: {
       subscribe: (args) => {
         const req = requestOf(args);
         return runInRequest(req, async () => {
-          const result = await traceWsOperation(args, () => subscribe(args));
+          const result = await traceWsOperation(args, () => subscribeShared(args, shareKey(args)));
           return Symbol.asyncIterator in Object(result) ? bindIterator(req, result as AsyncGenerator) : result;
         }) as ReturnType<typeof subscribe>;
       },
@@ -138,7 +133,9 @@ export function createGraphQLWsServer(opts: {
         return format(errors, requestId) as unknown as GraphQLError[];
       },
       onNext: (ctx, id, _payload, _args, result) =>
-        result.errors ? { ...result, errors: format(result.errors, ctx.extra.requestIds?.get(id)) as unknown as GraphQLError[] } : result,
+        result.errors
+          ? { ...result, errors: format(result.errors, ctx.extra.requestIds?.get(id)) as unknown as GraphQLError[] }
+          : ((preserialised(result) ?? result) as typeof result),
       onComplete: (ctx, id) => void ctx.extra.requestIds?.delete(id),
     },
     wss,
@@ -154,4 +151,60 @@ export function createGraphQLWsServer(opts: {
       for (const ws of wss.clients) ws.terminate();
     },
   };
+}
+
+/**
+ * Share key of a subscription's event executions (ws-fanout.ts): one validated document (the same text is the
+ * same object, DocumentCache), operation, variables and principal. The principal is the caller's user id and
+ * role: results are never shared between principals, whose field-level authorisation or data may differ;
+ * the request id (the only other part of the context) reaches only errors, and results with errors are
+ * formatted per socket. null (never shared): a document not from the cache.
+ */
+function shareKey(args: ExecutionArgs): string | null {
+  const doc = documentIds.get(args.document);
+  if (doc === undefined) return null;
+  const caller = (args.contextValue as GraphQLContext).caller;
+  return JSON.stringify([doc, args.operationName ?? null, args.variableValues ?? null, caller?.userId ?? null, caller?.role ?? null]);
+}
+
+const documentIds = new WeakMap<DocumentNode, number>();
+let documentSeq = 0;
+
+/**
+ * Parsed and validated documents by query text (bounded, least recently used out first): parse and
+ * validation are pure functions of the text, the schema and the rules, so subscribers sending the same text
+ * share one document (less work and memory per socket, and a share key for their executions). Refusals are
+ * not kept.
+ */
+class DocumentCache {
+  private readonly docs = new Map<string, DocumentNode>();
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly rules: readonly ValidationRule[],
+    private readonly parseOptions: { maxTokens: number } | undefined,
+    private readonly max = 500,
+  ) {}
+
+  get(query: string): { document: DocumentNode } | { errors: GraphQLError[] } {
+    const hit = this.docs.get(query);
+    if (hit) {
+      this.docs.delete(query);
+      this.docs.set(query, hit);
+      return { document: hit };
+    }
+    let document: DocumentNode;
+    try {
+      document = parse(query, this.parseOptions);
+    } catch (e) {
+      const err = e instanceof GraphQLError ? e : new GraphQLError('Syntax Error');
+      return { errors: [new GraphQLError(err.message, { nodes: err.nodes, source: err.source, positions: err.positions, extensions: { code: 'GRAPHQL_PARSE_FAILED' } })] };
+    }
+    const errors = validate(this.schema, document, this.rules);
+    if (errors.length > 0)
+      return { errors: errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { ...e.extensions, code: 'GRAPHQL_VALIDATION_FAILED' } })) };
+    documentIds.set(document, ++documentSeq);
+    this.docs.set(query, document);
+    if (this.docs.size > this.max) this.docs.delete(this.docs.keys().next().value!);
+    return { document };
+  }
 }

@@ -20,6 +20,8 @@ export interface BenchOptions {
   connections: number;
   subscribers: number;
   subscriberBlocks: number;
+  /** Websocket subscriptions opened at once while connecting the subscribers of benchmark 4. */
+  subscriberConnectParallel: number;
   sagaTransfers: number;
   sagaConcurrency: number;
   /** Requests of benchmark 2's closed upstream-count window, per side (at least `connections`). */
@@ -41,6 +43,7 @@ export const defaultOptions = (env: NodeJS.ProcessEnv = process.env): BenchOptio
   connections: Number(env.BENCH_CONNECTIONS ?? 100),
   subscribers: Number(env.BENCH_SUBSCRIBERS ?? 1000),
   subscriberBlocks: Number(env.BENCH_SUBSCRIBER_BLOCKS ?? 2),
+  subscriberConnectParallel: Number(env.BENCH_SUBSCRIBER_CONNECT_PARALLEL ?? 100),
   sagaTransfers: Number(env.BENCH_SAGA_TRANSFERS ?? 60),
   sagaConcurrency: Number(env.BENCH_SAGA_CONCURRENCY ?? 10),
   upstreamSampleRequests: Number(env.BENCH_UPSTREAM_SAMPLE ?? 2000),
@@ -198,6 +201,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
     RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
     GRAPHQL_MAX_COST: '1000000', // the 100-row list with events costs more than the default 5000
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'fatal', // shutdown under load logs aborted requests
+    ...(process.env.AUTH_TOKEN_CACHE_SIZE ? { AUTH_TOKEN_CACHE_SIZE: process.env.AUTH_TOKEN_CACHE_SIZE } : {}), // 0: every token verified (issue 9)
   };
   const server = pinning.serverCore;
   const loadCore = pinning.loadCore;
@@ -398,6 +402,8 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       const lat = { ours: [] as number[][], baseline: [] as number[][] };
       const rate = { ours: [] as number[], baseline: [] as number[] };
       const mem = { ours: [] as number[], baseline: [] as number[] };
+      // whole-process resident memory once the subscribers are connected and after their deliveries (the target's "< 1 GiB")
+      const rss = { ours: [] as number[], baseline: [] as number[] };
       const missing = { ours: 0, baseline: 0 };
       let json = '';
       const timeoutMs = Math.max(30_000, n * 10);
@@ -405,10 +411,11 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         const id = transferId(1000 + blk);
         // ours
         const m0 = await subsOurs.call('mem');
-        const c = await load.call('wsConnect', { url: wsUrl, n, mode: 'graphql-ws', token: s.token, query: SUBSCRIPTION_QUERY, variables: { id } }, timeoutMs * 4);
+        const c = await load.call('wsConnect', { url: wsUrl, n, mode: 'graphql-ws', token: s.token, query: SUBSCRIPTION_QUERY, variables: { id }, parallel: o.subscriberConnectParallel }, timeoutMs * 4);
         const m1 = await subsOurs.call('mem');
         mem.ours.push(((m1.rss - m0.rss) / n) * 1000);
-        o.log(`    block ${blk + 1} ours: ${c.connected} subscribed in ${(c.ms / 1000).toFixed(1)} s, +${((m1.rss - m0.rss) / 2 ** 20).toFixed(0)} MiB RSS`);
+        rss.ours.push(m1.rss);
+        o.log(`    block ${blk + 1} ours: ${c.connected} subscribed in ${(c.ms / 1000).toFixed(1)} s, +${((m1.rss - m0.rss) / 2 ** 20).toFixed(0)} MiB RSS (${(m1.rss / 2 ** 20).toFixed(0)} MiB in all)`);
         for (const [to, cause] of steps) {
           await load.call('wsArm');
           const t = await subsOurs.call('transition', { transferId: id, to, cause });
@@ -420,12 +427,14 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
           json = w.sample;
           o.log(`      → ${to}: p50 ${percentile(l, 50).toFixed(1)} ms p99 ${percentile(l, 99).toFixed(1)} ms, missing ${w.missing}`);
         }
+        rss.ours.push((await subsOurs.call('mem')).rss);
         await load.call('wsClose');
         // baseline: the same JSON (the last graphql-ws `next` message ours sent), broadcast by raw ws
         const r0 = await raw.call('mem');
-        await load.call('wsConnect', { url: rw.url, n, mode: 'raw' }, timeoutMs * 4);
+        await load.call('wsConnect', { url: rw.url, n, mode: 'raw', parallel: o.subscriberConnectParallel }, timeoutMs * 4);
         const r1 = await raw.call('mem');
         mem.baseline.push(((r1.rss - r0.rss) / n) * 1000);
+        rss.baseline.push(r1.rss);
         for (let k = 0; k < steps.length; k++) {
           await load.call('wsArm');
           const t = await raw.call('broadcast', { json });
@@ -444,6 +453,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         p99: median(lat[k].map((l) => percentile(l, 99))),
         messagesPerSecond: median(rate[k]),
         rssPer1000: median(mem[k]),
+        rssMax: Math.max(...rss[k]),
         missing: missing[k],
       });
       const so = side('ours');
@@ -559,7 +569,7 @@ export function formatTable(r: Report): string {
   if (b.fanout)
     rows.push([
       `4. fan-out ×${b.fanout.subscribers}`,
-      `p50 ${f0(b.fanout.ours.p50)} / p99 ${f0(b.fanout.ours.p99)} ms, ${f0(b.fanout.ours.messagesPerSecond)} msg/s, ${f0(b.fanout.ours.rssPer1000 / 2 ** 20)} MiB/1k subs`,
+      `p50 ${f0(b.fanout.ours.p50)} / p99 ${f0(b.fanout.ours.p99)} ms, ${f0(b.fanout.ours.messagesPerSecond)} msg/s, ${f0(b.fanout.ours.rssPer1000 / 2 ** 20)} MiB/1k subs, ${f0(b.fanout.ours.rssMax / 2 ** 20)} MiB RSS max`,
       `p50 ${f0(b.fanout.baseline_.p50)} / p99 ${f0(b.fanout.baseline_.p99)} ms, ${f0(b.fanout.baseline_.messagesPerSecond)} msg/s, ${f0(b.fanout.baseline_.rssPer1000 / 2 ** 20)} MiB/1k`,
       fx(b.fanout.ratio),
       '10k: p99 < 1 s, < 1 GiB',

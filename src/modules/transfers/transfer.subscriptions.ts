@@ -31,9 +31,21 @@ export class TransferSubscriptions {
 
   /** Authorizes at subscribe time (owner, back-office, admin; else NOT_FOUND), then streams. */
   async subscribe(caller: Caller, transferId: string, afterVersion: number | null | undefined): Promise<AsyncIterable<Transfer>> {
-    const t = await this.transfers.getVisible(caller, transferId);
-    return this.stream(t.id, afterVersion ?? null);
+    // Subscribed before the row is read: whatever commits after the read wakes this stream up, so the row is
+    // the first message as it is and no catch-up read follows it (one query per subscriber fewer).
+    const sub = this.pubsub.subscribe(transferTopic(transferId));
+    let t: TransferRow;
+    try {
+      t = await this.transfers.getVisible(caller, transferId, (id) => this.rowReads.get(id));
+    } catch (e) {
+      await sub.return?.();
+      throw e;
+    }
+    return untilStarted(sub, this.stream(t.id, afterVersion ?? null, t, sub));
   }
+
+  /** Rows read for subscribe: a reconnect storm of N subscribers of one transfer costs a few queries, not N. */
+  private readonly rowReads = new BatchedReads<TransferRow | null>((id) => this.repo.get(id));
 
   /**
    * myTransfers: the current state of a transfer of the list every time it changes (no initial snapshot; read
@@ -50,23 +62,7 @@ export class TransferSubscriptions {
     else owner = caller.userId;
     // Subscribed now (not when the client first pulls), so no change after the subscription started is missed.
     const sub = this.pubsub.subscribe<TransferChangedMessage>(owner ? ownerTransfersTopic(owner) : allTransfersTopic);
-    const gen = this.listStream(sub, owner);
-    const it: AsyncIterableIterator<Transfer> = {
-      next: () => gen.next(),
-      // A generator that never started runs no finally block: unsubscribe here as well.
-      return: async (v?: unknown) => {
-        await sub.return?.();
-        return gen.return(v as never);
-      },
-      throw: async (e?: unknown) => {
-        await sub.return?.();
-        return gen.throw(e);
-      },
-      [Symbol.asyncIterator]() {
-        return this;
-      },
-    };
-    return it;
+    return untilStarted(sub, this.listStream(sub, owner));
   }
 
   private async *listStream(sub: AsyncIterableIterator<TransferChangedMessage>, owner: string | null): AsyncGenerator<Transfer> {
@@ -88,24 +84,26 @@ export class TransferSubscriptions {
     }
   }
 
-  private async *stream(transferId: string, afterVersion: number | null): AsyncGenerator<Transfer> {
-    const sub = this.pubsub.subscribe(transferTopic(transferId));
-    let pending: Promise<unknown> | null = null;
+  /** `current`: the row read after `sub` was subscribed; the first message unless afterVersion is given. */
+  private async *stream(transferId: string, afterVersion: number | null, current: TransferRow, sub: AsyncIterableIterator<unknown>): AsyncGenerator<Transfer> {
+    let pending: Promise<IteratorResult<unknown>> | null = null;
     try {
       let last = afterVersion ?? -1;
+      // afterVersion: replay from the audit trail first; else the row is current and only a wake-up calls for a read
+      let mustRead = afterVersion !== null;
       if (afterVersion === null) {
-        const cur = (await this.repo.get(transferId))!;
-        yield toTransfer(cur);
-        last = cur.version;
+        yield rowView(current);
+        last = current.version;
       }
       let wokeAt = performance.now();
       for (;;) {
-        const { events, cur: after } = await this.readSince(transferId, last, wokeAt);
+        const { events, cur: after } = mustRead ? await this.readSince(transferId, last, wokeAt) : { events: [], cur: null };
+        mustRead = true;
         if (events.length) {
           const cur = after!;
           for (const e of events) {
             if (e.seq > cur.version) break; // committed after `cur` was read: next round
-            yield e.seq === cur.version ? toTransfer(cur) : { ...toTransfer(cur), status: e.toStatus, version: e.seq, updatedAt: e.at };
+            yield versionView(cur, e);
             last = e.seq;
           }
           if (isTerminal(cur.status as TransferStatus) && last >= cur.version) return;
@@ -115,12 +113,14 @@ export class TransferSubscriptions {
         pending ??= sub.next().then((r) => ((wokeAt = performance.now()), r));
         let timer: NodeJS.Timeout | undefined;
         const woke = await Promise.race([
-          pending.then(() => true),
+          pending.then((r) => (r.done ? ('closed' as const) : true)),
           new Promise<boolean>((r) => {
             timer = setTimeout(() => r(false), this.pollMs);
           }),
         ]);
         clearTimeout(timer);
+        // unsubscribed (the client completed, or the service is closing): the stream ends
+        if (woke === 'closed') return;
         if (woke) pending = null;
         else wokeAt = performance.now();
       }
@@ -151,6 +151,75 @@ export class TransferSubscriptions {
     };
     result.then(forget, forget);
     return result;
+  }
+}
+
+/**
+ * What a shared read yields for one of its events, built once: every subscriber that joined the read gets the
+ * same object, so graphql-ws executes and serialises it once for all of them (src/graphql/ws-fanout.ts).
+ * Kept as long as the read's rows are (the event row is the key: it belongs to exactly one read, whose
+ * `cur` it is combined with).
+ */
+const views = new WeakMap<TransferEvent | TransferRow, Transfer>();
+function versionView(cur: TransferRow, e: TransferEvent): Transfer {
+  if (e.seq === cur.version) return rowView(cur);
+  let v = views.get(e);
+  if (!v) views.set(e, (v = { ...rowView(cur), status: e.toStatus, version: e.seq, updatedAt: e.at }));
+  return v;
+}
+/** The view of a row read once for several subscribers (the first message of those sharing a row read, too). */
+function rowView(row: TransferRow): Transfer {
+  let v = views.get(row);
+  if (!v) views.set(row, (v = toTransfer(row)));
+  return v;
+}
+
+/**
+ * The stream, unsubscribing `sub` also when it is closed before it started (a generator that never started
+ * runs no finally block).
+ */
+function untilStarted<T>(sub: AsyncIterableIterator<unknown>, gen: AsyncGenerator<T>): AsyncIterableIterator<T> {
+  const it: AsyncIterableIterator<T> = {
+    next: () => gen.next(),
+    return: async (v?: unknown) => {
+      await sub.return?.();
+      return gen.return(v as never);
+    },
+    throw: async (e?: unknown) => {
+      await sub.return?.();
+      return gen.throw(e);
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+  return it;
+}
+
+/**
+ * One read per key at a time; callers arriving while it runs share the next one, which starts when it ends. So
+ * every caller gets a read that started after it arrived, and N callers arriving together cost about two reads.
+ */
+export class BatchedReads<T> {
+  private readonly state = new Map<string, { running: Promise<T>; next: Promise<T> | null }>();
+  constructor(private readonly read: (key: string) => Promise<T>) {}
+
+  get(key: string): Promise<T> {
+    const s = this.state.get(key);
+    if (!s) return this.start(key);
+    const settled = () => undefined;
+    return (s.next ??= s.running.then(settled, settled).then(() => this.start(key)));
+  }
+
+  private start(key: string): Promise<T> {
+    const entry: { running: Promise<T>; next: Promise<T> | null } = { running: this.read(key), next: null };
+    this.state.set(key, entry);
+    // runs before the `next` chain (registered first): forget the key unless someone waits for the next read
+    const done = () => {
+      if (this.state.get(key) === entry && entry.next === null) this.state.delete(key);
+    };
+    entry.running.then(done, done);
+    return entry.running;
   }
 }
 

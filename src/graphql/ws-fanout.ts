@@ -1,0 +1,111 @@
+/**
+ * Subscription fan-out without per-socket work (issue 9): when N sockets follow the same thing, each event
+ * is executed once and serialised once, and every socket sends the same JSON text.
+ *
+ * - `subscribeShared` is graphql-js's `subscribe` (source stream → execute per event) with one difference:
+ *   the execution of an event is shared by every subscription that pulls the same event object (the same
+ *   root value: the source streams hand the same object to every subscriber woken by one change, see
+ *   transfer.subscriptions.ts) with the same share key. The share key names everything the result may depend
+ *   on besides the event: the document, the operation, the variables and the principal (see ws.ts). The
+ *   source stream itself — and so the authorisation at subscribe time — stays per subscription.
+ * - `preserialised` gives the JSON text of a shared, error-free result (computed once per result);
+ *   `PreserialisedPayload` carries it through graphql-ws, whose `next` message is built with JSON.stringify:
+ *   the payload serialises to a one-off marker, and `PreserialisingWebSocket.send` (the server's socket
+ *   class) puts the text in the marker's place. graphql-ws stringifies and calls send synchronously, so the
+ *   marker and the text always belong to the same message.
+ */
+import WebSocket from 'ws';
+import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
+
+type Result = ExecutionResult | Promise<ExecutionResult>;
+
+/** Results handed to more than one subscription may be serialised once (see `preserialised`). */
+const shared = new WeakSet<ExecutionResult>();
+
+/** event object → share key → its execution; entries go with the event object (garbage-collected). */
+const executions = new WeakMap<object, Map<string, Result>>();
+
+function executeShared(args: ExecutionArgs, event: unknown, shareKey: string | null): Result {
+  if (shareKey === null || typeof event !== 'object' || event === null) return execute({ ...args, rootValue: event });
+  let byKey = executions.get(event);
+  if (!byKey) executions.set(event, (byKey = new Map()));
+  let r = byKey.get(shareKey);
+  if (!r) {
+    const started = execute({ ...args, rootValue: event });
+    r = started instanceof Promise ? started.then((v) => (shared.add(v), v)) : (shared.add(started), started);
+    byKey.set(shareKey, r);
+  }
+  return r;
+}
+
+/** graphql-js `subscribe`, each event's execution shared per (event object, shareKey); null = never shared. */
+export async function subscribeShared(args: ExecutionArgs, shareKey: string | null): Promise<AsyncGenerator<ExecutionResult> | ExecutionResult> {
+  const source = await createSourceEventStream(args);
+  if (!(Symbol.asyncIterator in Object(source))) return source as ExecutionResult;
+  const it = (source as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+  const closeQuietly = async () => {
+    try {
+      await it.return?.();
+    } catch {
+      // keep the original error
+    }
+  };
+  const map = async (r: IteratorResult<unknown>): Promise<IteratorResult<ExecutionResult>> => {
+    if (r.done) return r as IteratorResult<ExecutionResult>;
+    try {
+      return { value: await executeShared(args, r.value, shareKey), done: false };
+    } catch (e) {
+      await closeQuietly();
+      throw e;
+    }
+  };
+  const out: AsyncGenerator<ExecutionResult> = {
+    next: async () => map(await it.next()),
+    return: async () => (it.return ? map(await it.return()) : { value: undefined, done: true }),
+    throw: async (e?: unknown) => {
+      if (it.throw) return map(await it.throw(e));
+      await closeQuietly();
+      throw e;
+    },
+    [Symbol.asyncIterator]() {
+      return out;
+    },
+  } as AsyncGenerator<ExecutionResult>;
+  return out;
+}
+
+/** A `next` payload whose JSON text is already known. */
+export class PreserialisedPayload {
+  constructor(readonly json: string) {}
+  /** Called by JSON.stringify while graphql-ws builds the message: a marker the socket replaces. */
+  toJSON(): string {
+    const marker = `${MARKER}${++markerSeq}`;
+    pending = { tail: `,"payload":${JSON.stringify(marker)}}`, json: this.json };
+    return marker;
+  }
+}
+const MARKER = '\u0000preserialised:';
+let markerSeq = 0;
+let pending: { tail: string; json: string } | null = null;
+
+const texts = new WeakMap<ExecutionResult, PreserialisedPayload>();
+
+/** The serialised payload of a shared result without errors (JSON.stringify once per result), else null. */
+export function preserialised(result: ExecutionResult): PreserialisedPayload | null {
+  if (result.errors || !shared.has(result)) return null;
+  let p = texts.get(result);
+  if (!p) texts.set(result, (p = new PreserialisedPayload(JSON.stringify(result))));
+  return p;
+}
+
+/** The server's socket class: sends a message built around a PreserialisedPayload with the payload's text. */
+export class PreserialisingWebSocket extends WebSocket {
+  override send(data: unknown, ...rest: unknown[]): void {
+    const p = pending;
+    if (p !== null && typeof data === 'string') {
+      pending = null;
+      if (data.endsWith(p.tail)) data = `${data.slice(0, data.length - p.tail.length)},"payload":${p.json}}`;
+    }
+    (WebSocket.prototype.send as (...a: unknown[]) => void).call(this, data, ...rest);
+  }
+}
