@@ -118,6 +118,9 @@ export const authAttacks: Scenario = async ({ seed, long, log }) => {
       const data = res.body?.data ? Object.values(res.body.data)[0] : null;
       if (!ok(c, data)) violations.push(`cross-customer ${what}: ${res.text.slice(0, 200)}`);
     };
+    // bob's own quote and person for the idempotency-key probe: the same arguments every round, so rounds after the
+    // first are replays of his own request (a new quote would make them "key reused" — by him, rightly)
+    const bobKeyProbe = kindInput('review', await newQuote(app.url, bob), await newPerson(app.url, bob), it.key);
     for (let round = 0; round < rounds; round++) {
       await asBob('transfer by id', 'query($id: ID!) { transfer(id: $id) { id status sendAmount { amount } } }', { id: victimId }, (c, d) => d === null && (c === null || c === 'NOT_FOUND'));
       await asBob('transfers list', '{ transfers(first: 100) { edges { node { id } } } }', undefined, (c, d) => c === null && JSON.stringify(d).indexOf(victimId) === -1);
@@ -127,7 +130,7 @@ export const authAttacks: Scenario = async ({ seed, long, log }) => {
       await asBob('captureTransfer', 'mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { id } }', { i: { transferId: victimId, idempotencyKey: `bob-capture-${round}-x` } });
       await asBob('createTransfer with her quote', CREATE, { i: kindInput('happy', victimQuote, await newPerson(app.url, bob), `bob-steal-quote-${round}`) }, (c) => c === 'NOT_FOUND' || c === 'FORBIDDEN' || c === 'BAD_USER_INPUT');
       await asBob('createTransfer with her person', CREATE, { i: kindInput('happy', await newQuote(app.url, bob), target.personId, `bob-steal-person-${round}`) }, (c) => c === 'NOT_FOUND' || c === 'FORBIDDEN' || c === 'BAD_USER_INPUT');
-      await asBob('idempotency key of hers', CREATE, { i: kindInput('review', await newQuote(app.url, bob), await newPerson(app.url, bob), it.key) }, (c, d) => c === null && (d as { id?: string } | null)?.id !== victimId);
+      await asBob('idempotency key of hers', CREATE, { i: bobKeyProbe }, (c, d) => c === null && (d as { id?: string } | null)?.id !== victimId);
       // subscription: refused at subscribe time, no data
       const { client } = wsClient(app.wsUrl, bob);
       const sub = collect<{ transferUpdated: { id: string } }>(client, 'subscription($id: ID!) { transferUpdated(transferId: $id) { id status version } }', { id: victimId });

@@ -151,7 +151,7 @@ export const concurrency: Scenario = async ({ seed, long, log }) => {
     const createdIds = new Set<string>();
     for (let k = 0; k < createKeys; k++) {
       const key = `cc-create-${seed}-${k}`;
-      const ids = new Set(reqs.map((q, i) => (q.group.startsWith(`create:${key}`) ? answers[i]!.data?.id : undefined)).filter(Boolean));
+      const ids = new Set(reqs.map((q, i) => (q.group === `create:${key}` || q.group === `create:${key}:other` ? answers[i]!.data?.id : undefined)).filter(Boolean)); // exact: key 1 is a prefix of key 10
       if (ids.size !== 1) violations.push(`quote ${quotes[k]}: ${ids.size} transfers from ${dupsPerKey + 1} requests (one key ×${dupsPerKey}, one other key)`);
       ids.forEach((x) => createdIds.add(x as string));
       const other = answers[reqs.findIndex((q) => q.group === `create:${key}:other`)]!;
