@@ -85,6 +85,17 @@ export function seedFromEnv(): number {
   return Math.floor(Math.random() * 2_147_483_647);
 }
 
+/** The in-process service's log level in the scenarios (CHAOS_SERVICE_LOG_LEVEL, default error: kept in memory, shown when a scenario crashes). */
+export const serviceLogLevel = () => process.env.CHAOS_SERVICE_LOG_LEVEL ?? 'error';
+
+/** A scenario that crashed names the service's own errors (error-level log lines, first few) next to its own. */
+export function withServiceErrors(e: unknown, logs: readonly string[]): Error {
+  const errors = logs.filter((l) => /"level":(50|60)/.test(l)).slice(0, 5);
+  const err = e instanceof Error ? e : new Error(String(e));
+  if (errors.length) err.message += `\n    service errors:\n      ${errors.map((l) => l.slice(0, 1500)).join('\n      ')}`;
+  return err;
+}
+
 export const isLong = () => /^(1|true|yes)$/i.test(process.env.CHAOS_LONG ?? '');
 
 export function formatLine(r: ScenarioResult): string {

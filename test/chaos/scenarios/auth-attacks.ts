@@ -10,14 +10,14 @@ import { loadOrCreateDevKeys } from '../../../src/auth/auth.service';
 import { startTestApp } from '../../helpers/app';
 import { collect, rawSocketClose, wsClient } from '../../helpers/ws';
 import { code, CREATE, gqlRaw, kindInput, newPerson, newQuote } from '../lib/client';
-import { rng, sleep, waitUntil, type Scenario } from '../lib/common';
+import { rng, serviceLogLevel, sleep, type Scenario, waitUntil } from '../lib/common';
 import { createOne, type Target } from '../lib/workload';
 
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
 
 export const authAttacks: Scenario = async ({ seed, long, log }) => {
   const r = rng(seed);
-  const app = await startTestApp({ LOG_LEVEL: 'silent', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', SAGA_POLL_INTERVAL_MS: '50' });
+  const app = await startTestApp({ LOG_LEVEL: serviceLogLevel(), RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', SAGA_POLL_INTERVAL_MS: '50' });
   const violations: string[] = [];
   let operations = 0;
   let attacks = 0;

@@ -12,7 +12,7 @@ import { createThrowawayPostgresDatabase, usingPostgres } from '../../helpers/db
 import { startTestApp, type TestApp } from '../../helpers/app';
 import { startTestSandbox } from '../../helpers/sandbox';
 import { code, CREATE, gqlRaw, kindInput, newPerson, newQuote, readTransfers } from '../lib/client';
-import { pool, rng, type Scenario } from '../lib/common';
+import { pool, rng, serviceLogLevel, type Scenario } from '../lib/common';
 import { privatePostgresUnavailable, startPrivatePostgres, type PrivatePostgres } from '../lib/deps';
 import { PaymentLedger } from '../lib/ledger';
 import { awaitFinal, createOne, plan, type Target } from '../lib/workload';
@@ -43,7 +43,7 @@ export const concurrency: Scenario = async ({ seed, long, log }) => {
       dbNote = 'private PostgreSQL cluster';
     }
     const env = {
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: serviceLogLevel(),
       GATEWAY_BASE_URL: sb.gatewayUrl,
       REMITTANCES_BASE_URL: sb.remittancesUrl,
       VERIFICATION_BASE_URL: sb.verificationUrl,

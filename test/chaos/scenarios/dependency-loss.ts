@@ -11,7 +11,7 @@ import { startTestApp, type TestApp } from '../../helpers/app';
 import { startTestSandbox } from '../../helpers/sandbox';
 import { collect, wsClient } from '../../helpers/ws';
 import { gqlRaw, newPerson, readTransfers } from '../lib/client';
-import { freePort, pool, rng, sleep, TERMINAL, waitUntil, type Scenario } from '../lib/common';
+import { freePort, pool, rng, sleep, TERMINAL, type Scenario, waitUntil } from '../lib/common';
 import { privatePostgresUnavailable, privateRedisUnavailable, startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from '../lib/deps';
 import { PaymentLedger } from '../lib/ledger';
 import { awaitFinal, createOne, decideReviews, oracle, plan, statusCounts, type Item, type Target } from '../lib/workload';

@@ -5,7 +5,7 @@
  */
 import { startTestApp } from '../../helpers/app';
 import { newPerson } from '../lib/client';
-import { pool, rng, type Scenario } from '../lib/common';
+import { pool, rng, serviceLogLevel, type Scenario, withServiceErrors } from '../lib/common';
 import { PaymentLedger } from '../lib/ledger';
 import { awaitFinal, createOne, decideReviews, oracle, plan, statusCounts, type Target } from '../lib/workload';
 
@@ -13,7 +13,7 @@ export const unknownOutcomes: Scenario = async ({ seed, long, log }) => {
   const n = long ? 500 : 24;
   const r = rng(seed);
   const app = await startTestApp({
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: serviceLogLevel(),
     SAGA_POLL_INTERVAL_MS: '50',
     SAGA_RETRY_BASE_MS: '50',
     SAGA_RETRY_MAX_MS: '500',
@@ -57,6 +57,8 @@ export const unknownOutcomes: Scenario = async ({ seed, long, log }) => {
       },
       violations,
     };
+  } catch (e) {
+    throw withServiceErrors(e, app.logs);
   } finally {
     ctx.setFaults({ dropResponseAfterCommitRate: 0 });
     ledger.detach();

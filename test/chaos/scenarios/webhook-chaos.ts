@@ -11,7 +11,7 @@ import { signatureHeaderFor } from '../../../src/modules/webhooks/webhook.signat
 import { startTestApp } from '../../helpers/app';
 import { collect, wsClient } from '../../helpers/ws';
 import { newPerson, readTransfers } from '../lib/client';
-import { pool, RANK, rng, TERMINAL, waitUntil, type Scenario } from '../lib/common';
+import { pool, RANK, rng, serviceLogLevel, TERMINAL, type Scenario, waitUntil, withServiceErrors } from '../lib/common';
 import { PaymentLedger } from '../lib/ledger';
 import { awaitFinal, createOne, decideReviews, oracle, plan, statusCounts, type Target } from '../lib/workload';
 
@@ -41,7 +41,7 @@ export const webhookChaos: Scenario = async ({ seed, long, log }) => {
   const n = long ? 500 : 20;
   const r = rng(seed);
   const app = await startTestApp({
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: serviceLogLevel(),
     SAGA_POLL_INTERVAL_MS: '50',
     SAGA_RETRY_BASE_MS: '50',
     SAGA_RETRY_MAX_MS: '500',
@@ -124,6 +124,8 @@ export const webhookChaos: Scenario = async ({ seed, long, log }) => {
       },
       violations,
     };
+  } catch (e) {
+    throw withServiceErrors(e, app.logs);
   } finally {
     ctx.setFaults({ webhookDuplicateRate: 0, webhookShuffle: false, webhookDelayMs: 0 });
     for (const x of subs) x.s.dispose();
