@@ -415,7 +415,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         const m1 = await subsOurs.call('mem');
         mem.ours.push(((m1.rss - m0.rss) / n) * 1000);
         rss.ours.push(m1.rss);
-        o.log(`    block ${blk + 1} ours: ${c.connected} subscribed in ${(c.ms / 1000).toFixed(1)} s, +${((m1.rss - m0.rss) / 2 ** 20).toFixed(0)} MiB RSS (${(m1.rss / 2 ** 20).toFixed(0)} MiB in all)`);
+        o.log(`    block ${blk + 1} ours: ${c.connected} subscribed in ${(c.ms / 1000).toFixed(1)} s, +${((m1.rss - m0.rss) / 2 ** 20).toFixed(0)} MiB RSS (${(m1.rss / 2 ** 20).toFixed(0)} MiB in all, heap ${(m1.heapUsed / 2 ** 20).toFixed(0)} MiB)`);
         for (const [to, cause] of steps) {
           await load.call('wsArm');
           const t = await subsOurs.call('transition', { transferId: id, to, cause });

@@ -7,17 +7,19 @@ describe('BatchedReads', () => {
     let arrivals = 0;
     const reads = new BatchedReads<number>((key) => new Promise<number>((resolve) => started.push({ key, seq: arrivals, resolve })));
 
-    const a = reads.get('t'); // arrival 1: starts read #1 at once
+    const later = () => performance.now() + 60_000; // arrived after any read started so far
+    const a = reads.get('t'); // starts read #1 at once
+    const early = reads.get('t', 0); // arrived before #1 started: joins it
     arrivals++;
-    const b = reads.get('t'); // arrives while #1 runs: waits for #2
+    const b = reads.get('t', later()); // arrived while #1 runs: waits for #2
     arrivals++;
-    const c = reads.get('t'); // joins #2 as well
+    const c = reads.get('t', later()); // joins #2 as well
     arrivals++;
     const other = reads.get('u'); // another key: its own read
     expect(started.map((s) => s.key)).toEqual(['t', 'u']);
 
     started[0]!.resolve(1);
-    expect(await a).toBe(1);
+    expect([await a, await early]).toEqual([1, 1]);
     await new Promise((r) => setImmediate(r));
     // #2 started only after #1 ended, i.e. after b and c arrived
     expect(started.map((s) => [s.key, s.seq])).toEqual([['t', 0], ['u', 3], ['t', 3]]);
@@ -37,7 +39,7 @@ describe('BatchedReads', () => {
     const pending: { resolve: (v: number) => void; reject: (e: Error) => void }[] = [];
     const reads = new BatchedReads<number>(() => new Promise<number>((resolve, reject) => pending.push({ resolve, reject })));
     const a = reads.get('t');
-    const b = reads.get('t');
+    const b = reads.get('t', performance.now() + 60_000);
     pending[0]!.reject(new Error('pool timeout'));
     await expect(a).rejects.toThrow('pool timeout');
     await new Promise((r) => setImmediate(r));

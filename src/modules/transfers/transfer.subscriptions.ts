@@ -131,26 +131,18 @@ export class TransferSubscriptions {
 
   /**
    * Events after `last` and the current row, read once for every subscriber of the transfer woken by the same
-   * change (issue 9: N subscribers cost two queries per change, not 2·N). A subscriber only joins a read that
-   * started after it woke up, so the read always sees the change that woke it.
+   * change (issue 9: N subscribers cost two queries per change, not 2·N), and shared by their safety polls too.
+   * A subscriber only gets a read that started after it woke up, so the read always sees the change that woke it.
    */
-  private readonly reads = new Map<string, { startedAt: number; result: Promise<{ events: TransferEvent[]; cur: TransferRow | null }> }>();
+  private readonly reads = new BatchedReads<{ events: TransferEvent[]; cur: TransferRow | null }>(async (key) => {
+    const sep = key.lastIndexOf(':');
+    const transferId = key.slice(0, sep);
+    const last = Number(key.slice(sep + 1));
+    const events = await this.prisma.transferEvent.findMany({ where: { transferId, seq: { gt: last } }, orderBy: { seq: 'asc' } });
+    return { events, cur: events.length ? await this.repo.get(transferId) : null };
+  });
   private readSince(transferId: string, last: number, wokeAt: number): Promise<{ events: TransferEvent[]; cur: TransferRow | null }> {
-    const key = `${transferId}:${last}`;
-    const shared = this.reads.get(key);
-    if (shared && shared.startedAt >= wokeAt) return shared.result;
-    const startedAt = performance.now();
-    const result = (async () => {
-      const events = await this.prisma.transferEvent.findMany({ where: { transferId, seq: { gt: last } }, orderBy: { seq: 'asc' } });
-      return { events, cur: events.length ? await this.repo.get(transferId) : null };
-    })();
-    const entry = { startedAt, result };
-    this.reads.set(key, entry);
-    const forget = () => {
-      if (this.reads.get(key) === entry) this.reads.delete(key);
-    };
-    result.then(forget, forget);
-    return result;
+    return this.reads.get(`${transferId}:${last}`, wokeAt);
   }
 }
 
@@ -197,22 +189,25 @@ function untilStarted<T>(sub: AsyncIterableIterator<unknown>, gen: AsyncGenerato
 }
 
 /**
- * One read per key at a time; callers arriving while it runs share the next one, which starts when it ends. So
- * every caller gets a read that started after it arrived, and N callers arriving together cost about two reads.
+ * Reads shared between callers, each caller getting a read that started after it arrived (`arrivedAt`, default
+ * now): it joins the read in flight if that one started since, else the next read, which starts when the one
+ * in flight ends (at most two reads per key at a time, however many callers: N subscribers of one transfer
+ * polling or reconnecting at scattered instants cost a few queries, not N).
  */
 export class BatchedReads<T> {
-  private readonly state = new Map<string, { running: Promise<T>; next: Promise<T> | null }>();
+  private readonly state = new Map<string, { startedAt: number; running: Promise<T>; next: Promise<T> | null }>();
   constructor(private readonly read: (key: string) => Promise<T>) {}
 
-  get(key: string): Promise<T> {
+  get(key: string, arrivedAt = performance.now()): Promise<T> {
     const s = this.state.get(key);
     if (!s) return this.start(key);
+    if (s.startedAt >= arrivedAt) return s.running;
     const settled = () => undefined;
     return (s.next ??= s.running.then(settled, settled).then(() => this.start(key)));
   }
 
   private start(key: string): Promise<T> {
-    const entry: { running: Promise<T>; next: Promise<T> | null } = { running: this.read(key), next: null };
+    const entry: { startedAt: number; running: Promise<T>; next: Promise<T> | null } = { startedAt: performance.now(), running: this.read(key), next: null };
     this.state.set(key, entry);
     // runs before the `next` chain (registered first): forget the key unless someone waits for the next read
     const done = () => {
