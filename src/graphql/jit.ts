@@ -5,8 +5,8 @@
  *
  * Per request: the compiled query of (document, operation name) from a bounded LRU (compiled once), run with the
  * request's context and variables. Observable behaviour is graphql-js's:
- * - a document graphql-jit cannot compile, and subscriptions, run through graphql-js `execute` (logged once per
- *   document at debug);
+ * - a document graphql-jit cannot compile or would run differently (`unsupportedByJit`), and subscriptions, run
+ *   through graphql-js `execute` (logged at debug once per cached document);
  * - variables graphql-jit refuses (it coerces them before running anything) are handed to graphql-js instead, so
  *   coercion errors keep graphql-js's messages (and Apollo's BAD_USER_INPUT / 400 classification);
  * - errors are rebuilt as graphql-js builds them (`locatedError`): graphql-jit wraps an error already located by a
@@ -190,7 +190,9 @@ const JIT_MARKER = '__MAGIC_';
  * - coerces a custom scalar's literal once, without variables (`{ a: $x }` in a JSONObject literal loses `a`), and
  *   passes the result through JSON (a class instance arrives as its JSON; in a variable's default value a Date too);
  * - calls `resolveType` synchronously: TypeGraphQL wraps every custom `resolveType` (createUnionType, interfaces)
- *   in an async function, whose promise graphql-jit takes for a type and refuses.
+ *   in an async function, whose promise graphql-jit takes for a type and refuses;
+ * - builds nested results as object literals, where a field aliased `__proto__` sets the prototype (and vanishes
+ *   from the response) instead of being a key.
  */
 export function unsupportedByJit(schema: GraphQLSchema, document: DocumentNode): string | undefined {
   const typeInfo = new TypeInfo(schema);
@@ -206,6 +208,7 @@ export function unsupportedByJit(schema: GraphQLSchema, document: DocumentNode):
           const type = getNamedType(typeInfo.getType());
           if (type && isAbstractType(type) && type.resolveType?.constructor.name === 'AsyncFunction')
             reason = `${type.name} resolves its type asynchronously`;
+          else if ((node.alias ?? node.name).value === '__proto__') reason = 'a field answered as __proto__';
         } else if (isValue(node) && node.kind !== Kind.VARIABLE) {
           const type = getNamedType(typeInfo.getInputType());
           if (type && isScalarType(type) && !isSpecifiedScalarType(type) && !literalSurvivesJit(type.parseLiteral.bind(type), node, inDefaultValue))

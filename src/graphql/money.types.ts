@@ -1,7 +1,7 @@
 import { Field, ObjectType } from 'type-graphql';
 import { DecimalScalar } from './scalars';
 
-@ObjectType({ description: 'An exact amount of money in a currency.' })
+@ObjectType({ simpleResolvers: true, description: 'An exact amount of money in a currency.' })
 export class Money {
   @Field(() => DecimalScalar, { description: 'Exact decimal string, e.g. "100.10".' })
   amount!: string;

@@ -7,7 +7,7 @@ import { badInput } from '../shared/errors';
  * the full, stably ordered list), which maps onto upstream zero-based pages (see pageWindow) and onto SQL
  * OFFSET alike.
  */
-@ObjectType({ description: 'Where a page of a connection sits in the whole list.' })
+@ObjectType({ simpleResolvers: true, description: 'Where a page of a connection sits in the whole list.' })
 export class PageInfo {
   @Field({ description: 'True when more items follow the last edge of this page (ask again with `after: endCursor`).' })
   hasNextPage!: boolean;

@@ -202,6 +202,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
     GRAPHQL_MAX_COST: '1000000', // the 100-row list with events costs more than the default 5000
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'fatal', // shutdown under load logs aborted requests
     ...(process.env.AUTH_TOKEN_CACHE_SIZE ? { AUTH_TOKEN_CACHE_SIZE: process.env.AUTH_TOKEN_CACHE_SIZE } : {}), // 0: every token verified (issue 9)
+    ...(process.env.GRAPHQL_JIT ? { GRAPHQL_JIT: process.env.GRAPHQL_JIT } : {}), // false: graphql-js executes (issue 9)
   };
   const server = pinning.serverCore;
   const loadCore = pinning.loadCore;
@@ -415,7 +416,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         const m1 = await subsOurs.call('mem');
         mem.ours.push(((m1.rss - m0.rss) / n) * 1000);
         rss.ours.push(m1.rss);
-        o.log(`    block ${blk + 1} ours: ${c.connected} subscribed in ${(c.ms / 1000).toFixed(1)} s, +${((m1.rss - m0.rss) / 2 ** 20).toFixed(0)} MiB RSS (${(m1.rss / 2 ** 20).toFixed(0)} MiB in all, heap ${(m1.heapUsed / 2 ** 20).toFixed(0)} MiB)`);
+        o.log(`    block ${blk + 1} ours: ${c.connected} subscribed in ${(c.ms / 1000).toFixed(1)} s, +${((m1.rss - m0.rss) / 2 ** 20).toFixed(0)} MiB RSS (${(m1.rss / 2 ** 20).toFixed(0)} MiB in all)`);
         for (const [to, cause] of steps) {
           await load.call('wsArm');
           const t = await subsOurs.call('transition', { transferId: id, to, cause });

@@ -16,6 +16,8 @@ import {
   type GraphQLFieldConfig,
 } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
+import { getMetadataStorage } from 'type-graphql';
+import { buildGraphQLSchema } from '../../src/graphql/schema';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { jitExecutor } from '../../src/graphql/jit';
 import { JSONObjectScalar } from '../../src/graphql/json.scalar';
@@ -129,6 +131,7 @@ describe('jitExecutor against graphql-js (toy schema)', () => {
         located: { type: GraphQLString, resolve: () => Promise.reject(located) },
         nonNull: { type: new GraphQLObjectType({ name: 'N', fields: { v: { type: new GraphQLNonNull(GraphQLString), resolve: () => null } } }), resolve: () => ({}) },
         ok: { type: GraphQLString, resolve: () => 'ok' },
+        plain: { type: A, resolve: () => ({ a: 'x' }) },
       },
     }),
   });
@@ -183,6 +186,13 @@ describe('jitExecutor against graphql-js (toy schema)', () => {
     expect((globalThis as Record<string, unknown>).__jitInjected).toBeUndefined();
   });
 
+  it('a nested field aliased __proto__: raw graphql-jit drops it; ours answers like graphql-js', async () => {
+    const q = '{ plain { __proto__: a } }';
+    expect(JSON.stringify(await raw(q))).not.toContain('__proto__');
+    expect(JSON.stringify(await ours(q))).toBe(JSON.stringify(await js(q)));
+    expect(JSON.stringify(await ours(q))).toContain('"__proto__":"x"');
+  });
+
   it('errors are graphql-js errors: extensions, originalError, locations, path; located errors passed through', async () => {
     const q = '{ ok app located nonNull { v } }';
     const [a, b] = [await ours(q), await js(q)];
@@ -198,5 +208,15 @@ describe('jitExecutor against graphql-js (toy schema)', () => {
         .sort((x, y) => String(x.json.path).localeCompare(String(y.json.path)));
     expect(shape(a)).toEqual(shape(b));
     expect(a.errors!.every((e) => e instanceof GraphQLError && e.extensions !== undefined)).toBe(true);
+  });
+});
+
+describe('simpleResolvers (issue 9: plain data fields read straight off the object, no TypeGraphQL wrapper)', () => {
+  it('is on for the bulk types, none of whose fields is @Authorized or has middleware (simpleResolvers would skip both)', async () => {
+    await buildGraphQLSchema(); // resolves field roles and middlewares into the metadata
+    const simple = getMetadataStorage().objectTypes.filter((t) => t.simpleResolvers);
+    expect(simple.map((t) => t.name).sort()).toEqual(expect.arrayContaining(['Money', 'PageInfo', 'Transfer', 'TransferEventNode', 'TransferEventEdge', 'Bank', 'BankEdge']));
+    const guarded = simple.flatMap((t) => (t.fields ?? []).filter((f) => f.roles?.length || f.middlewares?.length).map((f) => `${t.name}.${f.name}`));
+    expect(guarded).toEqual([]);
   });
 });

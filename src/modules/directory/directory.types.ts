@@ -6,7 +6,7 @@ import { ALIAS_RAILS as ALIAS_KEY_TYPES } from './directory.service';
 
 const ALIAS_COUNTRIES = Object.keys(ALIAS_KEY_TYPES);
 
-@ObjectType({ description: 'A bank of the gateway\'s bank directory.' })
+@ObjectType({ simpleResolvers: true, description: 'A bank of the gateway\'s bank directory.' })
 export class Bank {
   @Field({ description: 'National bank code (ABA routing number in the US, COMPE code in Brazil, …).' })
   bankCode!: string;
@@ -21,7 +21,7 @@ export class Bank {
   swift!: string | null;
 }
 
-@ObjectType({ description: 'An edge of a bank connection.' })
+@ObjectType({ simpleResolvers: true, description: 'An edge of a bank connection.' })
 export class BankEdge {
   @Field({ description: 'Opaque cursor of this edge (pass it as `after` to continue after it).' })
   cursor!: string;
@@ -30,7 +30,7 @@ export class BankEdge {
   node!: Bank;
 }
 
-@ObjectType({ description: 'A page of banks of one country, sorted by name (Relay connection).' })
+@ObjectType({ simpleResolvers: true, description: 'A page of banks of one country, sorted by name (Relay connection).' })
 export class BankConnection {
   @Field(() => [BankEdge], { description: 'The banks of this page.' })
   edges!: BankEdge[];

@@ -215,19 +215,19 @@ export class TransferFilter {
   @Field(() => DecimalScalar, { nullable: true, description: 'sendAmount at most this (inclusive), in the send currency.' }) @IsOptional() maxSendAmount?: string;
 }
 
-@ObjectType({ description: 'What the sender must do before the transfer can continue (status ACTION_REQUIRED).' })
+@ObjectType({ simpleResolvers: true, description: 'What the sender must do before the transfer can continue (status ACTION_REQUIRED).' })
 export class NextAction {
   @Field(() => NextActionType, { description: 'The kind of action.' }) type!: NextActionType;
   @Field(() => String, { nullable: true, description: 'Open this page; then call resumeTransfer.' }) redirectUrl!: string | null;
 }
 
-@ObjectType({ description: 'Why a transfer ended without paying out.' })
+@ObjectType({ simpleResolvers: true, description: 'Why a transfer ended without paying out.' })
 export class Failure {
   @Field({ description: 'Stable reason code, e.g. PAYMENT_DECLINED, CARD_CHECK_FAILED, QUOTE_EXPIRED, COMPLIANCE_REJECTED, CAPTURE_WINDOW_EXPIRED.' }) code!: string;
   @Field({ description: 'What happened, for people (may change; branch on code).' }) message!: string;
 }
 
-@ObjectType({ description: 'One entry of the audit trail: every change of the transfer, oldest first.' })
+@ObjectType({ simpleResolvers: true, description: 'One entry of the audit trail: every change of the transfer, oldest first.' })
 export class TransferEventNode {
   @Field(() => Int, { description: '= the transfer version this change produced.' }) seq!: number;
   @Field(() => TransferStatusEnum, { nullable: true, description: 'The status before; null for the creation.' }) fromStatus!: string | null;
@@ -239,19 +239,19 @@ export class TransferEventNode {
   @Field({ description: 'When it happened.' }) at!: Date;
 }
 
-@ObjectType({ description: 'An edge of a transfer event connection.' })
+@ObjectType({ simpleResolvers: true, description: 'An edge of a transfer event connection.' })
 export class TransferEventEdge {
   @Field({ description: 'Opaque cursor of this edge (pass it as `after` to continue after it).' }) cursor!: string;
   @Field(() => TransferEventNode, { description: 'The event.' }) node!: TransferEventNode;
 }
 
-@ObjectType({ description: "A page of a transfer's audit trail, oldest first (Relay connection)." })
+@ObjectType({ simpleResolvers: true, description: "A page of a transfer's audit trail, oldest first (Relay connection)." })
 export class TransferEventConnection {
   @Field(() => [TransferEventEdge], { description: 'The events of this page.' }) edges!: TransferEventEdge[];
   @Field(() => PageInfo, { description: 'Where this page sits in the whole trail.' }) pageInfo!: PageInfo;
 }
 
-@ObjectType({ description: 'A cross-border transfer.' })
+@ObjectType({ simpleResolvers: true, description: 'A cross-border transfer.' })
 export class Transfer {
   @Field(() => ID, { description: 'The transfer id (a UUID).' }) id!: string;
   @Field(() => TransferStatusEnum, { description: 'Where the transfer is now.' }) status!: string;
@@ -271,13 +271,13 @@ export class Transfer {
   @Field({ description: 'When it last changed.' }) updatedAt!: Date;
 }
 
-@ObjectType({ description: 'An edge of a transfer connection.' })
+@ObjectType({ simpleResolvers: true, description: 'An edge of a transfer connection.' })
 export class TransferEdge {
   @Field({ description: 'Opaque cursor of this edge (pass it as `after` to continue after it).' }) cursor!: string;
   @Field(() => Transfer, { description: 'The transfer.' }) node!: Transfer;
 }
 
-@ObjectType({ description: 'A page of transfers, newest first (Relay connection).' })
+@ObjectType({ simpleResolvers: true, description: 'A page of transfers, newest first (Relay connection).' })
 export class TransferConnection {
   @Field(() => [TransferEdge], { description: 'The transfers of this page.' }) edges!: TransferEdge[];
   @Field(() => PageInfo, { description: 'Where this page sits in the whole list.' }) pageInfo!: PageInfo;
