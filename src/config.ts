@@ -98,6 +98,7 @@ const schema = z.object({
   SAGA_WORKER_ENABLED: bool.optional(),
   SAGA_POLL_INTERVAL_MS: int(10, 600_000).default(1_000),
   SAGA_BATCH_SIZE: int(1, 1_000).default(20),
+  SAGA_CONCURRENCY: int(1, 64).default(4),
   SAGA_LEASE_MS: int(500, 3_600_000).default(60_000),
   SAGA_RETRY_BASE_MS: int(10, 600_000).default(1_000),
   SAGA_RETRY_MAX_MS: int(10, 3_600_000).default(60_000),
@@ -198,6 +199,8 @@ export interface Config {
     workerEnabled: boolean;
     pollIntervalMs: number;
     batchSize: number;
+    /** Claimed transfers advanced at once per instance. */
+    concurrency: number;
     leaseMs: number;
     retryBaseMs: number;
     retryMaxMs: number;
@@ -366,6 +369,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       workerEnabled: e.SAGA_WORKER_ENABLED ?? true,
       pollIntervalMs: e.SAGA_POLL_INTERVAL_MS,
       batchSize: e.SAGA_BATCH_SIZE,
+      concurrency: e.SAGA_CONCURRENCY,
       leaseMs: e.SAGA_LEASE_MS,
       retryBaseMs: e.SAGA_RETRY_BASE_MS,
       retryMaxMs: e.SAGA_RETRY_MAX_MS,

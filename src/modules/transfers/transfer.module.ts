@@ -50,7 +50,7 @@ export function createTransfersModule(deps: {
     crashHook(s.crashAt, config.production),
   );
   const service = new TransferService(prisma, repository, saga, idempotency, clock, logger, { leaseWaitMs: s.mutationLeaseWaitMs });
-  const worker = new TransferWorker(saga, idempotency, logger, { pollIntervalMs: s.pollIntervalMs, batchSize: s.batchSize });
+  const worker = new TransferWorker(saga, idempotency, logger, { pollIntervalMs: s.pollIntervalMs, batchSize: s.batchSize, concurrency: s.concurrency });
   if (s.workerEnabled) service.nudge = () => worker.nudge();
   if (deps.remittances) saga.reconciler = new PlatformReconciler(deps.remittances, service, clock, logger);
   const subscriptions = new TransferSubscriptions(prisma, pubsub, repository, service);

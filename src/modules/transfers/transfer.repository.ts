@@ -108,11 +108,12 @@ export class TransferRepository {
         return { ok: false as const, transfer: row, reason, kind: 'refused' as const };
       }
       const version = row.version + 1;
-      const updated = await tx.transfer.updateMany({
+      // One UPDATE … RETURNING (the row is locked: the version check cannot fail, it is kept as a safeguard).
+      const [transfer] = await tx.transfer.updateManyAndReturn({
         where: { id: row.id, version: row.version },
         data: { ...(req.patch ?? {}), status: to, version, updatedAt: at, ...(isTerminal(to) ? { nextRunAt: null } : {}) },
       });
-      if (updated.count !== 1) return { ok: false as const, transfer: row, reason: 'concurrent update', kind: 'conflict' as const };
+      if (!transfer) return { ok: false as const, transfer: row, reason: 'concurrent update', kind: 'conflict' as const };
       await tx.transferEvent.create({
         data: {
           transferId: row.id,
@@ -126,7 +127,6 @@ export class TransferRepository {
           at,
         },
       });
-      const transfer = await tx.transfer.findUniqueOrThrow({ where: { id: row.id } });
       return { ok: true as const, transfer, changed: true as const };
     });
     if (result.ok) await this.publish(result.transfer);

@@ -6,6 +6,8 @@ import type { TransferSaga } from './transfer.saga';
 export interface WorkerOptions {
   pollIntervalMs: number;
   batchSize: number;
+  /** Claimed transfers advanced at once (each holds at most one pool connection at a time; default 1). */
+  concurrency?: number;
 }
 
 /**
@@ -75,25 +77,12 @@ export class TransferWorker {
       for (let round = 0; round < 20 && !this.closed; round++) {
         const claimed = await this.saga.claimDueWithWakes(this.owner, this.opts.batchSize);
         if (claimed.length === 0) break;
-        for (const { id, wakeSeq } of claimed) {
-          // Claimed in a batch and advanced one after another: a transfer whose lease ran out while it waited may
-          // belong to another instance by now — renew first, skip it unless still ours.
-          if (!(await this.saga.renew(id, this.owner))) continue;
-          const lease = this.saga.keepLease(id, this.owner); // heartbeat: a long advance never outlives its lease
-          let failed = false;
-          try {
-            await this.saga.advance(id, { cause: 'worker', actor: 'worker' });
-          } catch (err) {
-            failed = true;
-            this.logger.error({ err, transferId: id }, 'saga step failed; will retry after a back-off (or at once if woken meanwhile)');
-          } finally {
-            await lease.stop();
-          }
-          // The lease is always released: a wake-up (a kick that found the transfer busy) must not wait for it to expire.
-          if (failed) await this.saga.backOff(id, this.owner, wakeSeq).catch(() => undefined);
-          else await this.saga.release(id, this.owner).catch(() => undefined);
-          if (!failed) processed++;
-        }
+        // Advanced `concurrency` at a time (distinct transfers, each under its own lease: like that many instances).
+        const queue = [...claimed];
+        const lane = async () => {
+          for (let c = queue.shift(); c !== undefined && !this.closed; c = queue.shift()) if (await this.runOne(c.id, c.wakeSeq)) processed++;
+        };
+        await Promise.all(Array.from({ length: Math.min(Math.max(1, this.opts.concurrency ?? 1), queue.length) }, lane));
       }
       if (Date.now() - this.lastPurge > 3600_000) {
         this.lastPurge = Date.now();
@@ -103,5 +92,26 @@ export class TransferWorker {
       this.logger.error({ err: { message: (err as Error).message } }, 'transfer worker tick failed');
     }
     return processed;
+  }
+
+  /** Advances one claimed transfer under its lease, then releases it. True when the advance succeeded. */
+  private async runOne(id: string, wakeSeq: number): Promise<boolean> {
+    // Claimed in a batch and advanced after others: a transfer whose lease ran out while it waited may
+    // belong to another instance by now — renew first, skip it unless still ours.
+    if (!(await this.saga.renew(id, this.owner))) return false;
+    const lease = this.saga.keepLease(id, this.owner); // heartbeat: a long advance never outlives its lease
+    let failed = false;
+    try {
+      await this.saga.advance(id, { cause: 'worker', actor: 'worker' });
+    } catch (err) {
+      failed = true;
+      this.logger.error({ err, transferId: id }, 'saga step failed; will retry after a back-off (or at once if woken meanwhile)');
+    } finally {
+      await lease.stop();
+    }
+    // The lease is always released: a wake-up (a kick that found the transfer busy) must not wait for it to expire.
+    if (failed) await this.saga.backOff(id, this.owner, wakeSeq).catch(() => undefined);
+    else await this.saga.release(id, this.owner).catch(() => undefined);
+    return !failed;
   }
 }

@@ -6,8 +6,12 @@
  * - Signed when the subscription has a secret: `X-Service-Signature: t=<unix seconds, sandbox clock>,v1=<hex
  *   HMAC-SHA256(secret, t + "." + body)>`, computed at each attempt with the secret current at that moment
  *   (rotation applies at once, no grace period; after DELETE .../secret the header is absent).
- * - Per subscription, first attempts go out one at a time in publication order (so the happy path arrives in
- *   order); a failed attempt (non-2xx, timeout, connection error) is retried on its own after
+ * - Per subscription and transaction, first attempts go out one at a time in publication order (so a
+ *   transaction's happy path arrives in order); different transactions' events go out concurrently, at most
+ *   options.webhookConcurrency (default 8) in flight per subscription — the platform's contract promises no
+ *   order ("possibly duplicated, out of order or delayed"), and one at a time per subscription capped a busy
+ *   receiver at one round trip per event. Events of no transaction (documents, agents) share one ordered lane.
+ *   A failed attempt (non-2xx, timeout, connection error) is retried on its own after
  *   options.webhookRetryDelaysMs[n] (default 200 ms, 1 s, 5 s, 30 s: 5 attempts in all), then given up.
  *   Deliveries to a deleted subscription stop. Reset cancels everything in flight.
  * - Faults (ctx.faults), all drawn from the seeded ctx.random so a seed reproduces a run:
@@ -28,6 +32,8 @@ export const SIGNATURE_HEADER = 'x-service-signature';
 interface DeliveryJob {
   deliveryId: string;
   sub: Subscription;
+  /** Ordering lane within the subscription: the transaction id, '' for events of no transaction. */
+  lane: string;
   event: string;
   body: string;
   attempt: number;
@@ -41,8 +47,8 @@ export function signatureHeader(secret: string, t: number, body: string): string
 
 export class WebhookDelivery {
   private readonly timers = new TimerSet();
-  private readonly queues = new Map<string, DeliveryJob[]>();
-  private readonly busy = new Set<string>();
+  /** Per subscription: its lanes' queued first attempts, the lanes ready to send (FIFO), the pumps running. */
+  private readonly subs = new Map<string, { lanes: Map<string, { jobs: DeliveryJob[]; busy: boolean }>; ready: string[]; pumps: number }>();
   private readonly held = new Map<string, DeliveryJob[]>();
   private readonly inFlight = new Set<AbortController>();
   private epoch = 0;
@@ -62,7 +68,7 @@ export class WebhookDelivery {
       const spelling = registeredSpelling(sub.events, event);
       if (!spelling) continue;
       const body = JSON.stringify({ event: spelling, ...payload });
-      const job: DeliveryJob = { deliveryId: uuid(), sub, event: spelling, body, attempt: 0, duplicate: false };
+      const job: DeliveryJob = { deliveryId: uuid(), sub, lane: group ?? '', event: spelling, body, attempt: 0, duplicate: false };
       const jobs = [job];
       const { webhookDuplicateRate } = this.ctx.faults;
       if (webhookDuplicateRate > 0 && this.ctx.random() < webhookDuplicateRate) jobs.push({ ...job, duplicate: true });
@@ -91,8 +97,7 @@ export class WebhookDelivery {
   reset(): void {
     this.epoch++;
     this.timers.clear();
-    this.queues.clear();
-    this.busy.clear();
+    this.subs.clear();
     this.held.clear();
     for (const c of this.inFlight) c.abort();
     this.inFlight.clear();
@@ -116,27 +121,34 @@ export class WebhookDelivery {
   }
 
   private enqueue(job: DeliveryJob): void {
-    const q = this.queues.get(job.sub.id) ?? [];
-    q.push(job);
-    this.queues.set(job.sub.id, q);
-    if (!this.busy.has(job.sub.id)) void this.pump(job.sub.id);
+    let s = this.subs.get(job.sub.id);
+    if (!s) this.subs.set(job.sub.id, (s = { lanes: new Map(), ready: [], pumps: 0 }));
+    let lane = s.lanes.get(job.lane);
+    if (!lane) s.lanes.set(job.lane, (lane = { jobs: [], busy: false }));
+    lane.jobs.push(job);
+    if (!lane.busy && lane.jobs.length === 1) s.ready.push(job.lane);
+    if (s.pumps < Math.max(1, this.ctx.options.webhookConcurrency ?? 8)) {
+      s.pumps++;
+      void this.pump(s);
+    }
   }
 
-  private async pump(subId: string): Promise<void> {
+  /** Sends the head of the oldest ready lane, one lane at a time per pump, until no lane is ready. */
+  private async pump(s: { lanes: Map<string, { jobs: DeliveryJob[]; busy: boolean }>; ready: string[]; pumps: number }): Promise<void> {
     const epoch = this.epoch;
-    this.busy.add(subId);
     try {
-      for (;;) {
-        const job = this.queues.get(subId)?.shift();
-        if (!job) break;
+      for (let key = s.ready.shift(); key !== undefined; key = s.ready.shift()) {
+        const lane = s.lanes.get(key)!;
+        const job = lane.jobs.shift()!;
+        lane.busy = true;
         await this.attempt(job);
         if (epoch !== this.epoch) return;
+        lane.busy = false;
+        if (lane.jobs.length > 0) s.ready.push(key);
+        else s.lanes.delete(key);
       }
     } finally {
-      if (epoch === this.epoch) {
-        this.busy.delete(subId);
-        this.queues.delete(subId);
-      }
+      s.pumps--;
     }
   }
 
