@@ -235,7 +235,8 @@ async function saga(a: { url: string; token: string; n: number; concurrency: num
           address: { line1: 'Rua A 1', city: 'Sao Paulo', state: 'Sao Paulo', stateCode: 'SP', zipCode: '01000-000', countryCode: 'BR' },
           destination: { type: 'PIX', pixKeyType: 'EMAIL', pixKey: 'maria@example.com' },
         },
-        funding: { type: 'CARD', cardTokenId: `00000000-0000-4000-8000-${String(i * 10 + 1).padStart(12, '0')}` }, // never ends in 0002–0004 (magic values)
+        // ends in 1000–1999: never one of the sandbox's magic card endings (0002–0014: 3DS, failed checks, declines)
+        funding: { type: 'CARD', cardTokenId: `00000000-0000-4000-8000-${String(1000 + (i % 1000)).padStart(12, '0')}` },
       },
     });
     ids.push(t.createTransfer.id);

@@ -14,8 +14,10 @@ const { createApp } = require(path.join(DIST, 'app.js')) as typeof AppModule;
 const { loadConfig } = require(path.join(DIST, 'config.js')) as typeof ConfigModule;
 
 let app: AppModule.App | null = null;
+/** Marks the benchmark's own statements (the query counter skips them). */
+const BENCH_TAG = '/* bench */';
 type Seed = { count: number; events: number; status?: string; from?: number };
-let counting: { n: number; byKind: Map<string, number>; stop: () => void } | null = null;
+let counting: { n: number; byKind: Map<string, number>; bySql: Map<string, number>; stop: () => void } | null = null;
 
 serveCommands(
   {
@@ -52,11 +54,14 @@ serveCommands(
     },
     queriesStart() {
       counting?.stop();
-      const c = { n: 0, byKind: new Map<string, number>(), stop: () => undefined as void };
+      const c = { n: 0, byKind: new Map<string, number>(), bySql: new Map<string, number>(), stop: () => undefined as void };
       c.stop = app!.db.onQuery((e) => {
+        if (e.sql.includes(BENCH_TAG)) return; // the benchmark's own reads (countStatus) are not the service's work
         c.n++;
         const kind = (/^\s*(\w+)/.exec(e.sql)?.[1] ?? '?').toUpperCase();
         c.byKind.set(kind, (c.byKind.get(kind) ?? 0) + 1);
+        const text = e.sql.replace(/\s+/g, ' ').slice(0, 90);
+        c.bySql.set(text, (c.bySql.get(text) ?? 0) + 1);
       });
       counting = c;
       return true;
@@ -65,7 +70,8 @@ serveCommands(
       const c = counting;
       counting = null;
       c?.stop();
-      return { count: c?.n ?? 0, byKind: Object.fromEntries(c?.byKind ?? []) };
+      const top = [...(c?.bySql ?? [])].sort((a, b) => b[1] - a[1]).slice(0, 40);
+      return { count: c?.n ?? 0, byKind: Object.fromEntries(c?.byKind ?? []), topStatements: top };
     },
     /** Starts the saga worker of a service started with SAGA_WORKER_ENABLED=false (one process for every benchmark). */
     startSagaWorker() {
@@ -73,8 +79,33 @@ serveCommands(
       return true;
     },
     async countStatus(args: { ids: string[] }) {
-      const rows = await app!.db.prisma.transfer.groupBy({ by: ['status'], where: { id: { in: args.ids } }, _count: true });
-      return Object.fromEntries(rows.map((r) => [r.status, r._count]));
+      const rows = await app!.db.prisma.$queryRawUnsafe<{ status: string; n: number }[]>(
+        `SELECT status::text AS status, count(*)::int AS n FROM transfers WHERE id = ANY($1::text[]) GROUP BY status ${BENCH_TAG}`,
+        args.ids,
+      );
+      return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+    },
+    /**
+     * Where the saga's time went, per transfer: ms from created to the first event reaching each status, and
+     * the webhook inbox's received → processed lag (ms) of the transfers' platform events.
+     */
+    async sagaTimeline(args: { ids: string[] }) {
+      const rows = await app!.db.prisma.$queryRaw<{ id: string; created: Date; to_status: string; at: Date }[]>`
+        SELECT t.id, t.created_at AS created, e.to_status::text AS to_status, min(e.at) AS at
+        FROM transfers t JOIN transfer_events e ON e.transfer_id = t.id
+        WHERE t.id = ANY(${args.ids}::text[]) GROUP BY t.id, t.created_at, e.to_status`;
+      const byStatus: Record<string, number[]> = {};
+      for (const r of rows) (byStatus[r.to_status] ??= []).push(r.at.getTime() - r.created.getTime());
+      const lag = await app!.db.prisma.$queryRaw<{ n: number; p50: number; p99: number; max: number; first: Date; last: Date }[]>`
+        SELECT count(*)::int AS n,
+               percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM processed_at - received_at) * 1000)::float8 AS p50,
+               percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM processed_at - received_at) * 1000)::float8 AS p99,
+               max(extract(epoch FROM processed_at - received_at) * 1000)::float8 AS max,
+               min(received_at) AS first, max(received_at) AS last
+        FROM webhook_inbox WHERE kind = 'transaction'`;
+      const outcomes = await app!.db.prisma.$queryRaw<{ outcome: string | null; attempts: number; n: number; err: string | null }[]>`
+        SELECT outcome, attempts, count(*)::int AS n, min(last_error) AS err FROM webhook_inbox WHERE kind = 'transaction' GROUP BY outcome, attempts ORDER BY n DESC`;
+      return { byStatus, inbox: lag[0], outcomes };
     },
     async inboxPending() {
       return app!.db.prisma.webhookInbox.count({ where: { processedAt: null } });
