@@ -69,7 +69,9 @@ export function jitGateway(opts: JitExecutorOptions): GatewayInterface {
           run({
             document: rc.document,
             operationName: rc.request.operationName ?? null,
-            operationType: rc.operation.operation,
+            // undefined when the document names no single operation (e.g. two anonymous ones): graphql-js answers
+            // with its error, which Apollo turns into OPERATION_RESOLUTION_FAILURE (400)
+            operationType: rc.operation?.operation,
             key: rc.queryHash,
             variables: rc.request.variables,
             contextValue: rc.context as GraphQLContext,
@@ -85,7 +87,8 @@ export function jitGateway(opts: JitExecutorOptions): GatewayInterface {
 export interface JitRequest {
   document: DocumentNode;
   operationName: string | null;
-  operationType: 'query' | 'mutation' | 'subscription';
+  /** undefined: the document names no single operation (Apollo could not resolve one). */
+  operationType: 'query' | 'mutation' | 'subscription' | undefined;
   /** Identifies the document's text (Apollo's query hash). */
   key: string;
   variables: Record<string, unknown> | undefined;
@@ -103,7 +106,8 @@ export function jitExecutor(opts: JitExecutorOptions): (req: JitRequest) => Prom
     );
 
   const compile = (req: JitRequest): Plan => {
-    let problem = req.operationType === 'subscription' ? 'a subscription' : unsupportedByJit(schema, req.document);
+    let problem =
+      req.operationType === undefined ? 'no single operation' : req.operationType === 'subscription' ? 'a subscription' : unsupportedByJit(schema, req.document);
     if (problem === undefined) {
       try {
         const compiled = compileQuery(schema, req.document, req.operationName ?? undefined, { disablingCapturingStackErrors: true });

@@ -84,6 +84,19 @@ describe('GRAPHQL_JIT on (the default): through the service', () => {
     expect(await byJs()).toBe(j0 + 2);
   });
 
+  it('a document naming no single operation (two anonymous, or an unknown operationName) is a 400, as without graphql-jit', async () => {
+    for (const req of [
+      { query: 'query A { viewer { id } } query B { viewer { id } }' },
+      { query: 'query A { viewer { id } } query B { viewer { id } }', operationName: 'C' },
+    ]) {
+      const res = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${customer}` }, body: JSON.stringify(req) });
+      const body = (await res.json()) as { errors?: { message: string; extensions?: { code?: string } }[] };
+      expect(res.status).toBe(400);
+      expect(body.errors?.[0]?.extensions?.code).toBe('OPERATION_RESOLUTION_FAILURE');
+      expect(body.errors?.[0]?.message).toMatch(/operation/i);
+    }
+  });
+
   it('a string literal holding graphql-jit\'s code marker never reaches it (no code runs)', async () => {
     const { body } = await gql(t.url, `query JitMarker { transfer(id: ${JSON.stringify(MARKER_PAYLOAD)}) { id } }`, { token: customer });
     expect((globalThis as Record<string, unknown>).__jitInjected).toBeUndefined();
