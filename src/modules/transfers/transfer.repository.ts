@@ -44,9 +44,13 @@ export interface ChangeRequest {
    * Decides the change from the LOCKED row, for changes that depend on current state (a platform fact whose
    * meaning depends on where the saga is). Returns the target and patch (overriding `to` / `patch`), or a
    * reason to skip: then nothing is written and nothing is recorded (the caller's input was simply stale).
+   * `tx` reads related rows inside the same transaction, under the row lock (e.g. whether a saga step exists:
+   * writers of such rows that take the same lock — TransferSaga.recordIntent — are then ordered with this change).
    */
-  decide?: (row: TransferRow) => { to?: TransferStatus; patch?: TransferPatch; detail?: Record<string, unknown> } | { skip: string };
+  decide?: (row: TransferRow, tx: Prisma.TransactionClient) => Decision | Promise<Decision>;
 }
+
+export type Decision = { to?: TransferStatus; patch?: TransferPatch; detail?: Record<string, unknown> } | { skip: string };
 
 export type ChangeResult =
   | { ok: true; transfer: TransferRow; changed: true }
@@ -82,7 +86,7 @@ export class TransferRepository {
       if (req.expectedVersion !== undefined && row.version !== req.expectedVersion) {
         return { ok: false as const, transfer: row, reason: `version ${row.version} ≠ expected ${req.expectedVersion}`, kind: 'conflict' as const };
       }
-      const decision = req.decide?.(row);
+      const decision = await req.decide?.(row, tx);
       if (decision && 'skip' in decision) return { ok: false as const, transfer: row, reason: decision.skip, kind: 'skipped' as const };
       if (decision) req = { ...req, to: decision.to, patch: decision.patch, detail: { ...(req.detail ?? {}), ...(decision.detail ?? {}) } };
       const to = req.to ?? from;

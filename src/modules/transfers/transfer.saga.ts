@@ -240,13 +240,31 @@ export class TransferSaga {
   }
 
   /** Writes the intent row (idempotent: the (transfer, step) row is unique). */
-  async recordIntent(t: TransferRow, step: StepName, request: Record<string, unknown>): Promise<SagaStep> {
+  async recordIntent(t: TransferRow, step: StepName, request: Record<string, unknown>): Promise<SagaStep>;
+  /**
+   * …or, with `whileStatusUnchanged`, only if the transfer is still in the status `t` was read in, checked under the
+   * transfer's row lock (null otherwise: look again). For the authorization: a compliance rejection counts authorize
+   * steps under the same lock (TransferService.applyPlatformEvent), so the two are ordered — either the rejection
+   * comes first (REJECTED, no intent is written, no money moves) or it sees the intent (the saga authorizes, then voids).
+   */
+  async recordIntent(t: TransferRow, step: StepName, request: Record<string, unknown>, opts: { whileStatusUnchanged: true }): Promise<SagaStep | null>;
+  async recordIntent(t: TransferRow, step: StepName, request: Record<string, unknown>, opts?: { whileStatusUnchanged: true }): Promise<SagaStep | null> {
     const key = stepKey(t, step);
     const now = this.clock.now();
-    await this.prisma.$executeRaw`
+    const insert = (db: Pick<PrismaClient, '$executeRaw'>) => db.$executeRaw`
       INSERT INTO saga_steps (id, transfer_id, step, idempotency_key, state, attempts, request, created_at, updated_at)
       VALUES (gen_random_uuid()::text, ${t.id}, ${step}, ${key}, 'PENDING', 0, ${JSON.stringify(request)}::jsonb, ${now}, ${now})
       ON CONFLICT (transfer_id, step) DO NOTHING`;
+    if (!opts?.whileStatusUnchanged) await insert(this.prisma);
+    else {
+      const written = await this.prisma.$transaction(async (tx) => {
+        const [row] = await tx.$queryRaw<{ status: string }[]>`SELECT status FROM transfers WHERE id = ${t.id} FOR UPDATE`;
+        if (row?.status !== t.status) return false;
+        await insert(tx);
+        return true;
+      });
+      if (!written) return null;
+    }
     // Due at once: should this process die before settling the step, the worker re-runs it once the lease expires.
     // (Only ever earlier; a holder that read the state before cannot defer it: scheduleIfVersion checks for it.)
     await this.repo.dueBy(t.id, now);
@@ -351,7 +369,8 @@ export class TransferSaga {
         // A settled check that did not approve, yet the transfer is still PENDING: its move (→ ACTION_REQUIRED /
         // DECLINED) was lost (crash between the two writes, or refused). Run it again (same key): it applies it.
         if (d.funding.type !== 'ACCOUNT_TOKEN' && (check?.response as { outcome?: string } | null)?.outcome !== 'APPROVED') return this.runCheck(t, check, ctx);
-        const intent = await this.recordIntent(t, 'authorize', { externalPaymentId: t.externalPaymentId, fxId: d.fxId });
+        const intent = await this.recordIntent(t, 'authorize', { externalPaymentId: t.externalPaymentId, fxId: d.fxId }, { whileStatusUnchanged: true });
+        if (!intent) return 'again'; // the transfer moved meanwhile (e.g. compliance rejected it): decide anew
         return this.runAuthorize(t, intent, ctx);
       }
       case 'AUTHORIZED': {

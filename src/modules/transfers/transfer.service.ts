@@ -370,9 +370,6 @@ export class TransferService implements TransferEventSink {
     if (c.type === 'compliance') {
       if (!COMPLIANCE.has(c.newStatus)) return { applied: false, transferId: t.id, reason: 'unknown_value' };
       if (isTerminal(status)) return { applied: false, transferId: t.id, reason: 'terminal' };
-      // REJECTED only while no money can have moved: once an authorization was attempted (its outcome may not be
-      // recorded yet), the saga finishes it and then voids (→ VOIDED).
-      const authorizing = await this.prisma.sagaStep.count({ where: { transferId: t.id, step: 'authorize' } });
       const decided = c.newStatus === 'Approved' || c.newStatus === 'Rejected';
       // Decided on the locked row: a concurrent event (e.g. the platform's own `Pending`, read before our
       // `Approved` committed) must not overwrite a final decision — the decision, and its wake-up, would be lost.
@@ -380,12 +377,18 @@ export class TransferService implements TransferEventSink {
       const r = await this.repo.transition({
         ...base,
         detail: { action: 'platform compliance', value: c.newStatus },
-        decide: (row) => {
+        decide: async (row, tx) => {
           if (c.newStatus === row.complianceStatus) return (skipped = { applied: false, transferId: t.id, reason: 'no_change' }), { skip: 'no change' };
           if (row.complianceStatus && COMPLIANCE_FINAL.has(row.complianceStatus)) return (skipped = { applied: false, transferId: t.id, reason: 'stale' }), { skip: 'stale' };
           const rowStatus = row.status as TransferStatus;
           if (isTerminal(rowStatus)) return (skipped = { applied: false, transferId: t.id, reason: 'terminal' }), { skip: 'terminal' };
-          const rejectedEarly = c.newStatus === 'Rejected' && (rowStatus === 'PENDING' || rowStatus === 'ACTION_REQUIRED') && authorizing === 0;
+          // REJECTED only while no money can have moved: once an authorization was attempted (its outcome may not be
+          // recorded yet), the saga finishes it and then voids (→ VOIDED). Counted under the row lock, which the
+          // saga's authorize intent takes too (recordIntent): the two are ordered, never interleaved.
+          const rejectedEarly =
+            c.newStatus === 'Rejected' &&
+            (rowStatus === 'PENDING' || rowStatus === 'ACTION_REQUIRED') &&
+            (await tx.sagaStep.count({ where: { transferId: t.id, step: 'authorize' } })) === 0;
           return {
             to: rejectedEarly ? 'REJECTED' : undefined,
             patch: {
