@@ -16,6 +16,7 @@ import { Metrics } from './shared/metrics';
 import { isAppError } from './shared/errors';
 import { AuthService } from './auth/auth.service';
 import { createDatabase, type Database } from './db/database';
+import { isDatabaseUnavailable } from './db/db.errors';
 import { MemoryPubSub, type PubSub } from './events/pubsub';
 import { RedisPubSub } from './events/redis.pubsub';
 import { buildGraphQLSchema, type ResolverInstances } from './graphql/schema';
@@ -361,21 +362,12 @@ async function migrateWhenReachable(db: Database, logger: Logger, stopped: () =>
       if (applied.length) logger.info({ applied }, 'migrations applied');
       return;
     } catch (err) {
-      if (!isConnectionError(err) || stopped()) throw err;
+      if (!isDatabaseUnavailable(err) || stopped()) throw err;
       const delay = Math.min(250 * 2 ** attempt, 5_000);
       logger.warn({ attempt, delayMs: delay, err: { message: (err as Error).message } }, 'database unreachable, retrying');
       await new Promise((r) => setTimeout(r, delay));
     }
   }
-}
-
-function isConnectionError(err: unknown): boolean {
-  const code = (err as { code?: string })?.code;
-  const msg = String((err as Error)?.message ?? '');
-  return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EAI_AGAIN', '57P03'].includes(code ?? '') ||
-    /ECONNREFUSED|Connection terminated|the database system is starting up/.test(msg)
-  );
 }
 
 const hasQueryParam = (q: unknown) => typeof q === 'object' && q !== null && 'query' in q;

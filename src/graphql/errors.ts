@@ -2,6 +2,7 @@ import type { GraphQLFormattedError } from 'graphql';
 import { GraphQLError } from 'graphql';
 import type { ValidationError } from 'class-validator';
 import { unwrapResolverError } from '@apollo/server/errors';
+import { isDatabaseUnavailable } from '../db/db.errors';
 import { isAppError, type ErrorCode } from '../shared/errors';
 import type { Logger } from '../shared/logger';
 
@@ -64,7 +65,8 @@ const PASSTHROUGH_CODES = new Set([
 
 /**
  * Apollo `formatError`: every error leaves with a stable `extensions.code`, no stack trace,
- * no echoed input. Unexpected errors are logged in full (server side) and answered generically.
+ * no echoed input. The database out of reach is SERVICE_UNAVAILABLE (transient: retry); other unexpected errors
+ * are logged in full (server side) and answered generically.
  */
 export function createErrorFormatter(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
@@ -97,6 +99,15 @@ export function createErrorFormatter(logger: Logger) {
     if (original instanceof GraphQLError && !original.originalError && !code) {
       // A GraphQL-level error raised by graphql-js itself (e.g. argument coercion): the caller's fault.
       return { ...base, message: stripEchoedValues(formatted.message), extensions: { code: 'BAD_USER_INPUT' } };
+    }
+    if (isDatabaseUnavailable(original)) {
+      // transient, not a bug: the caller retries (readiness reports the outage to the load balancer meanwhile)
+      logger.warn({ err: original }, 'database unavailable while executing a GraphQL operation');
+      return {
+        ...base,
+        message: 'The service is temporarily unavailable; retry shortly (a mutation with the same idempotencyKey)',
+        extensions: { code: 'SERVICE_UNAVAILABLE' satisfies ErrorCode },
+      };
     }
     logger.error({ err: original }, 'unexpected error while executing a GraphQL operation');
     return { ...base, message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };

@@ -15,6 +15,8 @@ export const ERROR_CODES = [
   'UPSTREAM_UNAVAILABLE',
   'UPSTREAM_REJECTED',
   'RATE_LIMITED',
+  /** A dependency of ours (the database) is out of reach for now: retry (a mutation with the same idempotencyKey). */
+  'SERVICE_UNAVAILABLE',
   'INTERNAL_SERVER_ERROR',
 ] as const;
 

@@ -24,7 +24,12 @@ export interface TestApp {
  * Starts the whole service in this process on random ports: in-memory PGlite (or a throwaway PostgreSQL
  * database when DATABASE_URL is postgres), the built-in sandbox, a temporary DATA_DIR.
  */
-export async function startTestApp(env: Record<string, string> = {}, options: Omit<AppOptions, 'logDestination'> = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: Omit<AppOptions, 'logDestination'> = {},
+  /** ready: false — return once the server listens, without waiting for the database (e.g. one that is down). */
+  how: { ready?: boolean } = {},
+): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'rbff-test-'));
   const logs: string[] = [];
   const destination = new Writable({
@@ -46,7 +51,16 @@ export async function startTestApp(env: Record<string, string> = {}, options: Om
     ...env,
   });
   const app = await createApp(config, { ...options, logDestination: destination });
-  const { url } = await app.start();
+  let url: string;
+  if (how.ready === false) {
+    // start() listens first, then migrates (retrying while the database is unreachable) until close()
+    app.start().catch(() => undefined);
+    for (let i = 0; !app.fastify.server.listening; i++) {
+      if (i > 600) throw new Error('the server did not listen within 30 s');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    url = `http://127.0.0.1:${(app.fastify.server.address() as { port: number }).port}`;
+  } else ({ url } = await app.start());
   return {
     app,
     url,

@@ -1,0 +1,34 @@
+/**
+ * Is this error the database being out of reach (down, restarting, connections exhausted or cut) rather than a
+ * fault of the request or a bug? Such errors are transient: the API answers SERVICE_UNAVAILABLE ("retry, with the
+ * same idempotencyKey"), not INTERNAL_SERVER_ERROR. Errors arrive in several shapes, so every link of the `cause`
+ * chain is examined:
+ * - Prisma's known request errors: P1001 (cannot reach the server), P1002 (timed out), P1008 (operation timed
+ *   out), P1017 (server closed the connection), P2024 (timed out fetching a connection from the pool), P2028
+ *   (transaction API error: could not start in time / already closed);
+ * - driver adapter errors (`cause.kind`): DatabaseNotReachable, ConnectionClosed, SocketTimeout,
+ *   TooManyConnections, TransactionAlreadyClosed;
+ * - PostgreSQL SQLSTATEs of class 08 (connection exception), 57P01–57P03 (admin shutdown, crash shutdown, cannot
+ *   connect now) and 53300 (too many connections), as `code` of a node-postgres error;
+ * - socket-level errors of the driver (ECONNREFUSED, ECONNRESET, EPIPE, ETIMEDOUT, EHOSTUNREACH, ENOTFOUND, …) and
+ *   node-postgres's "Connection terminated" messages.
+ */
+const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028']);
+const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections', 'TransactionAlreadyClosed']);
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;
+const MESSAGES = /Connection terminated|terminating connection due to administrator command|the database system is (starting up|shutting down)|Timed out fetching a new connection|Unable to start a transaction in the given time|Can't reach database server/i;
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  for (let e: unknown = error; e && typeof e === 'object' && !seen.has(e); e = (e as { cause?: unknown }).cause) {
+    seen.add(e);
+    const { code, kind, message, originalCode } = e as { code?: unknown; kind?: unknown; message?: unknown; originalCode?: unknown };
+    if (typeof code === 'string' && (PRISMA_CODES.has(code) || SOCKET_CODES.has(code) || SQLSTATE.test(code))) return true;
+    if (typeof originalCode === 'string' && SQLSTATE.test(originalCode)) return true;
+    if (typeof kind === 'string' && ADAPTER_KINDS.has(kind)) return true;
+    if (kind === 'postgres' && typeof code === 'string' && SQLSTATE.test(code)) return true;
+    if (typeof message === 'string' && MESSAGES.test(message)) return true;
+  }
+  return false;
+}
