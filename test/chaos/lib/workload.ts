@@ -92,7 +92,7 @@ export async function createOne(t: Target, it: Item, patienceMs = 120_000): Prom
       if (c === 'QUOTE_ALREADY_USED' && attempts > 1) throw new RetryAfterCrashRefused(`createTransfer ${it.key}: the retry with the same key and arguments answered QUOTE_ALREADY_USED`);
       if (c === 'QUOTE_EXPIRED') quoteId = null; // a long outage: a new quote means a new transfer request
       if (c === 'QUOTE_EXPIRED' || c === 'IDEMPOTENCY_KEY_REUSED') it.key = `${it.key}r`;
-      else if (r.status !== 0 && c !== 'UPSTREAM_UNAVAILABLE' && c !== 'RATE_LIMITED' && !/in progress|IN_PROGRESS/i.test(r.text))
+      else if (r.status !== 0 && c !== 'UPSTREAM_UNAVAILABLE' && c !== 'SERVICE_UNAVAILABLE' && c !== 'RATE_LIMITED' && !/in progress|IN_PROGRESS/i.test(r.text))
         throw new Error(`createTransfer ${it.key}: ${r.status} ${r.text.slice(0, 300)}`);
     } catch (e) {
       if (e instanceof RetryAfterCrashRefused) throw e;
