@@ -1,4 +1,6 @@
-import { Field, ObjectType } from 'type-graphql';
+import type { GraphQLScalarType } from 'graphql';
+import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { ArgsType, type ClassType, Field, Int, ObjectType } from 'type-graphql';
 import { badInput } from '../shared/errors';
 
 /**
@@ -24,6 +26,23 @@ export class PageInfo {
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
+
+/** `first`/`after` of a connection (see pageRequest); args types of lists with filters extend it. */
+@ArgsType()
+export class PageArgs {
+  @Field(() => Int, { nullable: true, description: 'Page size, 1 to 100 (default 20).' })
+  @IsOptional()
+  @IsInt()
+  @Min(1, { message: 'first must be at least 1' })
+  @Max(100, { message: 'first must be at most 100' })
+  first?: number;
+
+  @Field(() => String, { nullable: true, description: 'Continue after this cursor (a previous page\'s `pageInfo.endCursor`).' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64, { message: 'after must be a cursor returned by this API' })
+  after?: string;
+}
 
 export const encodeCursor = (offset: number): string => Buffer.from(`o:${offset}`).toString('base64url');
 
@@ -51,17 +70,84 @@ export function pageWindow(offset: number, limit: number): { size: number; pages
   return { size: limit, pages: skip === 0 ? [first] : [first, first + 1], skip };
 }
 
+export interface Edge<T> {
+  cursor: string;
+  node: T;
+}
+
+export interface Connection<T> {
+  edges: Edge<T>[];
+  pageInfo: PageInfo;
+}
+
+export interface CountedConnection<T> extends Connection<T> {
+  totalCount: number;
+}
+
+/** A page from its edges: pageInfo's cursors are those of the first and last edge. */
+export function connectionOf<T>(edges: Edge<T>[], hasNextPage: boolean, hasPreviousPage: boolean): Connection<T> {
+  return { edges, pageInfo: { hasNextPage, hasPreviousPage, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null } };
+}
+
 /** Edges and pageInfo from the wanted slice of items, given where it starts and the total count. */
-export function connectionFrom<T>(items: T[], offset: number, total: number): { edges: { cursor: string; node: T }[]; pageInfo: PageInfo; totalCount: number } {
+export function connectionFrom<T>(items: T[], offset: number, total: number): CountedConnection<T> {
   const edges = items.map((node, i) => ({ cursor: encodeCursor(offset + i), node }));
-  return {
-    edges,
-    totalCount: total,
-    pageInfo: {
-      hasNextPage: offset + items.length < total,
-      hasPreviousPage: offset > 0,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
-    },
+  return { ...connectionOf(edges, offset + items.length < total, offset > 0), totalCount: total };
+}
+
+/** An edge cursor description that tells what to do with it. */
+export const AFTER_CURSOR_HINT = 'Opaque cursor of this edge (pass it as `after` to continue after it).';
+
+/** The GraphQL descriptions (and names) of a connection type and its edge type; see connectionType. */
+export interface ConnectionTypeOptions {
+  /** GraphQL name of the connection type, e.g. AgentConnection. */
+  name: string;
+  description: string;
+  /** Description of the `edges` field. */
+  edges: string;
+  /** Description of the `pageInfo` field. */
+  pageInfo: string;
+  /** Description of the `totalCount` field; without it the connection has no totalCount. */
+  totalCount?: string;
+  edge: {
+    /** GraphQL name of the edge type, e.g. AgentEdge. */
+    name: string;
+    description: string;
+    /** Description of the `cursor` field (default: 'Opaque cursor of this edge.'). */
+    cursor?: string;
+    /** Description of the `node` field. */
+    node: string;
   };
+  /** TypeGraphQL simpleResolvers for both types (plain data fields read straight off the object). */
+  simpleResolvers?: boolean;
+}
+
+/**
+ * The Relay connection type of a node type, with its edge type (TypeGraphQL generic types through a class
+ * factory): `edges: [<Edge>!]!`, `pageInfo: PageInfo!`, and `totalCount: Int!` when its description is given;
+ * the edge has `cursor: String!` and `node: <node>!`. Declare it with a type of the same name:
+ *   export const AgentConnection = connectionType(Agent, { name: 'AgentConnection', … });
+ *   export type AgentConnection = CountedConnection<Agent>;
+ */
+export function connectionType<T extends object>(node: ClassType<T> | GraphQLScalarType, opts: ConnectionTypeOptions & { totalCount: string }): ClassType<CountedConnection<T>>;
+export function connectionType<T extends object>(node: ClassType<T> | GraphQLScalarType, opts: ConnectionTypeOptions & { totalCount?: undefined }): ClassType<Connection<T>>;
+export function connectionType<T extends object>(node: ClassType<T> | GraphQLScalarType, opts: ConnectionTypeOptions): ClassType<Connection<T>> {
+  const { simpleResolvers } = opts;
+
+  @ObjectType(opts.edge.name, { simpleResolvers, description: opts.edge.description })
+  class EdgeType implements Edge<T> {
+    @Field(() => String, { description: opts.edge.cursor ?? 'Opaque cursor of this edge.' }) cursor!: string;
+    @Field(() => node, { description: opts.edge.node }) node!: T;
+  }
+
+  const totalCountField: PropertyDecorator = opts.totalCount === undefined ? () => undefined : Field(() => Int, { description: opts.totalCount });
+
+  @ObjectType(opts.name, { simpleResolvers, description: opts.description })
+  class ConnectionType implements Connection<T> {
+    @Field(() => [EdgeType], { description: opts.edges }) edges!: EdgeType[];
+    @Field(() => PageInfo, { description: opts.pageInfo }) pageInfo!: PageInfo;
+    @totalCountField totalCount?: number;
+  }
+
+  return ConnectionType;
 }

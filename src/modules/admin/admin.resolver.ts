@@ -1,7 +1,8 @@
 import { Arg, Args, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
+import { PageArgs } from '../../graphql/relay';
 import type { AdminService } from './admin.service';
-import { AgentConnection, CreateAgentInput, CreatedAgent, PageArgs, PayerBalance } from './admin.types';
+import { AgentConnection, CreateAgentInput, CreatedAgent, PayerBalance } from './admin.types';
 
 @Resolver()
 export class AdminResolver {

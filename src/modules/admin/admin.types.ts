@@ -1,7 +1,7 @@
-import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { IsEmail, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { IsEmail, IsOptional, IsString, Length } from 'class-validator';
 import { Money } from '../../graphql/money.types';
-import { PageInfo } from '../../graphql/relay';
+import { type CountedConnection, connectionType } from '../../graphql/relay';
 
 @ObjectType({ description: 'What one payout provider holds for us at the gateway.' })
 export class PayerBalance {
@@ -64,39 +64,12 @@ export class CreatedAgent {
   apiKey!: string;
 }
 
-@ObjectType({ description: 'An edge of an agent connection.' })
-export class AgentEdge {
-  @Field({ description: 'Opaque cursor of this edge.' })
-  cursor!: string;
-
-  @Field(() => Agent, { description: 'The agent.' })
-  node!: Agent;
-}
-
-@ObjectType({ description: 'Agents created through this service, newest first (Relay connection).' })
-export class AgentConnection {
-  @Field(() => [AgentEdge], { description: 'The agents of this page.' })
-  edges!: AgentEdge[];
-
-  @Field(() => PageInfo, { description: 'Where this page sits.' })
-  pageInfo!: PageInfo;
-
-  @Field(() => Int, { description: 'How many agents in all.' })
-  totalCount!: number;
-}
-
-@ArgsType()
-export class PageArgs {
-  @Field(() => Int, { nullable: true, description: 'Page size, 1 to 100 (default 20).' })
-  @IsOptional()
-  @IsInt()
-  @Min(1, { message: 'first must be at least 1' })
-  @Max(100, { message: 'first must be at most 100' })
-  first?: number;
-
-  @Field(() => String, { nullable: true, description: 'Continue after this cursor (a previous page\'s `pageInfo.endCursor`).' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 64, { message: 'after must be a cursor returned by this API' })
-  after?: string;
-}
+export const AgentConnection = connectionType(Agent, {
+  name: 'AgentConnection',
+  description: 'Agents created through this service, newest first (Relay connection).',
+  edges: 'The agents of this page.',
+  pageInfo: 'Where this page sits.',
+  totalCount: 'How many agents in all.',
+  edge: { name: 'AgentEdge', description: 'An edge of an agent connection.', node: 'The agent.' },
+});
+export type AgentConnection = CountedConnection<Agent>;

@@ -13,6 +13,7 @@ import {
   Matches,
   ValidateNested,
 } from 'class-validator';
+import { PostalAddressFields } from '../../graphql/address.types';
 
 /** Card-network name rules: ≤ 35 characters, no prefix (Mr, Dr…) nor suffix (Jr, III…). */
 export const CARD_NAME = /^(?!\s*(mr|mrs|ms|miss|mx|dr|prof|sir|madam|rev)\.?(\s|$))(?!.*\s(jr|sr|ii|iii|iv|phd|md|esq|dds)\.?\s*$).+$/i;
@@ -32,12 +33,7 @@ export class IdentityDocumentInput {
 }
 
 @InputType({ description: 'A postal address. countryCode is ISO 3166-1 alpha-2.' })
-export class CheckAddressInput {
-  @Field({ description: 'First address line (1 to 200 characters).' }) @IsString() @Length(1, 200, { message: 'line1 must be 1 to 200 characters' }) line1!: string;
-  @Field({ nullable: true, description: 'Second address line (at most 200 characters, optional).' }) @IsOptional() @IsString() @Length(0, 200, { message: 'line2 must be at most 200 characters' }) line2?: string;
-  @Field({ description: 'City (1 to 100 characters).' }) @IsString() @Length(1, 100, { message: 'city must be 1 to 100 characters' }) city!: string;
-  @Field({ description: 'State or region code, e.g. "CA".' }) @IsString() @Length(1, 64, { message: 'stateCode must be 1 to 64 characters' }) stateCode!: string;
-  @Field({ description: 'Postal code (1 to 16 characters).' }) @IsString() @Length(1, 16, { message: 'zipCode must be 1 to 16 characters' }) zipCode!: string;
+export class CheckAddressInput extends PostalAddressFields {
   @Field({ description: 'ISO 3166-1 alpha-2 country, e.g. "US" (sent to the gateway as alpha-3 where it wants that).' }) @IsISO31661Alpha2({ message: 'countryCode must be an ISO 3166-1 alpha-2 code such as US' }) countryCode!: string;
 }
 

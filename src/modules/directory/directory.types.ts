@@ -1,6 +1,6 @@
-import { ArgsType, Field, Int, ObjectType, createUnionType } from 'type-graphql';
-import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
-import { PageInfo } from '../../graphql/relay';
+import { ArgsType, Field, ObjectType, createUnionType } from 'type-graphql';
+import { IsIn, IsString, Length, Matches } from 'class-validator';
+import { AFTER_CURSOR_HINT, type CountedConnection, connectionType, PageArgs } from '../../graphql/relay';
 
 import { ALIAS_RAILS as ALIAS_KEY_TYPES } from './directory.service';
 
@@ -21,26 +21,16 @@ export class Bank {
   swift!: string | null;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'An edge of a bank connection.' })
-export class BankEdge {
-  @Field({ description: 'Opaque cursor of this edge (pass it as `after` to continue after it).' })
-  cursor!: string;
-
-  @Field(() => Bank, { description: 'The bank.' })
-  node!: Bank;
-}
-
-@ObjectType({ simpleResolvers: true, description: 'A page of banks of one country, sorted by name (Relay connection).' })
-export class BankConnection {
-  @Field(() => [BankEdge], { description: 'The banks of this page.' })
-  edges!: BankEdge[];
-
-  @Field(() => PageInfo, { description: 'Where this page sits in the whole list.' })
-  pageInfo!: PageInfo;
-
-  @Field(() => Int, { description: 'How many banks the directory lists for the country.' })
-  totalCount!: number;
-}
+export const BankConnection = connectionType(Bank, {
+  name: 'BankConnection',
+  description: 'A page of banks of one country, sorted by name (Relay connection).',
+  edges: 'The banks of this page.',
+  pageInfo: 'Where this page sits in the whole list.',
+  totalCount: 'How many banks the directory lists for the country.',
+  edge: { name: 'BankEdge', description: 'An edge of a bank connection.', cursor: AFTER_CURSOR_HINT, node: 'The bank.' },
+  simpleResolvers: true,
+});
+export type BankConnection = CountedConnection<Bank>;
 
 @ArgsType()
 export class BankArgs {
@@ -55,23 +45,10 @@ export class BankArgs {
 }
 
 @ArgsType()
-export class BanksArgs {
+export class BanksArgs extends PageArgs {
   @Field({ description: 'ISO 3166-1 country code, alpha-2 ("BR") or alpha-3 ("BRA").' })
   @Matches(/^[A-Za-z]{2,3}$/, { message: 'countryCode must be an ISO 3166-1 alpha-2 or alpha-3 code, e.g. "BR"' })
   countryCode!: string;
-
-  @Field(() => Int, { nullable: true, description: 'Page size, 1 to 100 (default 20).' })
-  @IsOptional()
-  @IsInt()
-  @Min(1, { message: 'first must be at least 1' })
-  @Max(100, { message: 'first must be at most 100' })
-  first?: number;
-
-  @Field(() => String, { nullable: true, description: 'Continue after this cursor (a previous page\'s `pageInfo.endCursor`).' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 64, { message: 'after must be a cursor returned by this API' })
-  after?: string;
 }
 
 @ArgsType()

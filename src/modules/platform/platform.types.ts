@@ -1,6 +1,6 @@
-import { ArgsType, Field, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { ArgsType, Field, InputType, Int, registerEnumType } from 'type-graphql';
 import { IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
-import { PageInfo } from '../../graphql/relay';
+import { type CountedConnection, connectionType } from '../../graphql/relay';
 import { JSONObjectScalar } from '../../graphql/json.scalar';
 import { DecimalScalar } from '../../graphql/scalars';
 
@@ -127,25 +127,18 @@ export class PlatformFxTransactionsArgs {
   after?: string;
 }
 
-@ObjectType({ description: 'An edge of a platform FX transaction connection.' })
-export class PlatformFxTransactionEdge {
-  @Field({ description: 'Opaque cursor of this edge.' })
-  cursor!: string;
-
-  @Field(() => JSONObjectScalar, { description: 'The transaction, as the platform describes it (transactionId, externalTransactionId, status, amount, …).' })
-  node!: Record<string, unknown>;
-}
-
-@ObjectType({ description: 'FX transactions at the remittances platform, in the platform\'s order (Relay connection).' })
-export class PlatformFxTransactionConnection {
-  @Field(() => [PlatformFxTransactionEdge], { description: 'The transactions of this page.' })
-  edges!: PlatformFxTransactionEdge[];
-
-  @Field(() => PageInfo, { description: 'Where this page sits in the whole list.' })
-  pageInfo!: PageInfo;
-
-  @Field(() => Int, { description: 'How many transactions match, over all pages.' })
-  totalCount!: number;
-}
+export const PlatformFxTransactionConnection = connectionType<Record<string, unknown>>(JSONObjectScalar, {
+  name: 'PlatformFxTransactionConnection',
+  description: 'FX transactions at the remittances platform, in the platform\'s order (Relay connection).',
+  edges: 'The transactions of this page.',
+  pageInfo: 'Where this page sits in the whole list.',
+  totalCount: 'How many transactions match, over all pages.',
+  edge: {
+    name: 'PlatformFxTransactionEdge',
+    description: 'An edge of a platform FX transaction connection.',
+    node: 'The transaction, as the platform describes it (transactionId, externalTransactionId, status, amount, …).',
+  },
+});
+export type PlatformFxTransactionConnection = CountedConnection<Record<string, unknown>>;
 
 

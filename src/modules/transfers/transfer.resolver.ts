@@ -2,6 +2,7 @@ import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Int, Mu
 import { IsOptional, Max, Min } from 'class-validator';
 import type { GraphQLContext } from '../../graphql/context';
 import { requireCaller } from '../../graphql/auth-checker';
+import { connectionOf } from '../../graphql/relay';
 import type { PrismaClient } from '../../generated/prisma/client';
 import { badInput } from '../../shared/errors';
 import { loadersFor } from './transfer.loaders';
@@ -67,7 +68,7 @@ export class TransferResolver {
     const size = pageSize(page.first);
     const r = await this.service.list(requireCaller(ctx), { first: size, after: page.after, filter }, size);
     const edges = r.rows.map((t) => ({ cursor: r.cursor(t), node: toTransfer(t) }));
-    return { edges, pageInfo: { hasNextPage: r.hasNextPage, hasPreviousPage: Boolean(page.after), startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null } };
+    return connectionOf(edges, r.hasNextPage, Boolean(page.after));
   }
 
   @FieldResolver(() => TransferEventConnection, { description: 'The audit trail, oldest first (Relay connection: `first` 1 to 100, default 50; `after` an endCursor of this list).' })
@@ -88,7 +89,7 @@ export class TransferResolver {
         at: e.at,
       },
     }));
-    return { edges, pageInfo: { hasNextPage: p.hasNextPage, hasPreviousPage: afterSeq > 0, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null } };
+    return connectionOf(edges, p.hasNextPage, afterSeq > 0);
   }
 
   @Authorized()

@@ -16,7 +16,8 @@ import {
 } from 'class-validator';
 import { DecimalScalar } from '../../graphql/scalars';
 import { Money } from '../../graphql/money.types';
-import { PageInfo } from '../../graphql/relay';
+import { PostalAddressFields } from '../../graphql/address.types';
+import { AFTER_CURSOR_HINT, type Connection, connectionType } from '../../graphql/relay';
 import { CARD_NAME, CARD_NAME_MESSAGE, E164, E164_MESSAGE } from '../checks/checks.types';
 import { TRANSFER_STATUSES } from './transfer.states';
 
@@ -107,13 +108,8 @@ export class RecipientCustomerInput {
 }
 
 @InputType({ description: 'A postal address. countryCode is ISO 3166-1 alpha-2.' })
-export class PartyAddressInput {
-  @Field({ description: 'First address line (1 to 200 characters).' }) @IsString() @Length(1, 200, { message: 'line1 must be 1 to 200 characters' }) line1!: string;
-  @Field({ nullable: true, description: 'Second address line (at most 200 characters, optional).' }) @IsOptional() @IsString() @Length(0, 200, { message: 'line2 must be at most 200 characters' }) line2?: string;
-  @Field({ description: 'City (1 to 100 characters).' }) @IsString() @Length(1, 100, { message: 'city must be 1 to 100 characters' }) city!: string;
+export class PartyAddressInput extends PostalAddressFields {
   @Field({ description: 'State or region name.' }) @IsString() @Length(1, 100, { message: 'state must be 1 to 100 characters' }) state!: string;
-  @Field({ description: 'State or region code, e.g. "CA".' }) @IsString() @Length(1, 64, { message: 'stateCode must be 1 to 64 characters' }) stateCode!: string;
-  @Field({ description: 'Postal code (1 to 16 characters).' }) @IsString() @Length(1, 16, { message: 'zipCode must be 1 to 16 characters' }) zipCode!: string;
   @Field({ description: 'ISO 3166-1 alpha-2 country, e.g. "US".' }) @IsISO31661Alpha2(ALPHA2) countryCode!: string;
 }
 
@@ -239,17 +235,15 @@ export class TransferEventNode {
   @Field({ description: 'When it happened.' }) at!: Date;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'An edge of a transfer event connection.' })
-export class TransferEventEdge {
-  @Field({ description: 'Opaque cursor of this edge (pass it as `after` to continue after it).' }) cursor!: string;
-  @Field(() => TransferEventNode, { description: 'The event.' }) node!: TransferEventNode;
-}
-
-@ObjectType({ simpleResolvers: true, description: "A page of a transfer's audit trail, oldest first (Relay connection)." })
-export class TransferEventConnection {
-  @Field(() => [TransferEventEdge], { description: 'The events of this page.' }) edges!: TransferEventEdge[];
-  @Field(() => PageInfo, { description: 'Where this page sits in the whole trail.' }) pageInfo!: PageInfo;
-}
+export const TransferEventConnection = connectionType(TransferEventNode, {
+  name: 'TransferEventConnection',
+  description: "A page of a transfer's audit trail, oldest first (Relay connection).",
+  edges: 'The events of this page.',
+  pageInfo: 'Where this page sits in the whole trail.',
+  edge: { name: 'TransferEventEdge', description: 'An edge of a transfer event connection.', cursor: AFTER_CURSOR_HINT, node: 'The event.' },
+  simpleResolvers: true,
+});
+export type TransferEventConnection = Connection<TransferEventNode>;
 
 @ObjectType({ simpleResolvers: true, description: 'A cross-border transfer.' })
 export class Transfer {
@@ -271,17 +265,15 @@ export class Transfer {
   @Field({ description: 'When it last changed.' }) updatedAt!: Date;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'An edge of a transfer connection.' })
-export class TransferEdge {
-  @Field({ description: 'Opaque cursor of this edge (pass it as `after` to continue after it).' }) cursor!: string;
-  @Field(() => Transfer, { description: 'The transfer.' }) node!: Transfer;
-}
-
-@ObjectType({ simpleResolvers: true, description: 'A page of transfers, newest first (Relay connection).' })
-export class TransferConnection {
-  @Field(() => [TransferEdge], { description: 'The transfers of this page.' }) edges!: TransferEdge[];
-  @Field(() => PageInfo, { description: 'Where this page sits in the whole list.' }) pageInfo!: PageInfo;
-}
+export const TransferConnection = connectionType(Transfer, {
+  name: 'TransferConnection',
+  description: 'A page of transfers, newest first (Relay connection).',
+  edges: 'The transfers of this page.',
+  pageInfo: 'Where this page sits in the whole list.',
+  edge: { name: 'TransferEdge', description: 'An edge of a transfer connection.', cursor: AFTER_CURSOR_HINT, node: 'The transfer.' },
+  simpleResolvers: true,
+});
+export type TransferConnection = Connection<Transfer>;
 
 export const MAX_PAGE = 100;
 export const pageSize = (first: number | undefined | null, dflt = 20): number => Math.max(1, Math.min(first ?? dflt, MAX_PAGE));

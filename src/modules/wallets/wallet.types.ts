@@ -1,7 +1,7 @@
-import { ArgsType, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { IsEnum, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { ArgsType, Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
+import { IsEnum, IsOptional, IsString, Length, Matches } from 'class-validator';
 import { Money } from '../../graphql/money.types';
-import { PageInfo } from '../../graphql/relay';
+import { type CountedConnection, connectionType, PageArgs } from '../../graphql/relay';
 
 export enum WalletType {
   PERSONAL = 'PERSONAL',
@@ -106,29 +106,18 @@ export class StatementEntry {
   createdAt!: Date;
 }
 
-@ObjectType({ description: 'An edge of a statement connection.' })
-export class StatementEntryEdge {
-  @Field({ description: 'Opaque cursor of this edge.' })
-  cursor!: string;
-
-  @Field(() => StatementEntry, { description: 'The entry.' })
-  node!: StatementEntry;
-}
-
-@ObjectType({ description: 'A wallet\'s movements, oldest first (Relay connection).' })
-export class StatementConnection {
-  @Field(() => [StatementEntryEdge], { description: 'The entries of this page.' })
-  edges!: StatementEntryEdge[];
-
-  @Field(() => PageInfo, { description: 'Where this page sits.' })
-  pageInfo!: PageInfo;
-
-  @Field(() => Int, { description: 'How many entries match the date filter in all.' })
-  totalCount!: number;
-}
+export const StatementConnection = connectionType(StatementEntry, {
+  name: 'StatementConnection',
+  description: 'A wallet\'s movements, oldest first (Relay connection).',
+  edges: 'The entries of this page.',
+  pageInfo: 'Where this page sits.',
+  totalCount: 'How many entries match the date filter in all.',
+  edge: { name: 'StatementEntryEdge', description: 'An edge of a statement connection.', node: 'The entry.' },
+});
+export type StatementConnection = CountedConnection<StatementEntry>;
 
 @ArgsType()
-export class WalletStatementArgs {
+export class WalletStatementArgs extends PageArgs {
   @Field(() => ID, { description: 'The wallet.' })
   @Length(1, 128, { message: 'walletId must be the id of one of your wallets' })
   walletId!: string;
@@ -140,17 +129,4 @@ export class WalletStatementArgs {
   @Field(() => Date, { nullable: true, description: 'Only entries at or before this time.' })
   @IsOptional()
   until?: Date;
-
-  @Field(() => Int, { nullable: true, description: 'Page size, 1 to 100 (default 20).' })
-  @IsOptional()
-  @IsInt()
-  @Min(1, { message: 'first must be at least 1' })
-  @Max(100, { message: 'first must be at most 100' })
-  first?: number;
-
-  @Field(() => String, { nullable: true, description: 'Continue after this cursor (a previous page\'s `pageInfo.endCursor`).' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 64, { message: 'after must be a cursor returned by this API' })
-  after?: string;
 }

@@ -1,9 +1,8 @@
 import { Arg, Args, Authorized, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { connectionFrom, pageRequest } from '../../graphql/relay';
+import { connectionFrom, PageArgs, pageRequest } from '../../graphql/relay';
 import type { Clock } from '../../shared/clock';
 import { AppError, notFound } from '../../shared/errors';
 import { toAppError } from '../../upstream/http/upstream.errors';
-import { PageArgs } from '../admin/admin.types';
 import type { WebhookInbox } from './webhook.inbox';
 import type { WebhookProcessor } from './webhook.processor';
 import type { WebhookSubscriptionService } from './webhook.subscriptions';

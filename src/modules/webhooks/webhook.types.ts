@@ -1,6 +1,6 @@
 import { ArrayMaxSize, ArrayMinSize, IsBoolean, IsOptional, IsString, Length } from 'class-validator';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { PageInfo } from '../../graphql/relay';
+import { type CountedConnection, connectionType } from '../../graphql/relay';
 
 @ObjectType({ description: 'A webhook subscription of this tenant at the remittances platform (admin).' })
 export class WebhookSubscription {
@@ -102,23 +102,12 @@ export class WebhookInboxEvent {
   lastError!: string | null;
 }
 
-@ObjectType({ description: 'An edge of a webhook inbox event connection.' })
-export class WebhookInboxEventEdge {
-  @Field({ description: 'Opaque cursor of this edge.' })
-  cursor!: string;
-
-  @Field(() => WebhookInboxEvent, { description: 'The event.' })
-  node!: WebhookInboxEvent;
-}
-
-@ObjectType({ description: 'Webhook inbox events (Relay connection).' })
-export class WebhookInboxEventConnection {
-  @Field(() => [WebhookInboxEventEdge], { description: 'The events of this page.' })
-  edges!: WebhookInboxEventEdge[];
-
-  @Field(() => PageInfo, { description: 'Where this page sits.' })
-  pageInfo!: PageInfo;
-
-  @Field(() => Int, { description: 'How many events in all.' })
-  totalCount!: number;
-}
+export const WebhookInboxEventConnection = connectionType(WebhookInboxEvent, {
+  name: 'WebhookInboxEventConnection',
+  description: 'Webhook inbox events (Relay connection).',
+  edges: 'The events of this page.',
+  pageInfo: 'Where this page sits.',
+  totalCount: 'How many events in all.',
+  edge: { name: 'WebhookInboxEventEdge', description: 'An edge of a webhook inbox event connection.', node: 'The event.' },
+});
+export type WebhookInboxEventConnection = CountedConnection<WebhookInboxEvent>;
