@@ -59,7 +59,8 @@ export async function subscribeShared(args: ExecutionArgs, shareKey: string | nu
       throw e;
     }
   };
-  const out: AsyncGenerator<ExecutionResult> = {
+  // typed as AsyncGenerator for graphql-ws (it only calls next/return/throw); built by hand, so no asyncDispose
+  const out = {
     next: async () => map(await it.next()),
     return: async () => (it.return ? map(await it.return()) : { value: undefined, done: true }),
     throw: async (e?: unknown) => {
@@ -70,7 +71,7 @@ export async function subscribeShared(args: ExecutionArgs, shareKey: string | nu
     [Symbol.asyncIterator]() {
       return out;
     },
-  } as AsyncGenerator<ExecutionResult>;
+  } as unknown as AsyncGenerator<ExecutionResult>;
   return out;
 }
 
