@@ -2,6 +2,7 @@
  * Back-office search on `transfers` (owner, corridor, amount range, with status/date from before) and the
  * `myTransfers` list subscription over a real graphql-ws socket.
  */
+import { randomUUID } from 'node:crypto';
 import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { countQueries } from '../helpers/db';
 import { collect, wsClient } from '../helpers/ws';
@@ -174,4 +175,72 @@ test('myTransfers over graphql-ws: each caller gets the changed transfer (curren
     if (Date.now() > endGone) throw new Error(`pub/sub subscriptions left open: ${t.app.pubsub.subscriptionCount() - subsBefore}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}, 90_000);
+
+const MY_SINCE = `subscription($owner: ID, $since: DateTime) { myTransfers(ownerId: $owner, changedSince: $since) { id ownerId status version updatedAt } }`;
+
+test('myTransfers(changedSince): first what changed since (own list only, oldest change first), then live — nothing changed between reading the list and subscribing is missed', async () => {
+  const repo = t.app.transfers.repository;
+  // the app reads its list and keeps the latest updatedAt it saw
+  const list = await gql<any>(t.url, '{ transfers(first: 100) { edges { node { id updatedAt } } } }', { token: alice });
+  const since: string = list.body.data.transfers.edges.map((e: any) => e.node.updatedAt).sort().at(-1);
+  // changes in the gap, before the subscription exists (alice's two, and one of bob's)
+  const [a1, a2] = rows.filter((r) => r.ownerId === 'search-alice').slice(-2).map((r) => r.id);
+  const b1 = rows.filter((r) => r.ownerId === 'search-bob').at(-1)!.id;
+  await new Promise((r) => setTimeout(r, 5)); // updated_at has millisecond precision: the gap's changes come strictly after
+  await repo.transition({ transferId: a1!, to: 'AUTHORIZED', cause: 'worker', actor: 'worker' });
+  await repo.transition({ transferId: b1, to: 'DECLINED', cause: 'worker', actor: 'worker' });
+  await repo.transition({ transferId: a2!, to: 'DECLINED', cause: 'worker', actor: 'worker' });
+  const a = wsClient(t.wsUrl, alice);
+  const sub = collect<any>(a.client, MY_SINCE, { since });
+  // replayed: alice's transfers updated at or after `since` (the instant itself included: one she may already have),
+  // oldest change first, in their current state — the gap's two among them, in order
+  const expected = (await repo.changedSince('search-alice', new Date(since), 100)).map((r) => `${r.id}:${r.status}`);
+  expect(expected.length).toBeGreaterThanOrEqual(2);
+  await sub.next(expected.length, 30_000);
+  const got = () => sub.results.map((r) => `${r.data?.myTransfers?.id}:${r.data?.myTransfers?.status}`);
+  expect(got()).toEqual(expected);
+  expect(expected.slice(-2)).toEqual([`${a1}:AUTHORIZED`, `${a2}:DECLINED`]);
+  for (const r of sub.results) expect(r.data.myTransfers.updatedAt >= since).toBe(true);
+  // then live
+  await repo.transition({ transferId: a1!, to: 'CAPTURED', cause: 'worker', actor: 'worker' });
+  await sub.next(expected.length + 1, 30_000);
+  expect(got().at(-1)).toBe(`${a1}:CAPTURED`);
+  for (const r of sub.results) expect(r.data.myTransfers.ownerId).toBe('search-alice');
+  // a client that gives an instant after everything gets nothing replayed: the first message is the next live change
+  const later = new Date(Date.now() + 1000).toISOString();
+  const subsBefore = t.app.pubsub.subscriptionCount();
+  const quiet = collect<any>(a.client, MY_SINCE, { since: later });
+  for (const end = Date.now() + 30_000; t.app.pubsub.subscriptionCount() <= subsBefore; ) {
+    if (Date.now() > end) throw new Error('the subscription did not start');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await repo.transition({ transferId: a1!, to: 'PAYOUT_PENDING', cause: 'webhook', actor: 'webhook' });
+  await quiet.next(1, 30_000);
+  expect(quiet.results.map((r) => `${r.data.myTransfers.id}:${r.data.myTransfers.status}`)).toEqual([`${a1}:PAYOUT_PENDING`]);
+  sub.dispose();
+  quiet.dispose();
+  await a.client.dispose();
+}, 90_000);
+
+test('myTransfers(changedSince) replays at most 500 transfers: beyond, BAD_USER_INPUT (re-read the list)', async () => {
+  const owner = 'search-carol';
+  const person = await t.app.db.prisma.person.create({ data: { ownerId: owner, status: 'APPROVED', countryCode: 'US' } });
+  const ids = Array.from({ length: 501 }, () => randomUUID());
+  const now = new Date();
+  await t.app.db.prisma.quote.createMany({
+    data: ids.map((id) => ({ id, ownerId: owner, fxId: randomUUID(), rate: '5.0123', sourceCurrency: 'USD', destinationCurrency: 'BRL', sourceAmount: '100.00', destinationAmount: '501.23', paymentMethod: 'WALLET', expiresAt: new Date(now.getTime() + 300_000), usedByTransferId: id })),
+  });
+  await t.app.db.prisma.transfer.createMany({
+    data: ids.map((id) => ({ id, ownerId: owner, status: 'PENDING' as never, version: 1, quoteId: id, personId: person.id, sendAmount: '100.00', sendCurrency: 'USD', receiveAmount: '501.23', receiveCurrency: 'BRL', rate: '5.0123', externalPaymentId: id, fundingType: 'card', details: {}, createdAt: now, updatedAt: now })),
+  });
+  const carol = await t.token(owner, 'customer');
+  const c = wsClient(t.wsUrl, carol);
+  const sub = collect<any>(c.client, MY_SINCE, { since: new Date(now.getTime() - 1000).toISOString() });
+  await sub.next(1, 30_000);
+  const code = sub.results[0]?.errors?.[0]?.extensions?.code ?? (sub.error as any)?.[0]?.extensions?.code;
+  expect(code).toBe('BAD_USER_INPUT');
+  expect(sub.results.some((r) => r.data?.myTransfers)).toBe(false);
+  sub.dispose();
+  await c.client.dispose();
 }, 90_000);

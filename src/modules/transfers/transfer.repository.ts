@@ -75,6 +75,15 @@ export class TransferRepository {
     return this.prisma.transfer.findUnique({ where: { id } });
   }
 
+  /** Transfers (of one owner, or all) updated at or after `since`, oldest change first; at most `limit`. */
+  async changedSince(owner: string | null, since: Date, limit: number): Promise<TransferRow[]> {
+    return this.prisma.transfer.findMany({
+      where: { updatedAt: { gte: since }, ...(owner ? { ownerId: owner } : {}) },
+      orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }],
+      take: limit,
+    });
+  }
+
   async transition(request: ChangeRequest): Promise<ChangeResult> {
     let req = request;
     const at = this.clock.now();

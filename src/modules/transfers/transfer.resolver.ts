@@ -7,7 +7,7 @@ import type { PrismaClient } from '../../generated/prisma/client';
 import { badInput } from '../../shared/errors';
 import { loadersFor } from './transfer.loaders';
 import { TransferService } from './transfer.service';
-import { transferSubscriptionsFor } from './transfer.subscriptions';
+import { LIST_REPLAY_LIMIT, transferSubscriptionsFor } from './transfer.subscriptions';
 import {
   CaptureTransferInput,
   CreateTransferInput,
@@ -147,11 +147,24 @@ export class TransferResolver {
   @Authorized()
   @Subscription(() => Transfer, {
     description:
-      "A transfer of the list, in its current state, every time it changes. Customers: their own (ownerId, if given, must be the caller's own id, else FORBIDDEN). Back-office/admin: every transfer, or one owner's with ownerId. Authorized at subscribe time; no initial snapshot (read `transfers` first).",
+      "A transfer of the list, in its current state, every time it changes. Customers: their own (ownerId, if given, must be the caller's own id, else FORBIDDEN). Back-office/admin: every transfer, or one owner's with ownerId. Authorized at subscribe time. No initial snapshot: read `transfers` first, then subscribe with changedSince = the latest updatedAt you read (or, after a reconnect, the latest you received) so that nothing changed in between is missed.",
     subscribe: ({ args, context, info }) =>
-      transferSubscriptionsFor(info.schema).subscribeList(requireCaller(context as GraphQLContext), (args.ownerId as string | undefined) ?? null),
+      transferSubscriptionsFor(info.schema).subscribeList(
+        requireCaller(context as GraphQLContext),
+        (args.ownerId as string | undefined) ?? null,
+        (args.changedSince as Date | undefined) ?? null,
+      ),
   })
-  myTransfers(@Root() t: Transfer, @Arg('ownerId', () => ID, { nullable: true, description: "Back-office/admin: only this customer's transfers." }) _ownerId?: string): Transfer {
+  myTransfers(
+    @Root() t: Transfer,
+    @Arg('ownerId', () => ID, { nullable: true, description: "Back-office/admin: only this customer's transfers." }) _ownerId?: string,
+    @Arg('changedSince', () => Date, {
+      nullable: true,
+      validate: false, // a DateTime scalar (a Date once parsed): nothing for class-validator, which refuses non-objects
+      description: `First every transfer of the list updated at or after this instant (oldest change first, current state; at most ${LIST_REPLAY_LIMIT}, beyond that BAD_USER_INPUT: re-read the list), then live changes.`,
+    })
+    _changedSince?: Date,
+  ): Transfer {
     return t;
   }
 }

@@ -2,13 +2,16 @@ import type { GraphQLSchema } from 'graphql';
 import type { PrismaClient, TransferEvent } from '../../generated/prisma/client';
 import type { PubSub } from '../../events/pubsub';
 import { isStaff, type Caller } from '../../auth/auth.types';
-import { forbidden } from '../../shared/errors';
+import { badInput, forbidden } from '../../shared/errors';
 import { allTransfersTopic, ownerTransfersTopic, transferTopic, type TransferChangedMessage } from './transfer.ports';
 import type { TransferRepository, TransferRow } from './transfer.repository';
 import type { TransferService } from './transfer.service';
 import { isTerminal, type TransferStatus } from './transfer.states';
 import type { Transfer } from './transfer.types';
 import { toTransfer } from './transfer.view';
+
+/** myTransfers(changedSince): how many changed transfers a subscription replays at most before going live. */
+export const LIST_REPLAY_LIMIT = 500;
 
 /**
  * transferUpdated: the first message is the current state (or, with afterVersion, every version after it);
@@ -54,20 +57,40 @@ export class TransferSubscriptions {
    * `ownerId`. A version already sent is never sent again (several wake-ups for one change cost one message);
    * delivery is at-most-once per change like the pub/sub behind it (a client that must not miss a version
    * follows that transfer with transferUpdated).
+   *
+   * `changedSince` closes the gap between reading the list and subscribing (or a reconnect): first every
+   * transfer of the list updated at or after it, oldest change first, in its current state; then live changes.
+   * At most LIST_REPLAY_LIMIT: beyond, BAD_USER_INPUT (re-read the list with `transfers`, subscribe again).
    */
-  subscribeList(caller: Caller, ownerId: string | null | undefined): AsyncIterable<Transfer> {
+  async subscribeList(caller: Caller, ownerId: string | null | undefined, changedSince?: Date | null): Promise<AsyncIterable<Transfer>> {
     let owner: string | null;
     if (isStaff(caller)) owner = ownerId ?? null;
     else if (ownerId && ownerId !== caller.userId) throw forbidden("A customer can follow only its own transfers");
     else owner = caller.userId;
     // Subscribed now (not when the client first pulls), so no change after the subscription started is missed.
     const sub = this.pubsub.subscribe<TransferChangedMessage>(owner ? ownerTransfersTopic(owner) : allTransfersTopic);
-    return untilStarted(sub, this.listStream(sub, owner));
+    let replay: TransferRow[] = [];
+    if (changedSince) {
+      try {
+        // read after subscribing: a change committed meanwhile is in this read or arrives live (deduped by version)
+        replay = await this.repo.changedSince(owner, changedSince, LIST_REPLAY_LIMIT + 1);
+        if (replay.length > LIST_REPLAY_LIMIT)
+          throw badInput(`More than ${LIST_REPLAY_LIMIT} transfers changed since changedSince: read them with the transfers query, then subscribe with a later changedSince`);
+      } catch (e) {
+        await sub.return?.();
+        throw e;
+      }
+    }
+    return untilStarted(sub, this.listStream(sub, owner, replay));
   }
 
-  private async *listStream(sub: AsyncIterableIterator<TransferChangedMessage>, owner: string | null): AsyncGenerator<Transfer> {
+  private async *listStream(sub: AsyncIterableIterator<TransferChangedMessage>, owner: string | null, replay: TransferRow[]): AsyncGenerator<Transfer> {
     const sent = new Map<string, number>(); // transferId → last version sent (bounded, oldest forgotten first)
     try {
+      for (const r of replay) {
+        sent.set(r.id, r.version);
+        yield toTransfer(r);
+      }
       for await (const m of sub) {
         if (owner && m.ownerId !== owner) continue;
         if ((sent.get(m.transferId) ?? 0) >= m.version) continue;
