@@ -10,14 +10,12 @@ import {
   IsUUID,
   Length,
   Matches,
-  Max,
-  Min,
   ValidateNested,
 } from 'class-validator';
 import { DecimalScalar } from '../../graphql/scalars';
 import { Money } from '../../graphql/money.types';
 import { PostalAddressFields } from '../../graphql/address.types';
-import { AFTER_CURSOR_HINT, type Connection, connectionType } from '../../graphql/relay';
+import { AFTER_CURSOR_HINT, type Connection, connectionType, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../graphql/relay';
 import { CARD_NAME, CARD_NAME_MESSAGE, E164, E164_MESSAGE } from '../checks/checks.types';
 import { TRANSFER_STATUSES } from './transfer.states';
 
@@ -275,6 +273,5 @@ export const TransferConnection = connectionType(Transfer, {
 });
 export type TransferConnection = Connection<Transfer>;
 
-export const MAX_PAGE = 100;
-export const pageSize = (first: number | undefined | null, dflt = 20): number => Math.max(1, Math.min(first ?? dflt, MAX_PAGE));
-export { Min, Max };
+/** A keyset page's size: `first` (or the default) clamped to 1…MAX_PAGE_SIZE, the bound every connection shares. */
+export const pageSize = (first: number | undefined | null, dflt = DEFAULT_PAGE_SIZE): number => Math.max(1, Math.min(first ?? dflt, MAX_PAGE_SIZE));
