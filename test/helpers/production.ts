@@ -32,8 +32,10 @@ export interface ProductionService {
   sandbox: TestSandbox;
   /** The environment the service was started with (to start another instance, or to reuse its database). */
   env: Record<string, string>;
+  /** The key pair behind AUTH_PUBLIC_KEY (to forge variants of a valid token). */
+  keys: ProductionKeys;
   /** A token signed with the service's configured key (issuer and audience set unless overridden). */
-  token(sub: string, role: Role, opts?: { ttlS?: number; issuer?: string | null; audience?: string | null; expSeconds?: number }): Promise<string>;
+  token(sub: string, role: Role, opts?: { ttlS?: number; issuer?: string | null; audience?: string | null }): Promise<string>;
   /** Stops the service (SIGTERM), then the sandbox and the database. */
   close(): Promise<void>;
 }
@@ -165,6 +167,7 @@ export async function startProductionService(env: Record<string, string> = {}): 
     wsUrl: `${svc.url.replace(/^http/, 'ws')}/graphql`,
     sandbox,
     env: full,
+    keys,
     token: (sub, role, opts) => signToken(keys, sub, role, opts),
     async close() {
       if (svc.proc.exitCode === null && svc.proc.signalCode === null) svc.proc.kill('SIGTERM');

@@ -1,5 +1,5 @@
 import type { Scenario } from '../lib/common';
-import { authAttacks } from './auth-attacks';
+import { authAttacks, authAttacksProduction } from './auth-attacks';
 import { concurrency } from './concurrency';
 import { dependencyLoss } from './dependency-loss';
 import { hostileInput } from './hostile-input';
@@ -7,7 +7,7 @@ import { killStorm } from './kill-storm';
 import { unknownOutcomes } from './unknown-outcomes';
 import { webhookChaos } from './webhook-chaos';
 
-/** The seven scenarios of issue 8, in order (id → run). */
+/** The scenarios, in order (id → run). */
 export const SCENARIOS: { id: number; name: string; run: Scenario }[] = [
   { id: 1, name: 'kill storm', run: killStorm },
   { id: 2, name: 'unknown outcomes', run: unknownOutcomes },
@@ -16,4 +16,5 @@ export const SCENARIOS: { id: number; name: string; run: Scenario }[] = [
   { id: 5, name: 'dependency loss', run: dependencyLoss },
   { id: 6, name: 'hostile input', run: hostileInput },
   { id: 7, name: 'auth attacks', run: authAttacks },
+  { id: 8, name: 'auth attacks (production)', run: authAttacksProduction },
 ];
