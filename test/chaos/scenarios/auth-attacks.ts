@@ -17,7 +17,7 @@ const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url')
 
 export const authAttacks: Scenario = async ({ seed, long, log }) => {
   const r = rng(seed);
-  const app = await startTestApp({ LOG_LEVEL: serviceLogLevel(), RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', SAGA_POLL_INTERVAL_MS: '50' });
+  const app = await startTestApp({ LOG_LEVEL: serviceLogLevel(), RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000', SAGA_POLL_INTERVAL_MS: '50' });
   const violations: string[] = [];
   let operations = 0;
   let attacks = 0;
