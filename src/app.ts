@@ -41,7 +41,8 @@ import IORedis from 'ioredis';
 import { queryLimits } from './graphql/limits';
 import { apqOptions } from './graphql/apq';
 import { RateLimiter } from './shared/rate-limit';
-import { rateLimitPlugin, rateLimitRefusal } from './shared/rate-limit.plugin';
+import { anonymousRefusal, rateLimitPlugin, rateLimitRefusal, type RateLimitPluginOptions } from './shared/rate-limit.plugin';
+import { upstreamCost } from './graphql/upstream-fields';
 import { registerRequestContext, setRequestUser } from './shared/request-context';
 import { startTracing, traceDatabase } from './shared/tracing';
 import { traceRootFields, tracingPlugin } from './graphql/tracing';
@@ -216,11 +217,25 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }
     const limits = queryLimits(config);
     const rateLimiter = new RateLimiter(
-      { mutation: { points: config.rateLimits.mutationsPerMinute, durationS: 60 }, alias: { points: config.rateLimits.aliasLookupsPerMinute, durationS: 60 } },
+      {
+        mutation: { points: config.rateLimits.mutationsPerMinute, durationS: 60 },
+        alias: { points: config.rateLimits.aliasLookupsPerMinute, durationS: 60 },
+        upstream: { points: config.budgets.upstreamPointsPerMinute, durationS: 60 },
+        anonymous: { points: config.budgets.anonymousPerMinute, durationS: 60 },
+      },
       limitsRedis,
     );
 
-    const rateLimitRules = { mutationRule: 'mutation', queryRules: { resolveAlias: 'alias' } };
+    const rateLimitRules: RateLimitPluginOptions = {
+      mutationRule: 'mutation',
+      queryRules: { resolveAlias: 'alias' },
+      upstream: { rule: 'upstream', cost: (document, operation) => upstreamCost(schema, document, operation) },
+    };
+    /** Unauthenticated traffic (no token, or a bad one) is counted per client address; over → RATE_LIMITED. */
+    const countAnonymous = async (ip: string) => {
+      const refusal = await anonymousRefusal(rateLimiter, 'anonymous', ip);
+      if (refusal) throw refusal;
+    };
     const apollo = new ApolloServer<GraphQLContext>({
       // Execution: graphql-jit through Apollo's gateway hook (GRAPHQL_JIT, src/graphql/jit.ts), else graphql-js
       ...(config.graphqlJit ? { gateway: jitGateway({ schema, logger, metrics }) } : { schema }),
@@ -252,9 +267,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         try {
           const caller = await auth.fromAuthorizationHeader(request.headers.authorization);
           setRequestUser(caller?.userId);
+          if (!caller) await countAnonymous(request.ip);
           return { caller, authError: null, requestId: request.id };
         } catch (e) {
-          if (isAppError(e)) return { caller: null, authError: e, requestId: request.id };
+          if (isAppError(e)) {
+            await countAnonymous(request.ip);
+            return { caller: null, authError: e, requestId: request.id };
+          }
           throw e;
         }
       },
@@ -283,7 +302,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       logger,
       formatError,
       connectionInitWaitTimeoutMs: config.wsConnectionInitTimeoutMs,
+      clock,
       limits: {
+        authFailure: (ip) => anonymousRefusal(rateLimiter, 'anonymous', ip),
+        maxOperationsPerSocket: config.budgets.wsMaxSubscriptionsPerSocket,
+        maxSocketsPerUser: config.budgets.wsMaxSocketsPerUser,
         validationRules: limits.validationRules,
         parseOptions: limits.parseOptions,
         rateLimit: (caller, document, operationName) =>

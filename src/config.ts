@@ -131,6 +131,10 @@ const schema = z.object({
   GRAPHQL_MAX_DIRECTIVES: int(0, 1000).default(50),
   RATE_LIMIT_MUTATIONS_PER_MINUTE: int(1, 1_000_000).default(60),
   RATE_LIMIT_ALIAS_LOOKUPS_PER_MINUTE: int(1, 1_000_000).default(10),
+  RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: int(1, 1_000_000).default(300),
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: int(1, 1_000_000).default(300),
+  WS_MAX_SUBSCRIPTIONS_PER_SOCKET: int(1, 100_000).default(100),
+  WS_MAX_SOCKETS_PER_USER: int(1, 100_000).default(20),
   APQ_TTL_S: int(0, 30 * 86_400).default(86_400),
   // Compiled execution (issue 9): graphql-jit behind Apollo's gateway hook, graphql-js when off
   GRAPHQL_JIT: bool.default(true),
@@ -239,6 +243,8 @@ export interface Config {
   limits: { bodyLimitBytes: number; maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number; maxDirectives: number };
   /** Per caller and operation, per minute (memory, or Redis when REDIS_URL is set). */
   rateLimits: { mutationsPerMinute: number; aliasLookupsPerMinute: number };
+  /** Abuse budgets: upstream-backed fields per caller, unauthenticated traffic per IP, websocket caps per instance. */
+  budgets: { upstreamPointsPerMinute: number; anonymousPerMinute: number; wsMaxSubscriptionsPerSocket: number; wsMaxSocketsPerUser: number };
   /** Automatic persisted queries: how long a registered query is kept (memory LRU, or Redis when REDIS_URL is set). */
   apq: { ttlS: number };
   /** Execute operations over HTTP with graphql-jit (compiled once per document; graphql-js for what it cannot compile). */
@@ -399,6 +405,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxDirectives: e.GRAPHQL_MAX_DIRECTIVES,
     },
     rateLimits: { mutationsPerMinute: e.RATE_LIMIT_MUTATIONS_PER_MINUTE, aliasLookupsPerMinute: e.RATE_LIMIT_ALIAS_LOOKUPS_PER_MINUTE },
+    budgets: {
+      upstreamPointsPerMinute: e.RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE,
+      anonymousPerMinute: e.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+      wsMaxSubscriptionsPerSocket: e.WS_MAX_SUBSCRIPTIONS_PER_SOCKET,
+      wsMaxSocketsPerUser: e.WS_MAX_SOCKETS_PER_USER,
+    },
     apq: { ttlS: e.APQ_TTL_S },
     graphqlJit: e.GRAPHQL_JIT,
     tracing: { otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null, serviceName: e.OTEL_SERVICE_NAME },

@@ -18,7 +18,7 @@ import type { Clock } from '../shared/clock';
 import type { Config } from '../config';
 import { isRole, type Caller, type Role } from './auth.types';
 import type { Registry } from 'prom-client';
-import { TokenCache, tokenCacheCounter } from './token-cache';
+import { TokenCache, tokenCacheCounter, type Verified } from './token-cache';
 
 const DEV_ISSUER = 'remittance-bff-dev';
 const DEV_AUDIENCE = 'remittance-bff';
@@ -105,18 +105,25 @@ export class AuthService {
 
   /** Verifies a bearer token; any problem → UNAUTHENTICATED (the reason is not disclosed to the caller). */
   async verify(token: string): Promise<Caller> {
-    if (!this.cache.enabled) return (await this.verifySignature(token)).caller;
+    return (await this.verifyWithExpiry(token)).caller;
+  }
+
+  /** `verify`, plus the token's `exp` as epoch ms (no tolerance): what a long-lived session must end at. */
+  private async verifyWithExpiry(token: string): Promise<Verified> {
+    if (!this.cache.enabled) return toVerified(await this.verifySignature(token));
     const key = TokenCache.keyOf(token);
     const nowMs = this.clock.nowMs();
     const hit = this.cache.get(key, nowMs);
     this.cacheMetrics?.inc({ outcome: hit ? 'hit' : 'miss' });
-    if (hit) return { ...hit };
-    const { caller, exp, nbf } = await this.verifySignature(token);
+    if (hit) return { caller: { ...hit.caller }, expiresAtMs: hit.expiresAtMs };
+    const checked = await this.verifySignature(token);
+    const { exp, nbf } = checked;
     // the first instants jose refuses it at: exp <= now - tolerance, nbf > now + tolerance (now in whole seconds)
     const acceptedUntilMs = (Math.ceil(exp) + CLOCK_TOLERANCE_S) * 1000;
     const notBeforeMs = nbf === undefined ? 0 : Math.ceil(nbf - CLOCK_TOLERANCE_S) * 1000;
-    this.cache.set(key, { ...caller }, nowMs, acceptedUntilMs, notBeforeMs);
-    return caller;
+    const verified = toVerified(checked);
+    this.cache.set(key, { caller: { ...verified.caller }, expiresAtMs: verified.expiresAtMs }, nowMs, acceptedUntilMs, notBeforeMs);
+    return verified;
   }
 
   private async verifySignature(token: string): Promise<{ caller: Caller; exp: number; nbf: number | undefined }> {
@@ -146,10 +153,18 @@ export class AuthService {
 
   /** `null` when there is no Authorization header; throws UNAUTHENTICATED when one is present but bad. */
   async fromAuthorizationHeader(header: string | undefined | null): Promise<Caller | null> {
+    return (await this.sessionFromAuthorizationHeader(header))?.caller ?? null;
+  }
+
+  /**
+   * `fromAuthorizationHeader` for a long-lived session (a websocket): also when the token expires (its `exp`,
+   * epoch ms, without the clock tolerance), so the session can end with it.
+   */
+  async sessionFromAuthorizationHeader(header: string | undefined | null): Promise<Verified | null> {
     if (header === undefined || header === null || header === '') return null;
     const m = /^Bearer\s+([A-Za-z0-9._~+/-]+=*)$/i.exec(header.trim());
     if (!m) throw unauthenticated('Authorization must be "Bearer <token>"');
-    return this.verify(m[1]!);
+    return this.verifyWithExpiry(m[1]!);
   }
 
   get canIssueDevTokens(): boolean {
@@ -171,3 +186,5 @@ export class AuthService {
       .sign(key);
   }
 }
+
+const toVerified = (v: { caller: Caller; exp: number }): Verified => ({ caller: v.caller, expiresAtMs: v.exp * 1000 });

@@ -11,9 +11,15 @@ export const tokenCacheCounter = (registry: Registry) =>
     registers: [registry],
   });
 
+/** What a successful verification yields: who, and the token's own `exp` (epoch ms, no tolerance). */
+export interface Verified {
+  caller: Caller;
+  expiresAtMs: number;
+}
+
 /** A successful verification: who, and until when (epoch ms, judged with the injected clock) it may be reused. */
 interface Entry {
-  caller: Caller;
+  verified: Verified;
   /** Exclusive: the entry is used only while now < validUntilMs. */
   validUntilMs: number;
   /** The token's `nbf` as verification judged it (epoch ms with the tolerance applied), or 0. */
@@ -49,8 +55,8 @@ export class TokenCache {
     return createHash('sha256').update(token).digest('base64url');
   }
 
-  /** The cached caller while the entry is valid at `nowMs`; an expired entry is dropped. */
-  get(key: string, nowMs: number): Caller | null {
+  /** The cached verification while the entry is valid at `nowMs`; an expired entry is dropped. */
+  get(key: string, nowMs: number): Verified | null {
     const e = this.entries.get(key);
     if (!e) return null;
     if (nowMs >= e.validUntilMs || nowMs < e.notBeforeMs) {
@@ -60,16 +66,16 @@ export class TokenCache {
     // most recently used last
     this.entries.delete(key);
     this.entries.set(key, e);
-    return e.caller;
+    return e.verified;
   }
 
   /** `acceptedUntilMs`: the first instant at which the verifier would refuse the token as expired. */
-  set(key: string, caller: Caller, nowMs: number, acceptedUntilMs: number, notBeforeMs: number): void {
+  set(key: string, verified: Verified, nowMs: number, acceptedUntilMs: number, notBeforeMs: number): void {
     if (!this.enabled) return;
     const validUntilMs = Math.min(acceptedUntilMs, nowMs + this.maxAgeMs);
     if (validUntilMs <= nowMs) return;
     this.entries.delete(key);
-    this.entries.set(key, { caller, validUntilMs, notBeforeMs });
+    this.entries.set(key, { verified, validUntilMs, notBeforeMs });
     while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
   }
 }

@@ -94,7 +94,8 @@ export function createErrorFormatter(logger: Logger) {
     const code = typeof ext.code === 'string' ? ext.code : undefined;
     if (code === 'UNAUTHORIZED') return { ...base, message: 'Not allowed', extensions: { code: 'FORBIDDEN' } };
     if (code && PASSTHROUGH_CODES.has(code)) {
-      return { ...base, message: stripEchoedValues(formatted.message), extensions: { code } };
+      const retry = code === 'RATE_LIMITED' && typeof ext.retryAfterSeconds === 'number' ? { retryAfterSeconds: ext.retryAfterSeconds } : {};
+      return { ...base, message: stripEchoedValues(formatted.message), extensions: { code, ...retry } };
     }
     if (original instanceof GraphQLError && !original.originalError && !code) {
       // A GraphQL-level error raised by graphql-js itself (e.g. argument coercion): the caller's fault.

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import {
   execute,
@@ -19,6 +19,7 @@ import {
 } from 'graphql';
 import type { AuthService } from '../auth/auth.service';
 import type { Caller } from '../auth/auth.types';
+import { systemClock, type Clock } from '../shared/clock';
 import type { Logger } from '../shared/logger';
 import { bindIterator, runInRequest, type RequestContext } from '../shared/request-context';
 import type { GraphQLContext } from './context';
@@ -42,10 +43,30 @@ export interface WsLimits {
   parseOptions: { maxTokens: number };
   /** The per-user rate limit: the RATE_LIMITED error to answer with, or null. */
   rateLimit?: (caller: Caller | null, document: DocumentNode, operationName: string | null | undefined) => Promise<GraphQLError | null>;
+  /** Counts a failed connection_init against the client address: the RATE_LIMITED error when over, else null. */
+  authFailure?: (ip: string) => Promise<GraphQLError | null>;
+  /** Operations open at once on one socket (subscriptions, and queries/mutations while they run). */
+  maxOperationsPerSocket?: number;
+  /** Sockets open at once per user, on this instance. */
+  maxSocketsPerUser?: number;
 }
 
+/** Close codes of our own (graphql-ws uses 4400–4499 for protocol refusals; 4403 is its Forbidden). */
+export const WS_CLOSE = {
+  forbidden: 4403,
+  tooManyRequests: 4429,
+} as const;
+
 type Extra = {
+  /** Set by graphql-ws's `ws` adapter. */
+  socket: WebSocket;
+  request: IncomingMessage;
   caller?: Caller;
+  /** When the socket's token expires (epoch ms): the session ends then (close 4403 "Token expired"). */
+  expiresAtMs?: number;
+  expiryTimer?: NodeJS.Timeout;
+  /** The user this socket is counted for in the per-user socket count. */
+  countedFor?: string;
   /** Request id of each operation of this socket (errors carry it, like over HTTP). */
   requestIds?: Map<string, string>;
 };
@@ -54,6 +75,18 @@ type Extra = {
  * graphql-ws (`graphql-transport-ws`) on the same path and port as HTTP.
  * The bearer token comes in `connection_init` as `{ authorization: "Bearer <jwt>" }`:
  * a missing or bad token closes with 4403; no `connection_init` within the timeout closes with 4408.
+ *
+ * A session lives as long as its token: at the token's `exp` the socket is closed with 4403 "Token expired"
+ * (a timer per socket, and a check before each operation and each result, so a late timer lets nothing
+ * through). The token is read once, from `connection_init`: a second `connection_init` closes the socket
+ * (graphql-ws: 4429), and nothing in a later message (payload `extensions`, variables) is taken as a
+ * credential. To refresh, an app opens a new connection with the new token, resubscribes (with
+ * `afterVersion`, so nothing is missed), then closes the old one.
+ *
+ * Abuse caps: failed `connection_init`s count against the client address's unauthenticated budget (over it:
+ * close 4429 "Too many requests"); at most `maxSocketsPerUser` sockets per user on this instance (close 4429
+ * "Too many connections") and `maxOperationsPerSocket` operations open at once per socket (RATE_LIMITED for
+ * the operation beyond it).
  *
  * Every operation (subscribe message) is checked in `onSubscribe` exactly like an HTTP request, before
  * anything executes: parse with the token limit (→ GRAPHQL_PARSE_FAILED), validation with GraphQL Armor's
@@ -69,7 +102,18 @@ export function createGraphQLWsServer(opts: {
   connectionInitWaitTimeoutMs: number;
   maxPayloadBytes?: number;
   limits?: WsLimits;
+  clock?: Clock;
 }): GraphQLWsServer {
+  const clock = opts.clock ?? systemClock;
+  const socketsPerUser = new Map<string, number>();
+  const expired = (extra: Extra) => extra.expiresAtMs !== undefined && clock.nowMs() >= extra.expiresAtMs;
+  const endExpired = (extra: Extra) => extra.socket.close(WS_CLOSE.forbidden, 'Token expired');
+  /** Closes the socket at its token's expiry (re-armed while the clock says it is not yet due). */
+  const armExpiry = (extra: Extra) => {
+    const delay = Math.min(Math.max(0, (extra.expiresAtMs ?? Infinity) - clock.nowMs()), MAX_TIMER_MS);
+    extra.expiryTimer = setTimeout(() => (expired(extra) ? endExpired(extra) : armExpiry(extra)), delay);
+    extra.expiryTimer.unref();
+  };
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayloadBytes ?? 64 * 1024, WebSocket: PreserialisingWebSocket });
   const rules = [...specifiedRules, ...(opts.limits?.validationRules ?? [])];
   const documents = new DocumentCache(opts.schema, rules, opts.limits?.parseOptions);
@@ -92,17 +136,44 @@ export function createGraphQLWsServer(opts: {
       schema: opts.schema,
       connectionInitWaitTimeout: opts.connectionInitWaitTimeoutMs,
       onConnect: async (ctx) => {
+        const { extra } = ctx;
         const header = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
-        try {
-          const caller = await opts.auth.fromAuthorizationHeader(typeof header === 'string' ? header : undefined);
-          if (!caller) return false;
-          ctx.extra.caller = caller;
-          return true;
-        } catch {
+        const session = await opts.auth.sessionFromAuthorizationHeader(typeof header === 'string' ? header : undefined).catch(() => null);
+        if (!session || session.expiresAtMs <= clock.nowMs()) {
+          const refusal = await opts.limits?.authFailure?.(extra.request.socket.remoteAddress ?? 'unknown');
+          if (refusal) extra.socket.close(WS_CLOSE.tooManyRequests, 'Too many requests');
           return false;
         }
+        if (extra.socket.readyState !== extra.socket.OPEN) return false; // gone while verifying: nothing to count
+        const { userId } = session.caller;
+        const open = socketsPerUser.get(userId) ?? 0;
+        if (open >= (opts.limits?.maxSocketsPerUser ?? Infinity)) {
+          extra.socket.close(WS_CLOSE.tooManyRequests, 'Too many connections');
+          return false;
+        }
+        socketsPerUser.set(userId, open + 1);
+        extra.countedFor = userId;
+        extra.caller = session.caller;
+        extra.expiresAtMs = session.expiresAtMs;
+        armExpiry(extra);
+        return true;
+      },
+      onClose: (ctx) => {
+        const { extra } = ctx;
+        clearTimeout(extra.expiryTimer);
+        if (extra.countedFor === undefined) return;
+        const left = (socketsPerUser.get(extra.countedFor) ?? 1) - 1;
+        if (left > 0) socketsPerUser.set(extra.countedFor, left);
+        else socketsPerUser.delete(extra.countedFor);
+        extra.countedFor = undefined;
       },
       onSubscribe: async (ctx, id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
+        if (expired(ctx.extra)) {
+          endExpired(ctx.extra);
+          return [new GraphQLError('Token expired', { extensions: { code: 'UNAUTHENTICATED' } })];
+        }
+        if (Object.keys(ctx.subscriptions).length > (opts.limits?.maxOperationsPerSocket ?? Infinity))
+          return [new GraphQLError('Too many operations open on this connection', { extensions: { code: 'RATE_LIMITED' } })];
         const requestId = randomUUID();
         (ctx.extra.requestIds ??= new Map()).set(id, requestId);
         const parsed = documents.get(payload.query);
@@ -132,10 +203,13 @@ export function createGraphQLWsServer(opts: {
         ctx.extra.requestIds?.delete(id); // an error ends the operation (no complete follows)
         return format(errors, requestId) as unknown as GraphQLError[];
       },
-      onNext: (ctx, id, _payload, _args, result) =>
-        result.errors
+      onNext: (ctx, id, _payload, _args, result) => {
+        // a late expiry timer: close now; graphql-ws sends nothing on a closing socket
+        if (expired(ctx.extra)) endExpired(ctx.extra);
+        return result.errors
           ? { ...result, errors: format(result.errors, ctx.extra.requestIds?.get(id)) as unknown as GraphQLError[] }
-          : ((preserialised(result) ?? result) as typeof result),
+          : ((preserialised(result) ?? result) as typeof result);
+      },
       onComplete: (ctx, id) => void ctx.extra.requestIds?.delete(id),
     },
     wss,
@@ -152,6 +226,9 @@ export function createGraphQLWsServer(opts: {
     },
   };
 }
+
+/** setTimeout's largest delay (a longer one fires at once): longer expiries are re-armed in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Share key of a subscription's event executions (ws-fanout.ts): one validated document (the same text is the

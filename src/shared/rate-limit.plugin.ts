@@ -10,14 +10,20 @@ export interface RateLimitPluginOptions {
   mutationRule: string;
   /** Query root fields that have their own rule (e.g. resolveAlias → the upstream quota). */
   queryRules: Record<string, string>;
+  /**
+   * The per-caller upstream budget, whatever the operation type: the rule, and the points an operation costs
+   * (its upstream-backed fields, src/graphql/upstream-fields.ts). Checked first.
+   */
+  upstream?: { rule: string; cost: (document: DocumentNode, operation: OperationDefinitionNode) => number };
 }
 
 /**
  * Per-user rate limits, checked after the operation is resolved and before anything executes: each root
  * field of a mutation (and each quota-bound query field) costs one point of the bucket keyed by
- * caller + field. Over the limit → the whole request answers RATE_LIMITED (HTTP 429, Retry-After) with
- * `extensions.retryAfterSeconds`, and no resolver runs. Anonymous requests are not counted: every mutation
- * needs a caller, so they are refused (UNAUTHENTICATED) without doing anything.
+ * caller + field, and the operation's upstream-backed fields cost points of the caller's upstream budget.
+ * Over the limit → the whole request answers RATE_LIMITED (HTTP 429, Retry-After) with
+ * `extensions.retryAfterSeconds`, and no resolver runs. Anonymous requests are counted per IP instead
+ * (`anonymousRefusal`, when the context is built).
  *
  * It also stamps `extensions.requestId` (the x-request-id of the HTTP request) on every error response.
  */
@@ -52,9 +58,11 @@ export function rateLimitPlugin(limiter: RateLimiter, opts: RateLimitPluginOptio
 }
 
 /**
- * The rate-limit check for one resolved operation (shared by HTTP and graphql-ws): each root field of a
+ * The rate-limit check for one resolved operation (shared by HTTP and graphql-ws): first the caller's upstream
+ * budget (one point per upstream-backed field occurrence, aliases included), then each root field of a
  * mutation, and each quota-bound query field, costs one point of the caller's bucket for that field. Returns
- * the RATE_LIMITED error to answer with, or null when allowed (or anonymous: nothing to count).
+ * the RATE_LIMITED error to answer with, or null when allowed (or anonymous: nothing to count here — anonymous
+ * traffic is counted per IP, `anonymousRefusal`).
  */
 export async function rateLimitRefusal(
   limiter: RateLimiter,
@@ -64,21 +72,38 @@ export async function rateLimitRefusal(
   document: DocumentNode,
 ): Promise<GraphQLError | null> {
   if (!caller || !operation) return null;
+  const points = opts.upstream?.cost(document, operation) ?? 0;
+  if (opts.upstream && points > 0) {
+    const d = await limiter.consume(opts.upstream.rule, caller.userId, points);
+    if (!d.allowed) return rateLimited('Too many upstream-backed requests', d.retryAfterSeconds);
+  }
   for (const field of rootFields(operation, document)) {
     const rule = operation.operation === 'mutation' ? opts.mutationRule : operation.operation === 'query' ? opts.queryRules[field] : undefined;
     if (!rule) continue;
     const d = await limiter.consume(rule, `${caller.userId}:${field}`);
-    if (!d.allowed) {
-      return new GraphQLError(`Too many ${field} requests; try again in ${d.retryAfterSeconds} s`, {
-        extensions: {
-          code: 'RATE_LIMITED',
-          retryAfterSeconds: d.retryAfterSeconds,
-          http: { status: 429, headers: new HeaderMap([['retry-after', String(d.retryAfterSeconds)]]) },
-        },
-      });
-    }
+    if (!d.allowed) return rateLimited(`Too many ${field} requests`, d.retryAfterSeconds);
   }
   return null;
+}
+
+/**
+ * The per-IP budget of unauthenticated traffic (no token, or one that did not verify): one point per HTTP
+ * request or failed websocket connection_init, keyed by the client address. RATE_LIMITED when over, else null.
+ */
+export async function anonymousRefusal(limiter: RateLimiter, rule: string, ip: string): Promise<GraphQLError | null> {
+  const d = await limiter.consume(rule, ip);
+  return d.allowed ? null : rateLimited('Too many unauthenticated requests', d.retryAfterSeconds);
+}
+
+/** RATE_LIMITED with `retryAfterSeconds`, answered over HTTP with 429 and Retry-After. */
+function rateLimited(what: string, retryAfterSeconds: number): GraphQLError {
+  return new GraphQLError(`${what}; try again in ${retryAfterSeconds} s`, {
+    extensions: {
+      code: 'RATE_LIMITED',
+      retryAfterSeconds,
+      http: { status: 429, headers: new HeaderMap([['retry-after', String(retryAfterSeconds)]]) },
+    },
+  });
 }
 
 /** Root field names of the operation (inline fragments and fragment spreads included), __typename excluded. */

@@ -31,11 +31,12 @@ export class RateLimiter {
     }
   }
 
-  async consume(rule: string, key: string): Promise<RateLimitDecision> {
+  /** Takes `points` (default 1) from the key's budget of `rule`; refused when that would exceed it. */
+  async consume(rule: string, key: string, points = 1): Promise<RateLimitDecision> {
     const limiter = this.limiters.get(rule);
     if (!limiter) throw new Error(`unknown rate limit rule ${rule}`);
     try {
-      await limiter.consume(key, 1);
+      await limiter.consume(key, points);
       return { allowed: true };
     } catch (e) {
       if (e instanceof RateLimiterRes) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(e.msBeforeNext / 1000)) };

@@ -24,7 +24,7 @@ let alice: string;
 let staff: string;
 let personId: string;
 beforeAll(async () => {
-  t = await startTestApp({ LOG_LEVEL: 'silent', SAGA_WORKER_ENABLED: 'false', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000' });
+  t = await startTestApp({ LOG_LEVEL: 'silent', SAGA_WORKER_ENABLED: 'false', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000' });
   alice = await t.token('repro-action-alice', 'customer');
   staff = await t.token('repro-action-ops', 'backoffice');
   personId = await newPerson(t.url, alice);

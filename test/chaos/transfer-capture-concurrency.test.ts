@@ -6,7 +6,7 @@ import { createTransfer, newPerson, newQuote, transferInput, waitForStatus } fro
 // captures it before the 200 requests race.
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ SAGA_POLL_INTERVAL_MS: '50', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', IDEMPOTENCY_WAIT_MS: '60000', MUTATION_LEASE_WAIT_MS: '60000', LOG_LEVEL: 'error' });
+  t = await startTestApp({ SAGA_POLL_INTERVAL_MS: '50', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000', IDEMPOTENCY_WAIT_MS: '60000', MUTATION_LEASE_WAIT_MS: '60000', LOG_LEVEL: 'error' });
 }, 60_000);
 afterAll(() => t.close());
 

@@ -60,7 +60,7 @@ beforeAll(async () => {
     NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', SANDBOX_PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: dir, DATABASE_URL: throwaway?.url ?? 'memory://',
     SAGA_WORKER_ENABLED: 'false', SAGA_LEASE_MS: '5000', SAGA_RETRY_BASE_MS: '1000', SAGA_RETRY_MAX_MS: '10000',
     UPSTREAM_RETRY_MAX_ATTEMPTS: '2', UPSTREAM_RETRY_BASE_DELAY_MS: '1', UPSTREAM_PAYMENT_TIMEOUT_MS: '2000',
-    IDEMPOTENCY_WAIT_MS: '20000', MUTATION_LEASE_WAIT_MS: '0', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
+    IDEMPOTENCY_WAIT_MS: '20000', MUTATION_LEASE_WAIT_MS: '0', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
   });
   app = await createApp(config, { clock, logDestination: new Writable({ write: (_c, _e, cb) => cb() }) });
   await app.start();

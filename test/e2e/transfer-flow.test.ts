@@ -28,7 +28,7 @@ let sandboxUrl: string;
 const calls = async (prefix: string) => (await http<any[]>('GET', `${sandboxUrl}/__sandbox/calls?path=${encodeURIComponent(prefix)}`)).body;
 
 beforeAll(async () => {
-  t = await startTestApp({ SAGA_POLL_INTERVAL_MS: '50', SAGA_RETRY_BASE_MS: '50', SAGA_RETRY_MAX_MS: '200', RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000' });
+  t = await startTestApp({ SAGA_POLL_INTERVAL_MS: '50', SAGA_RETRY_BASE_MS: '50', SAGA_RETRY_MAX_MS: '200', RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '100000' });
   alice = await t.token('alice', 'customer');
   staff = await t.token('bo', 'backoffice');
   personId = await newPerson(t.url, alice);

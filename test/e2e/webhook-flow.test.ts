@@ -69,7 +69,7 @@ beforeAll(async () => {
     SAGA_POLL_INTERVAL_MS: '50',
     SAGA_RETRY_BASE_MS: '50',
     SAGA_RETRY_MAX_MS: '200',
-    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
+    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
     LOG_LEVEL: 'warn',
   });
   alice = await t.token('alice', 'customer');

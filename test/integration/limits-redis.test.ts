@@ -33,6 +33,18 @@ describeRedis('Redis-backed rate limits and APQ', () => {
     }
   });
 
+  it('the upstream budget (several points per operation) and the per-IP budget are shared by instances through Redis', async () => {
+    const rules = { upstream: { points: 100, durationS: 60 }, anonymous: { points: 2, durationS: 60 } };
+    const a = new RateLimiter(rules, redis, `rbff:rl-test-${run}`);
+    const b = new RateLimiter(rules, redis, `rbff:rl-test-${run}`);
+    for (let i = 0; i < 6; i++) expect(await (i % 2 ? a : b).consume('upstream', 'u-budget', 15)).toEqual({ allowed: true });
+    expect(await a.consume('upstream', 'u-budget', 15)).toEqual({ allowed: false, retryAfterSeconds: expect.any(Number) });
+    expect(await b.consume('upstream', 'u-budget', 10)).toEqual({ allowed: false, retryAfterSeconds: expect.any(Number) });
+    expect(await a.consume('anonymous', '203.0.113.7')).toEqual({ allowed: true });
+    expect(await b.consume('anonymous', '203.0.113.7')).toEqual({ allowed: true });
+    expect(await a.consume('anonymous', '203.0.113.7')).toEqual({ allowed: false, retryAfterSeconds: expect.any(Number) });
+  });
+
   it('two limiters on one Redis (two instances) share one budget', async () => {
     const rules = { mutation: { points: 3, durationS: 60 } };
     const a = new RateLimiter(rules, redis, `rbff:rl-test-${run}`);

@@ -36,7 +36,7 @@ const exporter = new InMemorySpanExporter();
 
 beforeAll(async () => {
   // debug: upstream request/response lines are the ones most likely to escape a request's context
-  t = await startTestApp({ LOG_LEVEL: 'debug', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000' }, { traceSpanProcessors: [new SimpleSpanProcessor(exporter)] });
+  t = await startTestApp({ LOG_LEVEL: 'debug', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000' }, { traceSpanProcessors: [new SimpleSpanProcessor(exporter)] });
 }, 90_000);
 afterAll(() => t?.close());
 

@@ -12,7 +12,7 @@ let admin: string;
 let backoffice: string;
 
 beforeAll(async () => {
-  t = await startTestApp({ RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000' });
+  t = await startTestApp({ RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000' });
   admin = await t.token('platform-admin', 'admin');
   backoffice = await t.token('platform-backoffice', 'backoffice');
 }, 90_000);

@@ -108,7 +108,7 @@ const tokens: Partial<Record<RoleName, string>> = {};
 
 beforeAll(async () => {
   schema = await buildGraphQLSchema();
-  t = await startTestApp({ CARD_CHECK_LEGACY_ENABLED: 'true', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000' });
+  t = await startTestApp({ CARD_CHECK_LEGACY_ENABLED: 'true', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000' });
   for (const r of ANY) tokens[r] = await t.token(`matrix-${r}`, r);
 }, 90_000);
 afterAll(() => t?.close());

@@ -43,7 +43,7 @@ beforeAll(async () => {
   if (usingPostgres()) throwaway = await createThrowawayPostgresDatabase(process.env.DATABASE_URL!);
   const config = loadConfig({
     NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', SANDBOX_PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: dir, DATABASE_URL: throwaway?.url ?? 'memory://',
-    SAGA_WORKER_ENABLED: 'false', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
+    SAGA_WORKER_ENABLED: 'false', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
   });
   app = await createApp(config, { clock, logDestination: new Writable({ write: (_c, _e, cb) => cb() }) });
   await app.start();

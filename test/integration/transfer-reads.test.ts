@@ -12,7 +12,7 @@ const ids: string[] = [];
 beforeAll(async () => {
   t = await startTestApp({
     SAGA_WORKER_ENABLED: 'false',
-    RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000',
+    RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '100000',
     // query counts below must see only the request's statements, not the webhook inbox's poll
     WEBHOOK_POLL_INTERVAL_MS: '600000',
   });

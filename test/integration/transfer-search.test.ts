@@ -25,7 +25,7 @@ const AMOUNTS = ['5.00', '49.99', '50.00', '100.00', '250.50', '1000.00'];
 beforeAll(async () => {
   t = await startTestApp({
     SAGA_WORKER_ENABLED: 'false',
-    RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000',
+    RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '100000',
     // query counts below must see only the request's statements, not the webhook inbox's poll
     WEBHOOK_POLL_INTERVAL_MS: '600000',
   });

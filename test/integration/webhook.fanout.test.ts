@@ -71,7 +71,7 @@ if (!pgUrl || !redis) {
         WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
         WEBHOOK_POLL_INTERVAL_MS: '100',
         SAGA_POLL_INTERVAL_MS: '100',
-        RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000',
+        RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '100000',
       };
       procs.push(...(await Promise.all([spawnService({ ...env, PORT: String(portA) }), spawnService(env)])));
       const [a, b] = procs as [ServiceProcess, ServiceProcess];

@@ -45,7 +45,7 @@ export const authAttacks: Scenario = ({ seed, long }) => run(7, 'auth attacks', 
 export const authAttacksProduction: Scenario = ({ seed, long }) => run(8, 'auth attacks (production)', seed, long, productionArena);
 
 async function devArena(): Promise<Arena> {
-  const app = await startTestApp({ LOG_LEVEL: serviceLogLevel(), RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', SAGA_POLL_INTERVAL_MS: '50' });
+  const app = await startTestApp({ LOG_LEVEL: serviceLogLevel(), RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000', SAGA_POLL_INTERVAL_MS: '50' });
   const dev = await loadOrCreateDevKeys(app.app.config.dataDir);
   const o = app.app.sandbox!.ctx.options;
   return {
@@ -67,7 +67,7 @@ async function devArena(): Promise<Arena> {
 }
 
 async function productionArena(): Promise<Arena> {
-  const p = await startProductionService({ LOG_LEVEL: serviceLogLevel() === 'silent' ? 'silent' : 'error', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', SAGA_POLL_INTERVAL_MS: '50' });
+  const p = await startProductionService({ LOG_LEVEL: serviceLogLevel() === 'silent' ? 'silent' : 'error', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000', SAGA_POLL_INTERVAL_MS: '50' });
   // production is ready once its webhook subscription and signing secret exist
   await waitUntil(async () => (await fetch(`${p.url}/readyz`)).status === 200, 30_000, 'production instance ready').catch(async (e) => {
     await p.close();

@@ -48,7 +48,7 @@ export const concurrency: Scenario = async ({ seed, long, log }) => {
       REMITTANCES_BASE_URL: sb.remittancesUrl,
       VERIFICATION_BASE_URL: sb.verificationUrl,
       SAGA_POLL_INTERVAL_MS: '50',
-      RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
+      RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
       IDEMPOTENCY_WAIT_MS: '60000',
       MUTATION_LEASE_WAIT_MS: '60000',
       DATABASE_POOL_MAX: '10',

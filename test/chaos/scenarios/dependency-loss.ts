@@ -70,7 +70,7 @@ export const dependencyLoss: Scenario = async ({ seed, long, log }) => {
       SAGA_RETRY_BASE_MS: '100',
       SAGA_RETRY_MAX_MS: '1000',
       WEBHOOK_POLL_INTERVAL_MS: '100',
-      RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
+      RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
     };
     const A = await startTestApp({ ...env, PORT: String(portA), PUBLIC_URL: `http://127.0.0.1:${portA}` });
     apps.push(A);

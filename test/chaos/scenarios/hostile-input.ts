@@ -147,7 +147,7 @@ const STACK = /\n\s+at [^\n]+:\d+:\d+|"stacktrace"|node_modules\/|\/src\/[\w/.-]
 
 export const hostileInput: Scenario = async ({ seed, long, log }) => {
   const cases = long ? 5000 : 400;
-  const app = await startTestApp({ LOG_LEVEL: serviceLogLevel(), RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_ALIAS_LOOKUPS_PER_MINUTE: '1000000' });
+  const app = await startTestApp({ LOG_LEVEL: serviceLogLevel(), RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000', RATE_LIMIT_ALIAS_LOOKUPS_PER_MINUTE: '1000000', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000' });
   const violations: string[] = [];
   try {
     const tokens = {

@@ -46,7 +46,7 @@ export const webhookChaos: Scenario = async ({ seed, long, log }) => {
     SAGA_RETRY_BASE_MS: '50',
     SAGA_RETRY_MAX_MS: '500',
     WEBHOOK_POLL_INTERVAL_MS: '50',
-    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
+    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
   });
   const sbUrl = app.app.sandbox!.url;
   const ctx = app.app.sandbox!.ctx;
