@@ -53,6 +53,7 @@ import { KycResolver } from './modules/kyc/kyc.resolver';
 import { KycService } from './modules/kyc/kyc.service';
 import { ChecksResolver } from './modules/checks/checks.resolver';
 import { ChecksService } from './modules/checks/checks.service';
+import { FundingCredentials } from './modules/checks/checks.credentials';
 import { createTransfersModule, type TransfersModule } from './modules/transfers/transfer.module';
 import { TransferResolver } from './modules/transfers/transfer.resolver';
 import { registerTransferSubscriptions } from './modules/transfers/transfer.subscriptions';
@@ -159,8 +160,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const notices = new NoticeService(pubsub, clock);
     const fx = new FxService(db.prisma, upstream.gateway, clock);
     const kyc = new KycService(db.prisma, upstream.gateway, clock);
-    const checks = new ChecksService(upstream.gateway);
-    const transfers = createTransfersModule({ config, prisma: db.prisma, pubsub, gateway: upstream.gateway, remittances: upstream.remittances, clock, logger });
+    const credentials = new FundingCredentials(db.prisma, clock, { cardCheckMaxAgeMs: config.cardCheckMaxAgeMs });
+    const checks = new ChecksService(upstream.gateway, credentials);
+    const transfers = createTransfersModule({ config, prisma: db.prisma, pubsub, gateway: upstream.gateway, remittances: upstream.remittances, credentials, clock, logger });
     closers.push({ name: 'transfer worker', close: () => transfers.worker.stop() });
 
     const surface = createSurface({
@@ -169,6 +171,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       clock,
       directory: config.directory,
       cardCheckLegacyEnabled: config.cardCheckLegacyEnabled,
+      credentials,
     });
 
     // GraphQL
