@@ -1,5 +1,6 @@
 /** GraphQL calls the scenarios make, tolerant of a dead service (status 0) so a kill storm can retry. */
 import { personInput, transferInput } from '../../e2e/transfer-helpers';
+import { checkFundingAs } from '../../helpers/funding';
 import type { TransferView } from './ledger';
 
 export interface GqlResult<T = any> {
@@ -8,7 +9,9 @@ export interface GqlResult<T = any> {
   text: string;
 }
 
+/** createTransfer (CREATE) first checks its card as the caller: a card funds only the transfers of the customer who checked it. */
 export async function gqlRaw<T = any>(url: string, query: string, variables?: Record<string, unknown>, token?: string, timeoutMs = 30_000): Promise<GqlResult<T>> {
+  if (query === CREATE && token) await checkFundingAs(url, token, variables?.i);
   try {
     const res = await fetch(`${url}/graphql`, {
       method: 'POST',
