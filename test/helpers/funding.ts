@@ -4,7 +4,8 @@
  */
 const CHECK_CARD = 'mutation($i: CheckCardInput!) { checkCard(input: $i) { status } }';
 
-const HOLDER = {
+/** A cardholder for checkCard (sandbox: any name passes). */
+export const CARD_HOLDER = {
   firstName: 'Jane',
   lastName: 'Doe',
   email: 'jane@example.com',
@@ -17,7 +18,7 @@ export async function checkCardAs(url: string, token: string, cardTokenId: strin
   const res = await fetch(`${url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query: CHECK_CARD, variables: { i: { cardTokenId, sender: HOLDER } } }),
+    body: JSON.stringify({ query: CHECK_CARD, variables: { i: { cardTokenId, sender: CARD_HOLDER } } }),
   }).catch(() => null); // a dead service (chaos): the createTransfer that follows gets the same answer
   await res?.text();
 }

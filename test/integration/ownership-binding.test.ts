@@ -1,4 +1,5 @@
 import { gql, startTestApp, type TestApp } from '../helpers/app';
+import { CARD_HOLDER } from '../helpers/funding';
 import { cardToken } from '../helpers/sandbox';
 import { newPerson, newQuote, transferInput, TRANSFER_FIELDS } from '../e2e/transfer-helpers';
 
@@ -12,14 +13,6 @@ const CHECK_CARD = `mutation($input: CheckCardInput!) { checkCard(input: $input)
 const CHECK_BANK = `mutation($input: CheckBankAccountInput!) { checkBankAccount(input: $input) { status accountTokenId } }`;
 const CREATE = `mutation($i: CreateTransferInput!) { createTransfer(input: $i) { ${TRANSFER_FIELDS} } }`;
 const LEGACY = `mutation($i: CheckCardLegacyInput!) { checkCardLegacy(input: $i) { status } }`;
-
-const cardHolder = {
-  firstName: 'Jane',
-  lastName: 'Doe',
-  email: 'jane@example.com',
-  phoneNumber: '+14155550100',
-  documents: [{ number: 'X1234567', type: 'PASSPORT', countryCode: 'US' }],
-};
 
 let t: TestApp;
 let alice: string;
@@ -43,7 +36,7 @@ const errorOf = (r: { body: { errors?: { message: string; extensions?: Record<st
 });
 
 async function checkCard(token: string, cardTokenId: string) {
-  return gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardTokenId, sender: cardHolder } } });
+  return gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardTokenId, sender: CARD_HOLDER } } });
 }
 
 async function linkAccount(token: string, widgetToken: string): Promise<string> {
