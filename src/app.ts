@@ -54,6 +54,7 @@ import { KycResolver } from './modules/kyc/kyc.resolver';
 import { KycService } from './modules/kyc/kyc.service';
 import { ChecksResolver } from './modules/checks/checks.resolver';
 import { ChecksService } from './modules/checks/checks.service';
+import { FundingCredentials } from './modules/checks/checks.credentials';
 import { createTransfersModule, type TransfersModule } from './modules/transfers/transfer.module';
 import { TransferResolver } from './modules/transfers/transfer.resolver';
 import { registerTransferSubscriptions } from './modules/transfers/transfer.subscriptions';
@@ -160,8 +161,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const notices = new NoticeService(pubsub, clock);
     const fx = new FxService(db.prisma, upstream.gateway, clock);
     const kyc = new KycService(db.prisma, upstream.gateway, clock);
-    const checks = new ChecksService(upstream.gateway);
-    const transfers = createTransfersModule({ config, prisma: db.prisma, pubsub, gateway: upstream.gateway, remittances: upstream.remittances, clock, logger });
+    const credentials = new FundingCredentials(db.prisma, clock, { cardCheckMaxAgeMs: config.cardCheckMaxAgeMs });
+    const checks = new ChecksService(upstream.gateway, credentials);
+    const transfers = createTransfersModule({ config, prisma: db.prisma, pubsub, gateway: upstream.gateway, remittances: upstream.remittances, credentials, clock, logger });
     closers.push({ name: 'transfer worker', close: () => transfers.worker.stop() });
 
     const surface = createSurface({
@@ -170,6 +172,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       clock,
       directory: config.directory,
       cardCheckLegacyEnabled: config.cardCheckLegacyEnabled,
+      credentials,
     });
 
     // GraphQL

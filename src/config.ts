@@ -121,6 +121,7 @@ const schema = z.object({
   WEBHOOK_CONCURRENCY: int(1, 64).default(4),
   // API surface, abuse limits (issue 7)
   CARD_CHECK_LEGACY_ENABLED: bool.default(false),
+  CARD_CHECK_MAX_AGE_S: int(60, 86_400).default(1_800),
   BANK_CACHE_TTL_S: int(0, 86_400).default(300),
   BANK_CACHE_MAX_ENTRIES: int(1, 1_000_000).default(1000),
   GRAPHQL_BODY_LIMIT_BYTES: int(1024, 10 * 1024 * 1024).default(256 * 1024),
@@ -238,6 +239,8 @@ export interface Config {
   };
   /** The legacy card check (checkCardLegacy) answers only when enabled. */
   cardCheckLegacyEnabled: boolean;
+  /** A card token funds a transfer only if its owner checked it (checkCard) at most this long ago. */
+  cardCheckMaxAgeMs: number;
   directory: { bankCacheTtlS: number; bankCacheMax: number };
   /** Query limits (GraphQL Armor) and the request body limit. */
   limits: { bodyLimitBytes: number; maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number; maxDirectives: number };
@@ -395,6 +398,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       concurrency: e.WEBHOOK_CONCURRENCY,
     },
     cardCheckLegacyEnabled: e.CARD_CHECK_LEGACY_ENABLED,
+    cardCheckMaxAgeMs: e.CARD_CHECK_MAX_AGE_S * 1000,
     directory: { bankCacheTtlS: e.BANK_CACHE_TTL_S, bankCacheMax: e.BANK_CACHE_MAX_ENTRIES },
     limits: {
       bodyLimitBytes: e.GRAPHQL_BODY_LIMIT_BYTES,

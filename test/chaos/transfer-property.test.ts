@@ -21,6 +21,7 @@ import { ManualClock } from '../../src/shared/clock';
 import { refusal, isTerminal, type TransferStatus, type Cause } from '../../src/modules/transfers/transfer.states';
 import { TransferSaga } from '../../src/modules/transfers/transfer.saga';
 import { FxService } from '../../src/modules/fx/fx.service';
+import { FundingCredentials } from '../../src/modules/checks/checks.credentials';
 import type { Caller } from '../../src/auth/auth.types';
 import { http, cardToken } from '../helpers/sandbox';
 import { personInput, transferInput } from '../e2e/transfer-helpers';
@@ -146,6 +147,7 @@ async function run(c: Cmd): Promise<void> {
       const input = transferInput({ quoteId, personId, key: `prop-${++seq}-${Date.now()}`, lastName: c.lastName });
       (input.funding as { cardTokenId: string }).cardTokenId = cardToken(c.card, `aaaaaaaa-bbbb-4ccc-8${String(seq).padStart(3, '0')}`);
       lastCreate = input;
+      await new FundingCredentials(app.db.prisma, clock, { cardCheckMaxAgeMs: 0 }).bind('card', (input.funding as { cardTokenId: string }).cardTokenId, alice.userId); // as checkCard would
       const t = await svc.create(alice, input as never).catch((e: { code?: string }) => {
         if (e?.code === 'QUOTE_EXPIRED') return null; // an answer: the clock moved past the quote
         throw e;

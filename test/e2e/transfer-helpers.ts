@@ -1,4 +1,5 @@
 import { gql, type TestApp } from '../helpers/app';
+import { checkFundingAs } from '../helpers/funding';
 import { cardToken } from '../helpers/sandbox';
 
 export const TRANSFER_FIELDS = `id status version sendAmount { amount currency } receiveAmount { amount currency } rate capturedAmount { amount currency }
@@ -46,7 +47,9 @@ export async function newPerson(url: string, token: string, lastName = 'Doe'): P
   return r.body.data.createPerson.id;
 }
 
+/** createTransfer as `token`, after checking its card as that customer (a card funds only its checker's transfers). */
 export async function createTransfer(url: string, token: string, input: unknown) {
+  await checkFundingAs(url, token, input);
   return gql<any>(url, `mutation($i: CreateTransferInput!) { createTransfer(input: $i) { ${TRANSFER_FIELDS} } }`, { token, variables: { i: input } });
 }
 

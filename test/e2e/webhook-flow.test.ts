@@ -7,6 +7,7 @@
  *   WEBHOOK_E2E_TRANSFERS=500 npx jest test/e2e/webhook-flow.test.ts
  */
 import { gql, startTestApp, type TestApp } from '../helpers/app';
+import { checkFundingAs } from '../helpers/funding';
 import { cardToken, http } from '../helpers/sandbox';
 import { collect, wsClient } from '../helpers/ws';
 import { ownSubscription, waitFor } from '../integration/webhook.helpers';
@@ -52,8 +53,10 @@ const newQuote = async () =>
     token: alice,
     variables: { i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'BANK_ACCOUNT', sourceAmount: '100.00' } },
   }))).createQuote.id;
-const createTransfer = async (input: unknown) =>
-  (await must<{ createTransfer: { id: string; status: string } }>(gql(t.url, 'mutation($i: CreateTransferInput!) { createTransfer(input: $i) { id status } }', { token: alice, variables: { i: input } }))).createTransfer;
+const createTransfer = async (input: unknown) => {
+  await checkFundingAs(t.url, alice, input);
+  return (await must<{ createTransfer: { id: string; status: string } }>(gql(t.url, 'mutation($i: CreateTransferInput!) { createTransfer(input: $i) { id status } }', { token: alice, variables: { i: input } }))).createTransfer;
+};
 
 /** True when the platform's final TransactionStatusChanged → Completed of each transfer was stored once and processed. */
 async function completedEventProcessed(transferIds: string[]): Promise<boolean> {

@@ -291,11 +291,11 @@ export type FundingInput = {
 
 /** How the sender pays: CARD (token from the tokenizer), BANK_ACCOUNT (raw details), ACCOUNT_TOKEN (from a linked-account check). */
 export type FundingType =
-  /** A bank account linked earlier: the accountTokenId answered by checkBankAccount with `linked` (funding.accountTokenId). */
+  /** A bank account linked earlier: the accountTokenId answered to the caller by checkBankAccount with `linked` (funding.accountTokenId); anyone else's is NOT_FOUND. */
   | 'ACCOUNT_TOKEN'
   /** A bank account by its raw details (funding.bankAccount). */
   | 'BANK_ACCOUNT'
-  /** A card, by the token UUID from the client-side tokenizer (funding.cardTokenId). Checked (possibly with 3-D Secure) before authorization. */
+  /** A card, by the token UUID from the client-side tokenizer (funding.cardTokenId), that the caller checked with checkCard within CARD_CHECK_MAX_AGE_S (else NOT_FOUND). Checked again (possibly with 3-D Secure) before authorization. */
   | 'CARD';
 
 /** An identity document. countryCode is ISO 3166-1 alpha-2 (converted where an upstream wants alpha-3). */

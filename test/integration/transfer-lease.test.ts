@@ -15,6 +15,7 @@ import type { Caller } from '../../src/auth/auth.types';
 import { ManualClock } from '../../src/shared/clock';
 import { noCrash } from '../../src/modules/transfers/transfer.faults';
 import { TransferSaga } from '../../src/modules/transfers/transfer.saga';
+import { FundingCredentials } from '../../src/modules/checks/checks.credentials';
 import { FxService } from '../../src/modules/fx/fx.service';
 import type { GatewayClient } from '../../src/upstream/gateway/gateway.client';
 import { transferInput } from '../e2e/transfer-helpers';
@@ -77,7 +78,9 @@ afterAll(async () => {
 async function newTransfer(key: string): Promise<string> {
   const fx = new FxService(app.db.prisma, app.upstream.gateway, clock);
   const quoteId = (await fx.createQuote(alice.userId, { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'BANK_ACCOUNT', sourceAmount: '25.00' })).id;
-  const t = await app.transfers.service.create(alice, transferInput({ quoteId, personId, key: `${key}-${Date.now()}` }) as never);
+  const input = transferInput({ quoteId, personId, key: `${key}-${Date.now()}` });
+  await new FundingCredentials(app.db.prisma, clock, { cardCheckMaxAgeMs: 0 }).bind('card', input.funding.cardTokenId as string, alice.userId); // as checkCard would
+  const t = await app.transfers.service.create(alice, input as never);
   return t.id;
 }
 

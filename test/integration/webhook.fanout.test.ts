@@ -5,6 +5,7 @@
  * sees the transfer complete. Runs only where DATABASE_URL (postgres) and REDIS_URL are set; needs dist/.
  */
 import { randomBytes } from 'node:crypto';
+import { checkCardAs } from '../helpers/funding';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -100,6 +101,7 @@ if (!pgUrl || !redis) {
       const quote = await must<{ createQuote: { id: string } }>(a.url, 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }', {
         i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'BANK_ACCOUNT', sourceAmount: '100.00' },
       });
+      await checkCardAs(a.url, gina, cardToken('1234')); // a card funds only the transfers of the customer who checked it
       const tr = await must<{ createTransfer: { id: string } }>(a.url, 'mutation($i: CreateTransferInput!) { createTransfer(input: $i) { id } }', {
         i: {
           idempotencyKey: 'fanout-1',

@@ -6,6 +6,7 @@
 import type { PrismaClient } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import type { UpstreamClients } from '../../upstream/upstream.clients';
+import type { FundingCredentials } from '../checks/checks.credentials';
 import { AdminResolver } from './admin.resolver';
 import { AdminService } from './admin.service';
 import { AliasAccountResolver, DirectoryResolver } from '../directory/directory.resolver';
@@ -38,6 +39,8 @@ export interface SurfaceDeps {
   clock: Clock;
   directory: { bankCacheTtlS: number; bankCacheMax: number };
   cardCheckLegacyEnabled: boolean;
+  /** Card tokens the legacy check binds to their owner (shared with checkCard and createTransfer). */
+  credentials: FundingCredentials;
 }
 
 export interface Surface {
@@ -60,7 +63,7 @@ export function createSurface(d: SurfaceDeps): Surface {
       [VerificationResolver, new VerificationResolver(new VerificationService(d.prisma, d.upstream.verification, d.upstream.gateway))],
       [WalletResolver, new WalletResolver(new WalletService(d.prisma, d.upstream.gateway))],
       [AdminResolver, new AdminResolver(admin)],
-      [LegacyCardResolver, new LegacyCardResolver(new LegacyCardService(d.upstream.gateway, d.cardCheckLegacyEnabled))],
+      [LegacyCardResolver, new LegacyCardResolver(new LegacyCardService(d.upstream.gateway, d.cardCheckLegacyEnabled, d.credentials))],
       [PlatformResolver, new PlatformResolver(new PlatformService(d.upstream.remittances, admin))],
     ],
   };

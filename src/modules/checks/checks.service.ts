@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { badInput } from '../../shared/errors';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
-import type { AccountCheckRequest, CardCheck as GatewayCardCheck, CardCheckRequest, CheckAddress, CheckDocument } from '../../upstream/gateway/gateway.types';
+import type { AccountCheckRequest, AccountTokenCheck, CardCheck as GatewayCardCheck, CardCheckRequest, CheckAddress, CheckDocument } from '../../upstream/gateway/gateway.types';
 import { toAppError } from '../../upstream/http/upstream.errors';
+import type { FundingCredentials } from './checks.credentials';
 import { alpha3 } from './countries';
 
 export interface DocumentArgs { number: string; type: string; countryCode: string }
@@ -132,41 +133,38 @@ export function accountCheckRequest(args: BankCheckArgs, externalPaymentId: stri
   };
 }
 
-/** Card and bank-account checks (no charge). Nothing is stored: the results only inform the caller. */
+/**
+ * Card and bank-account checks (no charge). What a check vouched for is bound to the caller (FundingCredentials):
+ * the card token, the linked account's accountTokenId (and the widget's public token that produced it). A
+ * credential bound to another customer is refused before the gateway is asked; nothing else is stored.
+ */
 export class ChecksService {
-  constructor(private readonly gateway: GatewayClient) {}
+  constructor(
+    private readonly gateway: GatewayClient,
+    private readonly credentials: FundingCredentials,
+  ) {}
 
-  async checkCard(args: CardCheckArgs): Promise<CardCheckView> {
+  async checkCard(ownerId: string, args: CardCheckArgs): Promise<CardCheckView> {
+    await this.credentials.assertCheckable('card', args.cardTokenId, ownerId);
+    let r: GatewayCardCheck;
     try {
-      return evaluateCardCheck(await this.gateway.checkCard(cardCheckRequest(args, randomUUID())));
+      r = await this.gateway.checkCard(cardCheckRequest(args, randomUUID()));
     } catch (e) {
       throw toAppError(e);
     }
+    await this.credentials.bind('card', args.cardTokenId, ownerId);
+    return evaluateCardCheck(r);
   }
 
-  async checkBankAccount(args: BankCheckArgs): Promise<BankCheckView> {
+  async checkBankAccount(ownerId: string, args: BankCheckArgs): Promise<BankCheckView> {
     const raw = Boolean(args.holder || args.account);
     if (Boolean(args.linked) === raw) throw badInput('Give either linked (bank-linking widget) or holder + account (raw details)');
+    if (args.linked) return this.checkLinkedAccount(ownerId, args.linked);
+    if (!args.holder || !args.account) throw badInput('holder and account are both required for a raw-details check');
+    if (!args.ipAddress) throw badInput('ipAddress is required for a raw-details check');
+    if (args.account.countryCode === 'US' && !args.account.routingNumber) throw badInput('routingNumber is required for a US account');
+    if (args.account.countryCode !== 'US' && !args.account.bankCode) throw badInput('bankCode is required outside the US');
     try {
-      if (args.linked) {
-        const r = await this.gateway.checkBankAccountToken({
-          externalPaymentId: randomUUID(),
-          sender: { paymentMethod: { type: 'BANK_DEPOSIT', ...args.linked } },
-        });
-        return {
-          status: r.approved ? 'VERIFIED' : 'DECLINED',
-          accountTokenId: r.approved ? r.accountTokenId : null,
-          accountStatus: null,
-          message: null,
-          bankAccountName: r.bankAccountName ?? null,
-          accountNumberMasked: r.accountNumberMasked ?? null,
-          routingNumberMasked: r.routingNumberMasked ?? null,
-        };
-      }
-      if (!args.holder || !args.account) throw badInput('holder and account are both required for a raw-details check');
-      if (!args.ipAddress) throw badInput('ipAddress is required for a raw-details check');
-      if (args.account.countryCode === 'US' && !args.account.routingNumber) throw badInput('routingNumber is required for a US account');
-      if (args.account.countryCode !== 'US' && !args.account.bankCode) throw badInput('bankCode is required outside the US');
       const r = await this.gateway.checkBankAccount(accountCheckRequest(args, randomUUID()));
       return {
         status: r.status,
@@ -180,5 +178,30 @@ export class ChecksService {
     } catch (e) {
       throw toAppError(e);
     }
+  }
+
+  /**
+   * Form A. The widget's public token is bound like the accountTokenId it yields: replaying another customer's
+   * widget result is refused before the gateway is asked (it would link their account to the caller).
+   */
+  private async checkLinkedAccount(ownerId: string, linked: NonNullable<BankCheckArgs['linked']>): Promise<BankCheckView> {
+    await this.credentials.assertCheckable('link_token', linked.accountCheckToken, ownerId);
+    let r: AccountTokenCheck;
+    try {
+      r = await this.gateway.checkBankAccountToken({ externalPaymentId: randomUUID(), sender: { paymentMethod: { type: 'BANK_DEPOSIT', ...linked } } });
+    } catch (e) {
+      throw toAppError(e);
+    }
+    await this.credentials.bind('link_token', linked.accountCheckToken, ownerId);
+    if (r.approved) await this.credentials.bind('account_token', r.accountTokenId, ownerId);
+    return {
+      status: r.approved ? 'VERIFIED' : 'DECLINED',
+      accountTokenId: r.approved ? r.accountTokenId : null,
+      accountStatus: null,
+      message: null,
+      bankAccountName: r.bankAccountName ?? null,
+      accountNumberMasked: r.accountNumberMasked ?? null,
+      routingNumberMasked: r.routingNumberMasked ?? null,
+    };
   }
 }

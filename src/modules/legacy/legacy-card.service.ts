@@ -3,6 +3,7 @@ import type { Caller } from '../../auth/auth.types';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import { isUpstreamError, toAppError } from '../../upstream/http/upstream.errors';
 import { AppError, badInput } from '../../shared/errors';
+import type { FundingCredentials } from '../checks/checks.credentials';
 
 export interface LegacyCardCheckCommand {
   idempotencyKey: string;
@@ -18,16 +19,19 @@ export interface LegacyCardCheckCommand {
  * The legacy card check (POST /check-card-account), available only when CARD_CHECK_LEGACY_ENABLED is set
  * (the v2 check, checkCard, is the default). The gateway's externalPaymentId is derived from the caller and
  * their idempotency key, so repeating a request repeats the same check upstream (the gateway answers it
- * from its record) and two callers' keys never collide.
+ * from its record) and two callers' keys never collide. Like checkCard, the card token is bound to the caller
+ * (FundingCredentials): another customer's token is NOT_FOUND before the gateway is asked.
  */
 export class LegacyCardService {
   constructor(
     private readonly gateway: GatewayClient,
     private readonly enabled: boolean,
+    private readonly credentials: FundingCredentials,
   ) {}
 
   async check(caller: Caller, c: LegacyCardCheckCommand) {
     if (!this.enabled) throw new AppError('FORBIDDEN', 'The legacy card check is not enabled on this deployment; use checkCard');
+    await this.credentials.assertCheckable('card', c.cardToken, caller.userId);
     const r = await this.gateway
       .checkCardLegacy({
         externalPaymentId: externalIdFor(caller.userId, c.idempotencyKey),
@@ -45,6 +49,7 @@ export class LegacyCardService {
           throw badInput('The gateway refused the card check: check the card token, names and address');
         throw toAppError(e);
       });
+    await this.credentials.bind('card', c.cardToken, caller.userId);
     return {
       paymentId: r.paymentId,
       status: r.status,

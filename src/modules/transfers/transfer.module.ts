@@ -6,6 +6,7 @@ import { IdempotencyService } from '../../shared/idempotency.service';
 import type { Logger } from '../../shared/logger';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { RemittancesClient } from '../../upstream/remittances/remittances.client';
+import type { FundingCredentials } from '../checks/checks.credentials';
 import { PlatformReconciler } from './transfer.reconciler';
 import { crashHook } from './transfer.faults';
 import { TransferRepository } from './transfer.repository';
@@ -32,6 +33,8 @@ export function createTransfersModule(deps: {
   gateway: GatewayClient;
   /** For reconciling with the platform when its webhooks are late or lost (absent: never reconcile). */
   remittances?: RemittancesClient;
+  /** Who may fund with which card / account token (bound by the checks). */
+  credentials: FundingCredentials;
   clock: Clock;
   logger: Logger;
 }): TransfersModule {
@@ -49,7 +52,7 @@ export function createTransfersModule(deps: {
     { leaseMs: s.leaseMs, reconcileAfterMs: s.reconcileAfterMs, captureWindowMs: s.captureWindowMs, retryBaseMs: s.retryBaseMs, retryMaxMs: s.retryMaxMs },
     crashHook(s.crashAt, config.production),
   );
-  const service = new TransferService(prisma, repository, saga, idempotency, clock, logger, { leaseWaitMs: s.mutationLeaseWaitMs });
+  const service = new TransferService(prisma, repository, saga, idempotency, deps.credentials, clock, logger, { leaseWaitMs: s.mutationLeaseWaitMs });
   const worker = new TransferWorker(saga, idempotency, logger, { pollIntervalMs: s.pollIntervalMs, batchSize: s.batchSize, concurrency: s.concurrency });
   if (s.workerEnabled) service.nudge = () => worker.nudge();
   if (deps.remittances) saga.reconciler = new PlatformReconciler(deps.remittances, service, clock, logger);

@@ -5,6 +5,7 @@ import type { Clock } from '../../shared/clock';
 import { AppError, badInput, forbidden, notFound } from '../../shared/errors';
 import { requestHash, type IdempotencyService } from '../../shared/idempotency.service';
 import type { Logger } from '../../shared/logger';
+import type { FundingCredentials } from '../checks/checks.credentials';
 import { convert, dec, fitsMinorUnits, formatAmount } from '../../shared/money';
 import type { ApplyOutcome, PlatformTransactionEvent, TransferEventSink } from './transfer.ports';
 import type { TransferRepository, TransferRow } from './transfer.repository';
@@ -94,6 +95,7 @@ export class TransferService implements TransferEventSink {
     private readonly repo: TransferRepository,
     private readonly saga: TransferSaga,
     private readonly idempotency: IdempotencyService,
+    private readonly credentials: FundingCredentials,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly opts: TransferServiceOptions,
@@ -183,6 +185,9 @@ export class TransferService implements TransferEventSink {
       const person = await tx.person.findUnique({ where: { id: a.personId } });
       if (!person || person.ownerId !== caller.userId) throw notFound('Person');
       if (person.status !== 'APPROVED') throw badInput('The sender person is not APPROVED by KYC');
+      // The funding credential must be the caller's own (staff included): bound by the caller's own check.
+      if (a.funding.type === 'CARD') await this.credentials.assertUsable(tx, 'card', a.funding.cardTokenId!, caller.userId);
+      if (a.funding.type === 'ACCOUNT_TOKEN') await this.credentials.assertUsable(tx, 'account_token', a.funding.accountTokenId!, caller.userId);
       const receive = quote.destinationAmount !== null ? formatAmount(quote.destinationAmount, quote.destinationCurrency) : convert(quote.sourceAmount, quote.rate, quote.destinationCurrency);
       const claimed = await tx.quote.updateMany({ where: { id: quote.id, usedByTransferId: null }, data: { usedByTransferId: id } });
       // a duplicate of this very request (one that took over a claim it thought abandoned) may have just committed it

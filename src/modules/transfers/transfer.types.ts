@@ -57,9 +57,9 @@ registerEnumType(FundingType, {
   name: 'FundingType',
   description: 'How the sender pays: CARD (token from the tokenizer), BANK_ACCOUNT (raw details), ACCOUNT_TOKEN (from a linked-account check).',
   valuesConfig: {
-    CARD: { description: 'A card, by the token UUID from the client-side tokenizer (funding.cardTokenId). Checked (possibly with 3-D Secure) before authorization.' },
+    CARD: { description: 'A card, by the token UUID from the client-side tokenizer (funding.cardTokenId), that the caller checked with checkCard within CARD_CHECK_MAX_AGE_S (else NOT_FOUND). Checked again (possibly with 3-D Secure) before authorization.' },
     BANK_ACCOUNT: { description: 'A bank account by its raw details (funding.bankAccount).' },
-    ACCOUNT_TOKEN: { description: 'A bank account linked earlier: the accountTokenId answered by checkBankAccount with `linked` (funding.accountTokenId).' },
+    ACCOUNT_TOKEN: { description: 'A bank account linked earlier: the accountTokenId answered to the caller by checkBankAccount with `linked` (funding.accountTokenId); anyone else\'s is NOT_FOUND.' },
   },
 });
 

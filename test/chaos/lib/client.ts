@@ -1,5 +1,7 @@
 /** GraphQL calls the scenarios make, tolerant of a dead service (status 0) so a kill storm can retry. */
+import { createHash } from 'node:crypto';
 import { personInput, transferInput } from '../../e2e/transfer-helpers';
+import { cardOf, checkFundingAs } from '../../helpers/funding';
 import type { TransferView } from './ledger';
 
 export interface GqlResult<T = any> {
@@ -8,7 +10,25 @@ export interface GqlResult<T = any> {
   text: string;
 }
 
+/**
+ * A card funds only the transfers of the customer who checked it, and the first to check a card owns it: every
+ * caller gets cards of their own — the input's card with a prefix derived from the caller's token (the sandbox's
+ * magic suffix kept, the same card for the same caller, so a repeated request stays the same request).
+ */
+function ownCard(input: unknown, token: string): unknown {
+  const card = cardOf(input);
+  if (!card) return input;
+  const h = createHash('sha256').update(token).digest('hex');
+  const cardTokenId = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${card.slice(-12)}`;
+  return { ...(input as object), funding: { ...(input as { funding: object }).funding, cardTokenId } };
+}
+
+/** createTransfer (CREATE) is funded with the caller's own card (ownCard), checked as the caller first. */
 export async function gqlRaw<T = any>(url: string, query: string, variables?: Record<string, unknown>, token?: string, timeoutMs = 30_000): Promise<GqlResult<T>> {
+  if (query === CREATE && token && variables?.i) {
+    variables = { ...variables, i: ownCard(variables.i, token) };
+    await checkFundingAs(url, token, variables.i);
+  }
   try {
     const res = await fetch(`${url}/graphql`, {
       method: 'POST',

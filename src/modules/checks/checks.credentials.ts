@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client';
+import type { Clock } from '../../shared/clock';
+import { AppError } from '../../shared/errors';
+
+/**
+ * card: a tokenizer card token; account_token: the accountTokenId of a linked bank account; link_token: the
+ * bank-linking widget's public token that a linked-account check exchanged.
+ */
+export type CredentialKind = 'card' | 'account_token' | 'link_token';
+
+/**
+ * The one answer for a credential the caller may not use — unknown, bound to another customer, or (a card) not
+ * checked recently enough: it never tells them apart, so a customer learns nothing about another's tokens.
+ */
+const MISSING: Record<CredentialKind, string> = {
+  card: 'Card token not found: check the card with checkCard first (again if the last check is older than the allowed age)',
+  account_token: 'Bank account token not found: link the account with checkBankAccount (linked) first',
+  link_token: 'Bank-linking result not found: link the account again in the bank-linking widget',
+};
+export const credentialNotFound = (kind: CredentialKind) => new AppError('NOT_FOUND', MISSING[kind]);
+
+/** UUIDs compare case-insensitively (the gateway reads "AB…" and "ab…" as one card): one digest for both. */
+const canonical = (kind: CredentialKind, token: string) => (kind === 'card' ? token.toLowerCase() : token);
+const digest = (kind: CredentialKind, token: string) => createHash('sha256').update(`${kind}:${canonical(kind, token)}`).digest('hex');
+
+type Db = PrismaClient | Prisma.TransactionClient;
+
+/**
+ * Funding credentials bound to their owner (`funding_credentials`). A check the gateway answered binds the
+ * credential to the customer who asked (the first one wins, for good); from then on only that customer can check
+ * it again or fund a transfer with it. Everyone else — back-office and admins too: funding is always the
+ * caller's own — gets `credentialNotFound`, before any upstream call.
+ */
+export class FundingCredentials {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly clock: Clock,
+    private readonly opts: { cardCheckMaxAgeMs: number },
+  ) {}
+
+  /** Before a check: refuses a credential bound to someone else (unbound or the caller's own: go on). */
+  async assertCheckable(kind: CredentialKind, token: string, ownerId: string): Promise<void> {
+    const row = await this.prisma.fundingCredential.findUnique({ where: { tokenHash: digest(kind, token) }, select: { ownerId: true } });
+    if (row && row.ownerId !== ownerId) throw credentialNotFound(kind);
+  }
+
+  /**
+   * After a check the gateway answered: binds the credential to `ownerId`, or refreshes the owner's check time.
+   * One statement, so two customers checking the same token at once cannot both own it: the loser gets
+   * `credentialNotFound` (and not the result of the check).
+   */
+  async bind(kind: CredentialKind, token: string, ownerId: string): Promise<void> {
+    const now = this.clock.now();
+    const rows = await this.prisma.$queryRaw<{ owner_id: string }[]>`
+      INSERT INTO funding_credentials (token_hash, kind, owner_id, checked_at, created_at)
+      VALUES (${digest(kind, token)}, ${kind}, ${ownerId}, ${now}, ${now})
+      ON CONFLICT (token_hash) DO UPDATE SET checked_at = EXCLUDED.checked_at
+        WHERE funding_credentials.owner_id = EXCLUDED.owner_id
+      RETURNING owner_id`;
+    if (rows.length !== 1) throw credentialNotFound(kind);
+  }
+
+  /** Before a transfer is created (inside its transaction): the caller's own, and a card checked recently enough. */
+  async assertUsable(db: Db, kind: CredentialKind, token: string, ownerId: string): Promise<void> {
+    const row = await db.fundingCredential.findUnique({ where: { tokenHash: digest(kind, token) } });
+    const fresh = kind !== 'card' || (row !== null && this.clock.nowMs() - row.checkedAt.getTime() <= this.opts.cardCheckMaxAgeMs);
+    if (!row || row.ownerId !== ownerId || row.kind !== kind || !fresh) throw credentialNotFound(kind);
+  }
+}

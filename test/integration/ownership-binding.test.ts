@@ -1,0 +1,224 @@
+import { gql, startTestApp, type TestApp } from '../helpers/app';
+import { CARD_HOLDER } from '../helpers/funding';
+import { cardToken } from '../helpers/sandbox';
+import { newPerson, newQuote, transferInput, TRANSFER_FIELDS } from '../e2e/transfer-helpers';
+
+/**
+ * Every credential or id a customer hands us is bound to that customer: Alice creates or checks it, Bob tries it.
+ * Bob's attempt gets the answer an unknown id gets (NOT_FOUND, same message), no upstream call is made for it
+ * and nothing is stored; Alice's own use still works.
+ */
+
+const CHECK_CARD = `mutation($input: CheckCardInput!) { checkCard(input: $input) { status lastFour } }`;
+const CHECK_BANK = `mutation($input: CheckBankAccountInput!) { checkBankAccount(input: $input) { status accountTokenId } }`;
+const CREATE = `mutation($i: CreateTransferInput!) { createTransfer(input: $i) { ${TRANSFER_FIELDS} } }`;
+const LEGACY = `mutation($i: CheckCardLegacyInput!) { checkCardLegacy(input: $i) { status } }`;
+
+let t: TestApp;
+let alice: string;
+let bob: string;
+let staff: string;
+let alicePerson: string;
+let bobPerson: string;
+
+beforeAll(async () => {
+  // no background worker: every upstream call counted below is one the request under test made
+  t = await startTestApp({ CARD_CHECK_LEGACY_ENABLED: 'true', SAGA_WORKER_ENABLED: 'false' });
+  [alice, bob, staff] = await Promise.all([t.token('bind-alice', 'customer'), t.token('bind-bob', 'customer'), t.token('bind-ops', 'backoffice')]);
+  [alicePerson, bobPerson] = await Promise.all([newPerson(t.url, alice), newPerson(t.url, bob)]);
+}, 90_000);
+afterAll(() => t?.close());
+
+const callCount = () => t.app.sandbox!.ctx.calls.length;
+const errorOf = (r: { body: { errors?: { message: string; extensions?: Record<string, unknown> }[] } }) => ({
+  code: r.body.errors?.[0]?.extensions?.code,
+  message: r.body.errors?.[0]?.message,
+});
+
+async function checkCard(token: string, cardTokenId: string) {
+  return gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardTokenId, sender: CARD_HOLDER } } });
+}
+
+async function linkAccount(token: string, widgetToken: string): Promise<string> {
+  const r = await gql<any>(t.url, CHECK_BANK, { token, variables: { input: { linked: { accountCheckToken: widgetToken, accountCheckId: 'acc-1', countryCode: 'US' } } } });
+  expect(r.body.errors).toBeUndefined();
+  expect(r.body.data.checkBankAccount.status).toBe('VERIFIED');
+  return r.body.data.checkBankAccount.accountTokenId;
+}
+
+/**
+ * Bob's createTransfer with `funding` (his own quote and person): refused as `expected` with no upstream call, and
+ * nothing stored — no transfer, his quote still unused, no idempotency record for his key.
+ */
+async function refusedWithoutEffect(token: string, owner: string, personId: string, funding: Record<string, unknown>, key: string) {
+  const quoteId = await newQuote(t.url, token, '20.00');
+  const before = callCount();
+  const transfersBefore = await t.app.db.prisma.transfer.count({ where: { ownerId: owner } });
+  const r = await gql<any>(t.url, CREATE, { token, variables: { i: transferInput({ quoteId, personId, key, funding }) } });
+  expect(callCount()).toBe(before);
+  expect(await t.app.db.prisma.transfer.count({ where: { ownerId: owner } })).toBe(transfersBefore);
+  expect((await t.app.db.prisma.quote.findUniqueOrThrow({ where: { id: quoteId } })).usedByTransferId).toBeNull();
+  expect(await t.app.db.prisma.idempotencyRecord.count({ where: { scope: owner, key } })).toBe(0);
+  return errorOf(r);
+}
+
+describe('bank account tokens (ACCOUNT_TOKEN funding)', () => {
+  test("Bob cannot fund a transfer with Alice's linked account token: the same NOT_FOUND as an unknown token, no upstream call, nothing stored", async () => {
+    const aliceToken = await linkAccount(alice, 'public-sandbox-alice-bank');
+    const stolen = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'ACCOUNT_TOKEN', accountTokenId: aliceToken }, 'bob-steals-account');
+    const unknown = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'ACCOUNT_TOKEN', accountTokenId: 'no-such-account-token' }, 'bob-unknown-account');
+    expect(stolen.code).toBe('NOT_FOUND');
+    expect(stolen).toEqual(unknown);
+    expect(stolen.message).not.toContain(aliceToken);
+  });
+
+  test('back-office cannot fund a transfer with a customer\'s account token either (funding is always the caller\'s own)', async () => {
+    const aliceToken = await linkAccount(alice, 'public-sandbox-alice-bank-2');
+    const staffPerson = await newPerson(t.url, staff);
+    const r = await refusedWithoutEffect(staff, 'bind-ops', staffPerson, { type: 'ACCOUNT_TOKEN', accountTokenId: aliceToken }, 'ops-uses-account');
+    expect(r.code).toBe('NOT_FOUND');
+  });
+
+  test('the owner funds a transfer with her own linked account token', async () => {
+    const aliceToken = await linkAccount(alice, 'public-sandbox-alice-bank-3');
+    const quoteId = await newQuote(t.url, alice, '20.00');
+    const r = await gql<any>(t.url, CREATE, { token: alice, variables: { i: transferInput({ quoteId, personId: alicePerson, key: 'alice-account-1', funding: { type: 'ACCOUNT_TOKEN', accountTokenId: aliceToken } }) } });
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data.createTransfer.status).toBe('PENDING');
+  });
+
+  test("Bob cannot replay Alice's bank-linking widget result to link her account to himself: NOT_FOUND, no upstream call", async () => {
+    await linkAccount(alice, 'public-sandbox-alice-widget');
+    const before = callCount();
+    const r = await gql<any>(t.url, CHECK_BANK, { token: bob, variables: { input: { linked: { accountCheckToken: 'public-sandbox-alice-widget', accountCheckId: 'acc-1', countryCode: 'US' } } } });
+    expect(callCount()).toBe(before);
+    expect(r.body.data).toBeNull();
+    expect(errorOf(r).code).toBe('NOT_FOUND');
+    expect(await linkAccount(alice, 'public-sandbox-alice-widget')).toEqual(expect.any(String)); // the owner may check it again
+  });
+
+  test('the token is stored as a digest bound to its owner, never in clear', async () => {
+    const aliceToken = await linkAccount(alice, 'public-sandbox-alice-bank-4');
+    const rows = await t.app.db.prisma.fundingCredential.findMany({ where: { ownerId: 'bind-alice' } });
+    expect(rows.length).toBeGreaterThan(0);
+    expect(JSON.stringify(rows)).not.toContain(aliceToken);
+  });
+});
+
+describe('card tokens (CARD funding)', () => {
+  test("Bob cannot fund with Alice's checked card token, nor check it (which would show him her card's facts): NOT_FOUND as for an unknown token, no upstream call", async () => {
+    const token = cardToken('1234', 'a11ce000-0000-4000-8000');
+    expect((await checkCard(alice, token)).body.data.checkCard.status).toBe('APPROVED');
+    const used = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'CARD', cardTokenId: token }, 'bob-steals-card');
+    const upper = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'CARD', cardTokenId: token.toUpperCase() }, 'bob-steals-card-upper');
+    const unknown = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'CARD', cardTokenId: cardToken('1234', 'b0b00000-0000-4000-8000') }, 'bob-unknown-card');
+    expect(used.code).toBe('NOT_FOUND');
+    expect(used).toEqual(unknown);
+    expect(upper).toEqual(unknown);
+    const before = callCount();
+    const check = await checkCard(bob, token);
+    expect(callCount()).toBe(before);
+    expect(check.body.data).toBeNull();
+    expect(errorOf(check).code).toBe('NOT_FOUND');
+  });
+
+  test('a card token nobody checked with checkCard cannot fund a transfer', async () => {
+    const r = await refusedWithoutEffect(alice, 'bind-alice', alicePerson, { type: 'CARD', cardTokenId: cardToken('1234', 'ccccccc0-0000-4000-8000') }, 'alice-unchecked-card');
+    expect(r.code).toBe('NOT_FOUND');
+    expect(r.message).toMatch(/checkCard/);
+  });
+
+  test('a check older than CARD_CHECK_MAX_AGE_S no longer lets the card fund; checking it again does', async () => {
+    const token = cardToken('1234', 'a11ce000-0000-4000-8001');
+    expect((await checkCard(alice, token)).body.data.checkCard.status).toBe('APPROVED');
+    await t.app.db.prisma.fundingCredential.updateMany({ where: { ownerId: 'bind-alice', kind: 'card' }, data: { checkedAt: new Date(Date.now() - 24 * 3600_000) } });
+    const stale = await refusedWithoutEffect(alice, 'bind-alice', alicePerson, { type: 'CARD', cardTokenId: token }, 'alice-stale-card');
+    expect(stale.code).toBe('NOT_FOUND');
+    expect((await checkCard(alice, token)).body.data.checkCard.status).toBe('APPROVED');
+    const quoteId = await newQuote(t.url, alice, '20.00');
+    const r = await gql<any>(t.url, CREATE, { token: alice, variables: { i: transferInput({ quoteId, personId: alicePerson, key: 'alice-card-1', funding: { type: 'CARD', cardTokenId: token } }) } });
+    expect(r.body.errors).toBeUndefined();
+  });
+
+  test("the legacy card check refuses Alice's token to Bob (NOT_FOUND, no upstream call) and binds a token it checks", async () => {
+    const token = cardToken('1234', 'a11ce000-0000-4000-8002');
+    expect((await checkCard(alice, token)).body.data.checkCard.status).toBe('APPROVED');
+    const legacy = (who: string, cardTok: string, key: string) =>
+      gql<any>(t.url, LEGACY, { token: who, variables: { i: { idempotencyKey: key, ipAddress: '203.0.113.7', cardToken: cardTok, firstName: 'Jane', lastName: 'Doe' } } });
+    const before = callCount();
+    const r = await legacy(bob, token, 'bob-legacy-1');
+    expect(callCount()).toBe(before);
+    expect(errorOf(r).code).toBe('NOT_FOUND');
+    const bobs = cardToken('1234', 'b0b00000-0000-4000-8002');
+    expect((await legacy(bob, bobs, 'bob-legacy-2')).body.errors).toBeUndefined();
+    const quoteId = await newQuote(t.url, bob, '20.00');
+    const own = await gql<any>(t.url, CREATE, { token: bob, variables: { i: transferInput({ quoteId, personId: bobPerson, key: 'bob-card-legacy', funding: { type: 'CARD', cardTokenId: bobs } }) } });
+    expect(own.body.errors).toBeUndefined();
+  });
+});
+
+describe('quotes, persons, transfers, idempotency keys', () => {
+  let aliceTransfer: string;
+  const aliceCard = cardToken('1234', 'a11ce000-0000-4000-8003');
+
+  beforeAll(async () => {
+    await checkCard(alice, aliceCard);
+    const quoteId = await newQuote(t.url, alice, '20.00');
+    const r = await gql<any>(t.url, CREATE, { token: alice, variables: { i: transferInput({ quoteId, personId: alicePerson, key: 'shared-key', funding: { type: 'CARD', cardTokenId: aliceCard } }) } });
+    expect(r.body.errors).toBeUndefined();
+    aliceTransfer = r.body.data.createTransfer.id;
+  });
+
+  test("Bob cannot use Alice's quote or Alice's KYC person: NOT_FOUND, nothing stored", async () => {
+    const bobCard = cardToken('1234', 'b0b00000-0000-4000-8003');
+    await checkCard(bob, bobCard);
+    const aliceQuote = await newQuote(t.url, alice, '20.00');
+    const before = callCount();
+    const q = await gql<any>(t.url, CREATE, { token: bob, variables: { i: transferInput({ quoteId: aliceQuote, personId: bobPerson, key: 'bob-quote', funding: { type: 'CARD', cardTokenId: bobCard } }) } });
+    expect(errorOf(q)).toEqual({ code: 'NOT_FOUND', message: 'Quote not found' });
+    expect((await t.app.db.prisma.quote.findUniqueOrThrow({ where: { id: aliceQuote } })).usedByTransferId).toBeNull();
+    expect(callCount()).toBe(before);
+    const p = await refusedWithoutEffect(bob, 'bind-bob', alicePerson, { type: 'CARD', cardTokenId: bobCard }, 'bob-person');
+    expect(p).toEqual({ code: 'NOT_FOUND', message: 'Person not found' });
+  });
+
+  test("Bob's idempotency key is his own: the key Alice used makes Bob a transfer of his, never replays Alice's", async () => {
+    const bobCard = cardToken('1234', 'b0b00000-0000-4000-8004');
+    await checkCard(bob, bobCard);
+    const quoteId = await newQuote(t.url, bob, '20.00');
+    const r = await gql<any>(t.url, CREATE, { token: bob, variables: { i: transferInput({ quoteId, personId: bobPerson, key: 'shared-key', funding: { type: 'CARD', cardTokenId: bobCard } }) } });
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data.createTransfer.id).not.toBe(aliceTransfer);
+  });
+
+  test("Bob cannot read, resume, void or capture Alice's transfer: NOT_FOUND (capture: FORBIDDEN, staff only); back-office reads it", async () => {
+    const before = callCount();
+    const read = await gql<any>(t.url, `query($id: ID!) { transfer(id: $id) { id } }`, { token: bob, variables: { id: aliceTransfer } });
+    expect(errorOf(read)).toEqual({ code: 'NOT_FOUND', message: 'Transfer not found' });
+    for (const op of ['resumeTransfer', 'voidTransfer']) {
+      const r = await gql<any>(t.url, `mutation($i: ${op[0]!.toUpperCase()}${op.slice(1)}Input!) { ${op}(input: $i) { id } }`, { token: bob, variables: { i: { transferId: aliceTransfer, idempotencyKey: `bob-${op}` } } });
+      expect(errorOf(r)).toEqual({ code: 'NOT_FOUND', message: 'Transfer not found' });
+    }
+    const cap = await gql<any>(t.url, `mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { id } }`, { token: bob, variables: { i: { transferId: aliceTransfer, idempotencyKey: 'bob-capture' } } });
+    expect(errorOf(cap).code).toBe('FORBIDDEN');
+    expect(callCount()).toBe(before);
+    const ops = await gql<any>(t.url, `query($id: ID!) { transfer(id: $id) { id } }`, { token: staff, variables: { id: aliceTransfer } });
+    expect(ops.body.data.transfer.id).toBe(aliceTransfer);
+  });
+});
+
+describe('wallets and verification sessions', () => {
+  test("Bob cannot read Alice's wallet or verification session: NOT_FOUND as for an unknown id, no upstream call", async () => {
+    const w = await gql<any>(t.url, `mutation { createWallet(input: { currency: "USD" }) { id } }`, { token: alice });
+    const walletId = w.body.data.createWallet.id;
+    const s = await gql<any>(t.url, `mutation { startVerificationSession { id } }`, { token: alice });
+    expect(s.body.errors).toBeUndefined();
+    const sessionId = s.body.data.startVerificationSession.id;
+    const before = callCount();
+    const wr = await gql<any>(t.url, `query($id: ID!) { wallet(id: $id) { id } }`, { token: bob, variables: { id: walletId } });
+    expect(errorOf(wr)).toEqual({ code: 'NOT_FOUND', message: 'Wallet not found' });
+    const sr = await gql<any>(t.url, `query($id: ID!) { verificationSession(id: $id) { id } }`, { token: bob, variables: { id: sessionId } });
+    expect(errorOf(sr)).toEqual({ code: 'NOT_FOUND', message: 'Verification session not found' });
+    expect(callCount()).toBe(before);
+  });
+});
