@@ -56,7 +56,8 @@ const readyz = async () => {
   return { status: r.status, webhooks: (r.body as any)?.checks?.find?.((c: any) => c.name === 'webhooks') ?? (r.body as any)?.checks?.webhooks };
 };
 const inboxCount = async (where = 'true') => Number((await db.query(`SELECT count(*)::int AS n FROM webhook_inbox WHERE ${where}`)).rows[0].n);
-const sandboxCalls = async (path: string) => (await http<any[]>('GET', `${prod.sandbox.controlUrl}/calls?path=${encodeURIComponent(path)}`)).body;
+const captures = async (externalPaymentId: string) =>
+  (await http<{ path: string }[]>('GET', `${prod.sandbox.controlUrl}/calls?service=gateway&method=POST`)).body.filter((c) => c.path.endsWith(`/payments/${externalPaymentId}/capture`));
 const ownSubs = async () =>
   ((await http<any>('GET', `${prod.sandbox.controlUrl}/webhooks`)).body.webhooks as any[]).filter((s) => s.url === `${prod.env.PUBLIC_URL}/webhooks/remittances`);
 
@@ -125,14 +126,14 @@ it('a forged unsigned decision moves no money; the signed one from the platform 
   expect((await postWebhook(prod.url, forged, { 'x-service-signature': signatureHeaderFor('guessed', nowS(), forged) })).status).toBe(401);
   await new Promise((r) => setTimeout(r, 500));
   expect(await inboxCount('signed = false')).toBe(0);
-  expect(await sandboxCalls(`/gateway/v2/payments/${held.external_payment_id}/capture`)).toEqual([]);
+  expect(await captures(held.external_payment_id)).toEqual([]);
   expect((await row()).status).toBe('AUTHORIZED');
 
   // the platform's own decision, delivered signed
   const decided = await http('POST', `${prod.sandbox.controlUrl}/transactions/${held.external_payment_id}/compliance`, { body: { decision: 'Approved' } });
   expect(decided.status).toBe(200);
   await waitFor(async () => (await row()).status === 'COMPLETED', 60_000, 'COMPLETED');
-  expect((await sandboxCalls(`/gateway/v2/payments/${held.external_payment_id}/capture`)).length).toBeGreaterThan(0);
+  expect((await captures(held.external_payment_id)).length).toBeGreaterThan(0);
 }, 120_000);
 
 it('deleting the signing secret of our own subscription is refused: no unsigned window', async () => {
