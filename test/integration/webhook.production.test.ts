@@ -136,10 +136,13 @@ it('a forged unsigned decision moves no money; the signed one from the platform 
   expect((await captures(held.external_payment_id)).length).toBeGreaterThan(0);
 }, 120_000);
 
-it('deleting the signing secret of our own subscription is refused: no unsigned window', async () => {
+it('deleting the signing secret of our own subscription, or the subscription, is refused: no unsigned window', async () => {
   const admin = await prod.token('root', 'admin');
   const res: any = await gql<any>(prod.url, 'mutation { deleteWebhookSecret }', { token: admin });
   expect(res.body.errors[0].extensions.code).toBe('INVALID_STATE');
+  const [sub] = await ownSubs();
+  const del: any = await gql<any>(prod.url, 'mutation($id: ID!) { deleteWebhookSubscription(id: $id) }', { token: admin, variables: { id: sub.id } });
+  expect(del.body.errors[0].extensions.code).toBe('INVALID_STATE');
   expect((await ownSubs())[0].signingSecret).toEqual(expect.any(String));
   expect((await readyz()).status).toBe(200);
 }, 30_000);
