@@ -68,6 +68,12 @@ export class Metrics {
     help: 'Webhook inbox events given up after WEBHOOK_MAX_ATTEMPTS failed attempts (outcome dead_letter; requeue from the back-office)',
     registers: [this.registry],
   });
+  readonly webhookEventsRejected = new Counter({
+    name: 'webhook_events_rejected_total',
+    help: 'Signed webhook events that contradicted what we know and had no effect (outcome mismatch), by reason: tenant, transaction_id, transaction_conflict',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
   readonly webhookProcessingLag = new Histogram({
     name: 'webhook_event_processing_lag_seconds',
     help: 'Webhook inbox events: time from receipt to a recorded outcome',

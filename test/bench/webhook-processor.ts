@@ -30,12 +30,12 @@ async function run(perStream: number) {
       for (let k = 0; k < perStream; k++) {
         const payload = {
           event: 'DocumentUpdatedEvents', id: `doc-${s}`, entityId: `person-${s}`, entityType: 'Participant', documentType: 'PASSPORT',
-          verificationStatus: k % 2 ? 'PENDING' : 'VERIFIED', occurredAt: new Date(base + k * 1000).toISOString(), tenantId: 't', version: 1,
+          verificationStatus: k % 2 ? 'PENDING' : 'VERIFIED', occurredAt: new Date(base + k * 1000).toISOString(), tenantId: 'sandbox-tenant', version: 1,
         };
         await inbox.store({ eventName: payload.event, payload, signed: true, receivedAt: new Date() });
       }
     const counter = countQueries(db);
-    const processor = new WebhookProcessor(db.prisma, null, new PlatformStateStore(db.prisma), systemClock, pino({ level: 'silent' }), { pollIntervalMs: 50 });
+    const processor = new WebhookProcessor(db.prisma, null, new PlatformStateStore(db.prisma), systemClock, pino({ level: 'silent' }), { pollIntervalMs: 50, tenantId: 'sandbox-tenant' });
     const t0 = process.hrtime.bigint();
     processor.start();
     for (;;) {

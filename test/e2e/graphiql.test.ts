@@ -137,6 +137,7 @@ test('config: production mode turns GraphiQL and introspection off by default', 
     VERIFICATION_BASE_URL: 'https://verification.example',
     AUTH_JWKS_URL: 'https://id.example/.well-known/jwks.json',
     WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+    PUBLIC_URL: 'https://bff.example',
   });
   expect(config.graphiql).toBe(false);
   expect(config.introspection).toBe(false);
@@ -186,6 +187,7 @@ describe('production mode (NODE_ENV=production)', () => {
       VERIFICATION_BASE_URL: 'http://127.0.0.1:9/verification',
       AUTH_PUBLIC_KEY: await exportSPKI(publicKey),
       WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+      PUBLIC_URL: 'https://bff.example',
       LOG_LEVEL: 'warn',
     });
   }, 60_000);

@@ -69,11 +69,15 @@ export async function waitForStatus(t: TestApp, token: string, id: string, statu
   }
 }
 
-/** Feeds a platform event the way the webhook inbox will (source: test). */
-export function platformEvent(t: TestApp, externalPaymentId: string, change: any) {
+/**
+ * Feeds a platform event the way the webhook inbox will (source: test), about the platform transaction recorded
+ * for the transfer (the sandbox's own deliveries may have recorded it already; else a made-up one is bound).
+ */
+export async function platformEvent(t: TestApp, externalPaymentId: string, change: any) {
+  const recorded = await t.app.db.prisma.transfer.findUnique({ where: { externalPaymentId }, select: { externalTransactionId: true } });
   return t.app.transfers.service.applyPlatformEvent({
     source: { kind: 'test' },
-    transactionId: `tx-${externalPaymentId}`,
+    transactionId: recorded?.externalTransactionId ?? `tx-${externalPaymentId}`,
     externalTransactionId: externalPaymentId,
     tenantId: 'sandbox-tenant',
     occurredAt: new Date(),

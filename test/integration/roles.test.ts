@@ -57,6 +57,7 @@ const MATRIX: Record<string, RoleName[]> = {
   'Mutation.rotateWebhookSecret': ADMIN,
   'Mutation.deleteWebhookSecret': ADMIN,
   'Query.deadLetteredWebhookEvents': STAFF,
+  'Query.rejectedWebhookEvents': STAFF,
   'Mutation.requeueWebhookEvent': STAFF,
   // issue 7
   'Query.fxQuoteV1': ANY,

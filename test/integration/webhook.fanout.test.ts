@@ -81,14 +81,14 @@ if (!pgUrl || !redis) {
       const root = await tokenOf('root', 'admin');
       const gina = await tokenOf('gina', 'customer');
 
-      // registered through B; the secret goes to the shared database
+      // registered at start by both (one at a time, under the shared lease); asking B again finds it
       const reg = await gql<{ registerWebhookSubscription: { created: boolean; subscription: { url: string }; secret: { fingerprint: string } } }>(
         b.url,
         'mutation { registerWebhookSubscription { created subscription { url } secret { fingerprint } } }',
         { token: root },
       );
       expect(reg.body.errors).toBeUndefined();
-      expect(reg.body.data!.registerWebhookSubscription).toMatchObject({ created: true, subscription: { url: `${a.url}/webhooks/remittances` } });
+      expect(reg.body.data!.registerWebhookSubscription).toMatchObject({ created: false, subscription: { url: `${a.url}/webhooks/remittances` } });
 
       const must = async <T>(url: string, q: string, variables: Record<string, unknown>) => {
         const r = await gql<T>(url, q, { token: gina, variables });

@@ -63,5 +63,5 @@ it('events stored with the processor stopped are processed after a restart', asy
   expect(secrets.map((s) => s.subscriptionId)).toContain(current.id);
   expect((await postSigned(second.url, current.signingSecret!, documentEvent(`after-${Math.random()}`, 'PENDING', '2026-03-02T00:00:00Z'))).status).toBe(200);
   // a restart on the same URL (fixed PORT, as in development) reuses it: nothing created, nothing rotated
-  expect(await second.app.webhooks.subscriptions.ensureSandboxRegistration()).toEqual({ subscriptionId: current.id, created: false, rotated: false });
+  expect(await second.app.webhooks.subscriptions.ensureRegistration()).toEqual({ subscriptionId: current.id, created: false, rotated: false });
 }, 90_000);

@@ -32,7 +32,7 @@ describe('sandbox self-registration', () => {
       { token: admin },
     );
     expect(res.body.data!.webhookSubscriptions).toEqual([{ id: sub.id, isOwn: true, secretStored: true, secretFingerprint: secretFingerprint(secret) }]);
-    expect(await t.app.webhooks.subscriptions.ensureSandboxRegistration()).toEqual({ subscriptionId: sub.id, created: false, rotated: false });
+    expect(await t.app.webhooks.subscriptions.ensureRegistration()).toEqual({ subscriptionId: sub.id, created: false, rotated: false });
     const again = await gql<{ registerWebhookSubscription: { created: boolean; secret: unknown; subscription: { id: string } } }>(
       t.url,
       'mutation { registerWebhookSubscription { created secret { fingerprint } subscription { id } } }',

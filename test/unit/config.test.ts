@@ -74,6 +74,7 @@ describe('loadConfig', () => {
       REMITTANCES_BASE_URL: 'https://rp.example',
       VERIFICATION_BASE_URL: 'https://vs.example',
       WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+      PUBLIC_URL: 'https://bff.example',
     };
     const c = loadConfig(prodEnv);
     expect(c.sandbox.enabled).toBe(false);

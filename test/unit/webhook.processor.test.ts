@@ -61,7 +61,7 @@ let clock: ManualClock;
 let inbox: WebhookInbox;
 const processors: WebhookProcessor[] = [];
 const make = (sink: TransferEventSink | null, opts: Partial<ConstructorParameters<typeof WebhookProcessor>[5]> = {}, metrics: Metrics | null = null) => {
-  const p = new WebhookProcessor(db.prisma, sink, new PlatformStateStore(db.prisma), clock, logger, { pollIntervalMs: 20, ...opts }, metrics);
+  const p = new WebhookProcessor(db.prisma, sink, new PlatformStateStore(db.prisma), clock, logger, { pollIntervalMs: 20, tenantId: 'sandbox-tenant', ...opts }, metrics);
   processors.push(p);
   return p;
 };
@@ -162,7 +162,7 @@ it('a stream leased by a crashed instance is taken over once its lease expires',
 
 it('batches: claiming, reading and finishing cost a few statements per pass, not per event', async () => {
   const doc = (id: string, status: string, second: number) => ({
-    event: 'DocumentUpdatedEvents', id, entityId: 'person-1', entityType: 'Participant', documentType: 'PASSPORT', verificationStatus: status, occurredAt: `2026-01-01T00:00:0${second}Z`, tenantId: 't', version: 1,
+    event: 'DocumentUpdatedEvents', id, entityId: 'person-1', entityType: 'Participant', documentType: 'PASSPORT', verificationStatus: status, occurredAt: `2026-01-01T00:00:0${second}Z`, tenantId: 'sandbox-tenant', version: 1,
   });
   for (let i = 0; i < 40; i++) await store(doc(`solo-${i}`, 'VERIFIED', 1)); // 40 streams of one event
   for (let i = 0; i < 5; i++) for (let k = 0; k < 4; k++) await store(doc(`multi-${i}`, k % 2 ? 'PENDING' : 'VERIFIED', k + 1)); // 5 streams of 4
@@ -199,14 +199,14 @@ it('unknown_transfer is retried during the grace period, then recorded', async (
 
 it('documents keep the greatest occurredAt (equal = retry); unknown statuses recorded and ignored; agents never go back to pending', async () => {
   const doc = (status: string, occurredAt: string, extra: Record<string, unknown> = {}) => ({
-    event: 'DocumentUpdatedEvents', id: 'doc-1', entityId: 'person-1', entityType: 'Participant', documentType: 'PASSPORT', verificationStatus: status, occurredAt, tenantId: 't', version: 1, ...extra,
+    event: 'DocumentUpdatedEvents', id: 'doc-1', entityId: 'person-1', entityType: 'Participant', documentType: 'PASSPORT', verificationStatus: status, occurredAt, tenantId: 'sandbox-tenant', version: 1, ...extra,
   });
   await store(doc('VERIFIED', '2026-01-01T00:00:02Z'));
   await store(doc('PENDING', '2026-01-01T00:00:01Z')); // older, arrives later
   await store(doc('REJECTED', '2026-01-01T00:00:02Z')); // same occurredAt: a retry, no effect
   await store(doc('FROZEN', '2026-01-01T00:00:09Z')); // unknown status
-  await store({ event: 'agentUpdatedEvents', id: 'ag-1', before: { status: 'PENDING_APPROVAL' }, after: { id: 'ag-1', email: 'a@x', businessName: 'A', externalId: null, status: 'ACTIVE', createdAt: '2026-01-01T00:00:00Z' }, tenantId: 't', version: 1 });
-  await store({ event: 'AgentUpdatedEvents', id: 'ag-1', before: null, after: { id: 'ag-1', email: 'a@x', businessName: 'A', externalId: null, status: 'PENDING_APPROVAL', createdAt: '2026-01-01T00:00:00Z' }, tenantId: 't', version: 1 });
+  await store({ event: 'agentUpdatedEvents', id: 'ag-1', before: { status: 'PENDING_APPROVAL' }, after: { id: 'ag-1', email: 'a@x', businessName: 'A', externalId: null, status: 'ACTIVE', createdAt: '2026-01-01T00:00:00Z' }, tenantId: 'sandbox-tenant', version: 1 });
+  await store({ event: 'AgentUpdatedEvents', id: 'ag-1', before: null, after: { id: 'ag-1', email: 'a@x', businessName: 'A', externalId: null, status: 'PENDING_APPROVAL', createdAt: '2026-01-01T00:00:00Z' }, tenantId: 'sandbox-tenant', version: 1 });
   await store({ event: 'SomethingElse', x: 1 });
   const p = make(null);
   p.start();

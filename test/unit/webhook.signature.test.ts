@@ -91,8 +91,12 @@ describe('config', () => {
       GATEWAY_BASE_URL: 'https://gw.example',
       REMITTANCES_BASE_URL: 'https://rp.example',
       VERIFICATION_BASE_URL: 'https://vs.example',
+      PUBLIC_URL: 'https://bff.example',
     };
     expect(() => loadConfig(prod)).toThrow(/WEBHOOK_SECRET_ENCRYPTION_KEY: is required in production/);
+    // the endpoint the service registers its signed subscription for: production cannot receive webhooks without it
+    const { PUBLIC_URL: _u, ...noUrl } = prod;
+    expect(() => loadConfig({ ...noUrl, WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64') })).toThrow(/PUBLIC_URL: is required in production/);
     const key = Buffer.alloc(32, 3).toString('base64');
     expect(loadConfig({ ...prod, WEBHOOK_SECRET_ENCRYPTION_KEY: key }).webhooks.encryptionKey).toBe(key);
   });

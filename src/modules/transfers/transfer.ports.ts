@@ -43,14 +43,26 @@ export interface PlatformTransactionEvent {
   messages: string[];
 }
 
+/**
+ * Why an event contradicts what we know about the transfer (it then has no effect):
+ * - transaction_id: the event's externalTransactionId names a transfer that already recorded another platform
+ *   transaction id;
+ * - transaction_conflict: the event's transactionId is recorded for another transfer than the one its
+ *   externalTransactionId names (or names none).
+ */
+export type PlatformMismatch = 'transaction_id' | 'transaction_conflict';
+
 export type ApplyOutcome =
   | { applied: true; transferId: string; version: number }
   /** Recorded but changed nothing (duplicate value, older than what we know, terminal transfer, unknown status). */
-  | { applied: false; transferId: string | null; reason: 'unknown_transfer' | 'stale' | 'no_change' | 'terminal' | 'unknown_value' };
+  | { applied: false; transferId: string | null; reason: 'unknown_transfer' | 'stale' | 'no_change' | 'terminal' | 'unknown_value' }
+  /** Contradicts what we know (no effect at all; transferId: the transfer the event tried to move, if any). */
+  | { applied: false; transferId: string | null; reason: 'mismatch'; mismatch: PlatformMismatch };
 
 export interface TransferEventSink {
   /**
-   * Applies one platform event. Idempotent: the same event twice has no second effect. Throws only for
+   * Applies one platform event, once it is bound to what we know (the platform transaction id recorded for the
+   * transfer; the tenant is the caller's to check). Idempotent: the same event twice has no second effect. Throws only for
    * transient problems (database unavailable): the inbox then retries later.
    */
   applyPlatformEvent(event: PlatformTransactionEvent): Promise<ApplyOutcome>;

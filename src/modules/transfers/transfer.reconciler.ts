@@ -10,7 +10,8 @@ import type { TransferRow } from './transfer.repository';
  * Webhooks can be lost (the platform gives up after its retries; an outage outlasts them). A transfer that has
  * waited on the platform with no news reads the transaction's current state from the platform
  * (GET …/fx/transactions/{externalTransactionId}) and feeds it through the same sink as webhooks, with source
- * `reconcile`: facts only move forward, so a reconciliation racing a late webhook is harmless.
+ * `reconcile`: facts only move forward, so a reconciliation racing a late webhook is harmless. The answer goes
+ * through the same binding checks as a webhook (its transactionId must be the one recorded for the transfer).
  */
 export class PlatformReconciler {
   constructor(
@@ -30,6 +31,9 @@ export class PlatformReconciler {
       throw e;
     }
     const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null);
+    // The platform's own transaction id, never one of ours in its place: the sink binds the transfer to it.
+    const transactionId = str(tx.transactionId) ?? t.externalTransactionId;
+    if (!transactionId) return 0;
     const changes: PlatformChange[] = [];
     const compliance = str(tx.complianceStatus);
     if (compliance) changes.push({ type: 'compliance', oldStatus: null, newStatus: compliance });
@@ -41,8 +45,8 @@ export class PlatformReconciler {
     for (const change of changes) {
       const event: PlatformTransactionEvent = {
         source: { kind: 'reconcile' },
-        transactionId: str(tx.transactionId) ?? t.externalTransactionId ?? t.externalPaymentId,
-        externalTransactionId: t.externalPaymentId,
+        transactionId,
+        externalTransactionId: str(tx.externalTransactionId) ?? t.externalPaymentId,
         tenantId: str(tx.tenantId),
         occurredAt: this.clock.now(),
         change,

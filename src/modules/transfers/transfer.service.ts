@@ -47,6 +47,11 @@ export interface TransferServiceOptions {
 /** A transition patch that is also a "run now" request (next_run_at only ever earlier: not later than `now`; wake_seq + 1). */
 const WAKE = (now: Date) => ({ nextRunAt: now, wakeSeq: { increment: 1 } }) as const;
 
+/** A platform transaction id other than the event's was recorded for this transfer (seen again on the locked row). */
+const boundElsewhere = (row: { externalTransactionId: string | null }, e: PlatformTransactionEvent) =>
+  row.externalTransactionId !== null && row.externalTransactionId !== e.transactionId;
+const mismatchOf = (transferId: string): ApplyOutcome => ({ applied: false, transferId, reason: 'mismatch', mismatch: 'transaction_id' });
+
 /** Documented order of the platform's transaction statuses (the happy path, then the side branches). */
 const COMPLIANCE = new Set(['Pending', 'Approved', 'Rejected', 'Cancelled', 'Refunded', 'Failed']);
 const COMPLIANCE_FINAL = new Set(['Approved', 'Rejected', 'Cancelled', 'Refunded', 'Failed']);
@@ -360,11 +365,30 @@ export class TransferService implements TransferEventSink {
 
   // ── TransferEventSink ─────────────────────────────────────────────────────────────────────────────
 
-  async applyPlatformEvent(e: PlatformTransactionEvent): Promise<ApplyOutcome> {
-    const t =
-      (e.externalTransactionId ? await this.prisma.transfer.findUnique({ where: { externalPaymentId: e.externalTransactionId } }) : null) ??
-      (await this.prisma.transfer.findUnique({ where: { externalTransactionId: e.transactionId } }));
+  /**
+   * The transfer an event is about, bound to what we know: its externalTransactionId (= our externalPaymentId) and
+   * its platform transactionId must name the same transfer, and that transfer must not have recorded another
+   * platform transaction id. Anything else is a mismatch: the event has no effect.
+   */
+  private async transferOfEvent(e: PlatformTransactionEvent): Promise<TransferRow | ApplyOutcome> {
+    const byExternal = e.externalTransactionId ? await this.prisma.transfer.findUnique({ where: { externalPaymentId: e.externalTransactionId } }) : null;
+    const byTransaction = await this.prisma.transfer.findUnique({ where: { externalTransactionId: e.transactionId } });
+    if (byTransaction && e.externalTransactionId && byExternal?.id !== byTransaction.id)
+      return { applied: false, transferId: byExternal?.id ?? byTransaction.id, reason: 'mismatch', mismatch: 'transaction_conflict' };
+    const t = byExternal ?? byTransaction;
     if (!t) return { applied: false, transferId: null, reason: 'unknown_transfer' };
+    if (t.externalTransactionId && t.externalTransactionId !== e.transactionId) return mismatchOf(t.id);
+    return t;
+  }
+
+  async applyPlatformEvent(e: PlatformTransactionEvent): Promise<ApplyOutcome> {
+    const found = await this.transferOfEvent(e);
+    if ('applied' in found) {
+      if (found.applied === false && found.reason === 'mismatch')
+        this.logger.warn({ transferId: found.transferId, mismatch: found.mismatch, source: e.source.kind }, 'platform event contradicts the transfer we know: no effect');
+      return found;
+    }
+    const t = found;
     const ref = e.source.kind === 'webhook' ? e.source.inboxId : e.transactionId;
     const actor = e.source.kind === 'webhook' ? 'webhook' : e.source.kind;
     const base = { transferId: t.id, cause: 'webhook' as const, actor, upstreamRef: ref };
@@ -383,6 +407,7 @@ export class TransferService implements TransferEventSink {
         ...base,
         detail: { action: 'platform compliance', value: c.newStatus },
         decide: async (row, tx) => {
+          if (boundElsewhere(row, e)) return (skipped = mismatchOf(t.id)), { skip: 'mismatch' };
           if (c.newStatus === row.complianceStatus) return (skipped = { applied: false, transferId: t.id, reason: 'no_change' }), { skip: 'no change' };
           if (row.complianceStatus && COMPLIANCE_FINAL.has(row.complianceStatus)) return (skipped = { applied: false, transferId: t.id, reason: 'stale' }), { skip: 'stale' };
           const rowStatus = row.status as TransferStatus;
@@ -432,6 +457,7 @@ export class TransferService implements TransferEventSink {
       ...base,
       detail: { action: `platform ${c.type}`, value: c.newStatus, ...(c.type === 'payout' ? { amount: c.amount } : {}) },
       decide: (row) => {
+        if (boundElsewhere(row, e)) return (skipped = mismatchOf(t.id)), { skip: 'mismatch' };
         const current = isStatus ? row.upstreamTransactionStatus : row.payoutStatus;
         if (c.newStatus === current) return (skipped = { applied: false, transferId: t.id, reason: 'no_change' }), { skip: 'no change' };
         if (rankOf(c.newStatus) <= rankOf(current)) return (skipped = { applied: false, transferId: t.id, reason: 'stale' }), { skip: 'stale' };

@@ -17,6 +17,9 @@
  *   byte-level key is harmless anyway: the saga never moves backwards, applies a compliance value only
  *   when it changes, documents keep the greatest occurredAt.
  *
+ * Events that contradicted what we know (outcome mismatch, see webhook.processor.ts) are listed for the
+ * back-office with their reason; they are never requeued (nothing about them will change).
+ *
  * Dead letters (outcome dead_letter, see webhook.processor.ts) are listed for the back-office and can be
  * requeued: the row becomes unprocessed again with its attempts reset, so it is its stream's head once more
  * (platform facts are forward-only, so applying it after later events is safe).
@@ -24,7 +27,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '../../generated/prisma/client';
 import { dedupeKeyOf, eventTypeOf, normalizeEvent } from './webhook.normalize';
-import { DEAD_LETTER } from './webhook.processor';
+import { DEAD_LETTER, MISMATCH } from './webhook.processor';
 
 /** What the back-office sees of an inbox event (never its payload). */
 export interface InboxEventView {
@@ -35,11 +38,15 @@ export interface InboxEventView {
   receivedAt: Date;
   processedAt: Date | null;
   outcome: string | null;
+  /** Why an event had no effect (outcome mismatch). */
+  reason: string | null;
   attempts: number;
   lastError: string | null;
 }
 
-const viewSelect = { id: true, eventName: true, kind: true, streamKey: true, receivedAt: true, processedAt: true, outcome: true, attempts: true, lastError: true } as const;
+const viewSelect = { id: true, eventName: true, kind: true, streamKey: true, receivedAt: true, processedAt: true, outcome: true, outcomeReason: true, attempts: true, lastError: true } as const;
+type ViewRow = { outcomeReason: string | null } & Omit<InboxEventView, 'reason'>;
+const toView = ({ outcomeReason, ...r }: ViewRow): InboxEventView => ({ ...r, reason: outcomeReason });
 
 export interface StoredDelivery {
   id: string;
@@ -66,13 +73,22 @@ export class WebhookInbox {
   }
 
   /** Dead-lettered events, most recently given up first; and how many there are. */
-  async deadLetters(offset: number, limit: number): Promise<{ items: InboxEventView[]; total: number }> {
-    const where = { outcome: DEAD_LETTER };
-    const [items, total] = await Promise.all([
+  deadLetters(offset: number, limit: number): Promise<{ items: InboxEventView[]; total: number }> {
+    return this.withOutcome(DEAD_LETTER, offset, limit);
+  }
+
+  /** Events that contradicted what we know (outcome mismatch, with their reason), most recent first. */
+  rejected(offset: number, limit: number): Promise<{ items: InboxEventView[]; total: number }> {
+    return this.withOutcome(MISMATCH, offset, limit);
+  }
+
+  private async withOutcome(outcome: string, offset: number, limit: number): Promise<{ items: InboxEventView[]; total: number }> {
+    const where = { outcome };
+    const [rows, total] = await Promise.all([
       this.prisma.webhookInbox.findMany({ where, select: viewSelect, orderBy: [{ processedAt: 'desc' }, { seq: 'desc' }], skip: offset, take: limit }),
       this.prisma.webhookInbox.count({ where }),
     ]);
-    return { items, total };
+    return { items: rows.map(toView), total };
   }
 
   /**
@@ -82,10 +98,10 @@ export class WebhookInbox {
   async requeue(id: string, now: Date): Promise<InboxEventView | 'not_found' | 'not_dead'> {
     const n = await this.prisma.webhookInbox.updateMany({
       where: { id, outcome: DEAD_LETTER },
-      data: { outcome: null, processedAt: null, attempts: 0, nextAttemptAt: now },
+      data: { outcome: null, outcomeReason: null, processedAt: null, attempts: 0, nextAttemptAt: now },
     });
     const row = await this.prisma.webhookInbox.findUnique({ where: { id }, select: viewSelect });
     if (!row) return 'not_found';
-    return n.count === 1 ? row : 'not_dead';
+    return n.count === 1 ? toView(row) : 'not_dead';
   }
 }

@@ -2,6 +2,16 @@
  * Builds the webhook side (receiving + secrets) for the composition root, so that src/app.ts only
  * wires: `const webhooks = createWebhooksModule(...)`, the route, the resolver, the readiness check,
  * `webhooks.start(url)` after migrations and `webhooks.close()` before the database closes.
+ *
+ * Registration at start (every mode where the endpoint's URL is known: PUBLIC_URL, or the service's own
+ * address in sandbox mode): our subscription and a secret we hold are made sure of (ensureRegistration).
+ * When that fails (platform unreachable, another instance holding the lease too long) it is retried in the
+ * background with exponential backoff (1 s doubling to 60 s) until it succeeds.
+ *
+ * Readiness: in production the webhooks check is required — not ready until the registration succeeded and
+ * every stored secret decrypts (a production service never accepts unsigned deliveries, so without a secret
+ * it would refuse every event). Outside production it stays optional ("fail" = unsigned mode or an
+ * undecryptable secret), as development may run without a reachable URL.
  */
 import type { Config } from '../../config';
 import type { Database } from '../../db/database';
@@ -20,6 +30,9 @@ import { WebhookResolver } from './webhook.resolver';
 import { WebhookSecretStore } from './webhook.secrets';
 import { WebhookSubscriptionService } from './webhook.subscriptions';
 
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 60_000;
+
 export interface WebhooksModule {
   receiver: WebhookReceiver;
   processor: WebhookProcessor;
@@ -27,7 +40,7 @@ export interface WebhooksModule {
   subscriptions: WebhookSubscriptionService;
   resolver: WebhookResolver;
   readiness: ReadinessCheck;
-  /** After migrations: sandbox self-registration (sandbox mode), secrets loaded (mode logged), processor started. */
+  /** After migrations: self-registration (retried in the background until it succeeds), secrets loaded (mode logged), processor started. */
   start(selfUrl: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -52,37 +65,64 @@ export function createWebhooksModule(deps: WebhooksDeps): WebhooksModule {
   const key = configured ? decodeKey(configured) : loadOrCreateDevKey(config.dataDir);
   if (!key) throw new Error('WEBHOOK_SECRET_ENCRYPTION_KEY must be base64 of 32 bytes'); // config.ts checks it first
   const box = new SecretBox(key);
-  const secrets = new WebhookSecretStore(db.prisma, box, clock, logger, { cacheMs: config.webhooks.secretCacheMs });
+  const production = config.production;
+  const secrets = new WebhookSecretStore(db.prisma, box, clock, logger, { cacheMs: config.webhooks.secretCacheMs, unsignedAccepted: !production });
   const processor = new WebhookProcessor(
     db.prisma,
     deps.sink,
     new PlatformStateStore(db.prisma),
     clock,
     logger,
-    { pollIntervalMs: config.webhooks.pollIntervalMs, maxAttempts: config.webhooks.maxAttempts, concurrency: config.webhooks.concurrency, ...deps.processor },
+    {
+      pollIntervalMs: config.webhooks.pollIntervalMs,
+      maxAttempts: config.webhooks.maxAttempts,
+      concurrency: config.webhooks.concurrency,
+      tenantId: config.remittances.tenantId,
+      ...deps.processor,
+    },
     metrics,
   );
   metrics.webhookBacklogSource = () => processor.backlog();
   const inbox = new WebhookInbox(db.prisma);
   const receiver = new WebhookReceiver(inbox, secrets, processor, clock, logger, metrics, {
     toleranceS: config.webhooks.toleranceS,
+    allowUnsigned: !production,
   });
-  const subscriptions = new WebhookSubscriptionService(deps.remittances, secrets, clock, logger, config.publicUrl);
+  const subscriptions = new WebhookSubscriptionService(deps.remittances, secrets, clock, logger, config.publicUrl, { production });
   let pending: number | null = null;
+  // not_started → pending (first attempt or retrying) → registered; 'no_url' outside production without a URL
+  let registration: 'not_started' | 'pending' | 'registered' | 'no_url' = 'not_started';
+  let retryTimer: NodeJS.Timeout | null = null;
+  let closed = false;
+
+  async function register(delayMs: number): Promise<void> {
+    if (closed) return;
+    registration = 'pending';
+    try {
+      await subscriptions.ensureRegistration();
+      registration = 'registered';
+    } catch (err) {
+      if (closed) return;
+      logger.error({ err: { message: (err as Error).message }, retryInMs: delayMs }, 'webhook self-registration failed; retrying (not ready in production until it succeeds)');
+      retryTimer = setTimeout(() => void register(Math.min(RETRY_MAX_MS, delayMs * 2)), delayMs);
+      retryTimer.unref();
+    }
+  }
 
   const readiness: ReadinessCheck = {
     name: 'webhooks',
-    optional: true,
-    // "fail" means: unsigned mode, or a stored secret we cannot decrypt. Never makes the instance unready.
+    // Outside production "fail" (unsigned mode, an undecryptable secret) never makes the instance unready.
+    optional: !production,
     check: async () => {
       const s = await secrets.get();
       pending = await db.prisma.webhookInbox.count({ where: { processedAt: null } }).catch(() => null);
-      return s.signed && s.undecryptable === 0;
+      return s.signed && s.undecryptable === 0 && (!production || registration === 'registered');
     },
     details: () => {
       const s = secrets.peek();
       return {
-        mode: s ? (s.signed ? 'signed' : 'unsigned') : 'unknown',
+        mode: s ? (s.signed ? 'signed' : production ? 'no_secret' : 'unsigned') : 'unknown',
+        registration,
         secretFingerprints: s?.fingerprints ?? [],
         ...(s?.undecryptable ? { undecryptableSecrets: s.undecryptable, encryptionKeyId: box.keyId } : {}),
         toleranceS: config.webhooks.toleranceS,
@@ -100,18 +140,19 @@ export function createWebhooksModule(deps: WebhooksDeps): WebhooksModule {
     resolver: new WebhookResolver(subscriptions, inbox, processor, clock),
     readiness,
     async start(selfUrl) {
-      if (config.sandbox.enabled) {
-        subscriptions.setDefaultPublicUrl(selfUrl);
-        try {
-          await subscriptions.ensureSandboxRegistration();
-        } catch (err) {
-          logger.error({ err: { message: (err as Error).message } }, 'sandbox: webhook self-registration failed');
-        }
+      if (config.sandbox.enabled) subscriptions.setDefaultPublicUrl(selfUrl);
+      // the first attempt is awaited (ready at once in the usual case); failures retry in the background
+      if (subscriptions.hasUrl()) await register(RETRY_FIRST_MS);
+      else {
+        registration = 'no_url';
+        logger.warn('webhooks: PUBLIC_URL is not set, so the service cannot register its webhook subscription');
       }
       await secrets.reload().catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'webhook secrets not loaded yet'));
       if (deps.processor?.autoStart !== false) processor.start();
     },
     async close() {
+      closed = true;
+      if (retryTimer) clearTimeout(retryTimer);
       await processor.stop();
     },
   };

@@ -26,6 +26,12 @@
  * - The loop runs every pollIntervalMs and at once when nudged (after each insert, after a requeue), and
  *   passes follow each other while there is work, so nothing stored is ever forgotten, including events
  *   stored before a crash or restart.
+ * - Binding: an event that contradicts what we know has no effect and is finished with outcome `mismatch` and
+ *   its reason (outcome_reason), counted in webhook_events_rejected_total{reason}, listed for the back-office:
+ *   `tenant` — every kind: its tenantId is absent or not ours (REMITTANCES_TENANT_ID), checked here before
+ *   anything is applied; `transaction_id` / `transaction_conflict` — transaction events whose ids name another
+ *   transfer than the one we recorded them for, decided by the saga where it reads the transfer (ApplyOutcome).
+ *   A signature only says the platform sent it; the binding says it is about something of ours.
  * Metrics (src/shared/metrics.ts): events by outcome, retries, dead letters, received → processed lag;
  * the due backlog is counted on scrape (`backlog()`).
  */
@@ -53,9 +59,19 @@ export interface WebhookProcessorOptions {
   maxBackoffMs?: number;
   /** Attempts of an event whose processing keeps throwing before it is dead-lettered. */
   maxAttempts?: number;
+  /** Our tenant at the platform: events of any other tenant (or none) have no effect (outcome mismatch). */
+  tenantId: string;
 }
 
 export const DEAD_LETTER = 'dead_letter';
+/** The outcome of an event that contradicts what we know (its reason in outcome_reason). */
+export const MISMATCH = 'mismatch';
+
+/** What applying one event concluded (reason: only for a mismatch). */
+interface Applied {
+  outcome: string;
+  reason?: string;
+}
 
 interface InboxRow {
   id: string;
@@ -71,6 +87,8 @@ interface InboxRow {
 interface RowResult {
   row: InboxRow;
   outcome: string | null;
+  /** Why, for a mismatch. */
+  reason: string | null;
   attempts: number;
   error: string | null;
   at: Date;
@@ -260,25 +278,27 @@ export class WebhookProcessor {
   private async processRow(row: InboxRow): Promise<RowResult> {
     const now = this.clock.now();
     const attempts = row.attempts + 1;
-    let outcome: string;
+    let applied: Applied;
     try {
-      outcome = await this.apply(row, now);
+      applied = await this.apply(row, now);
     } catch (err) {
       const error = String((err as Error)?.message ?? err).slice(0, 500);
       if (attempts >= this.maxAttempts) {
         this.logger.error({ inboxId: row.id, event: row.event_name, attempts, err: { message: error } }, 'webhook event dead-lettered; its stream goes on');
-        return { row, outcome: DEAD_LETTER, attempts, error, at: now, retry: null };
+        return { row, outcome: DEAD_LETTER, reason: null, attempts, error, at: now, retry: null };
       }
       const delay = Math.min(this.maxBackoffMs, 500 * 2 ** Math.min(attempts - 1, 16));
       this.logger.warn({ inboxId: row.id, event: row.event_name, attempts, retryInMs: delay, err: { message: error } }, 'webhook event processing failed; will retry');
-      return { row, outcome: null, attempts, error, at: new Date(now.getTime() + delay), retry: 'error' };
+      return { row, outcome: null, reason: null, attempts, error, at: new Date(now.getTime() + delay), retry: 'error' };
     }
+    const { outcome, reason = null } = applied;
     if (outcome === 'unknown_transfer' && now.getTime() - row.received_at.getTime() < this.graceMs) {
       const delay = Math.min(this.graceMs, 250 * 2 ** Math.min(attempts - 1, 10));
-      return { row, outcome: null, attempts, error: 'unknown transfer', at: new Date(now.getTime() + delay), retry: 'unknown_transfer' };
+      return { row, outcome: null, reason: null, attempts, error: 'unknown transfer', at: new Date(now.getTime() + delay), retry: 'unknown_transfer' };
     }
-    this.logger.debug({ inboxId: row.id, event: row.event_name, outcome }, 'webhook event processed');
-    return { row, outcome, attempts, error: null, at: now, retry: null };
+    if (outcome === MISMATCH) this.logger.warn({ inboxId: row.id, event: row.event_name, reason }, 'webhook event contradicts what we know: no effect');
+    else this.logger.debug({ inboxId: row.id, event: row.event_name, outcome }, 'webhook event processed');
+    return { row, outcome, reason, attempts, error: null, at: now, retry: null };
   }
 
   /**
@@ -292,9 +312,9 @@ export class WebhookProcessor {
         UPDATE webhook_inbox i SET
           processed_at = CASE WHEN u.outcome IS NULL THEN NULL ELSE u.at::timestamptz END,
           next_attempt_at = CASE WHEN u.outcome IS NULL THEN u.at::timestamptz ELSE i.next_attempt_at END,
-          outcome = u.outcome, attempts = u.attempts, last_error = COALESCE(u.error, i.last_error)
-        FROM unnest(${col((r) => r.row.id)}::text[], ${col((r) => r.outcome)}::text[], ${col((r) => r.attempts)}::int[],
-                    ${col((r) => r.error)}::text[], ${col((r) => r.at.toISOString())}::text[]) AS u(id, outcome, attempts, error, at)
+          outcome = u.outcome, outcome_reason = u.reason, attempts = u.attempts, last_error = COALESCE(u.error, i.last_error)
+        FROM unnest(${col((r) => r.row.id)}::text[], ${col((r) => r.outcome)}::text[], ${col((r) => r.reason)}::text[], ${col((r) => r.attempts)}::int[],
+                    ${col((r) => r.error)}::text[], ${col((r) => r.at.toISOString())}::text[]) AS u(id, outcome, reason, attempts, error, at)
         WHERE i.id = u.id AND i.processed_at IS NULL
         RETURNING i.id
       ), released AS (
@@ -315,31 +335,37 @@ export class WebhookProcessor {
       this.stats.deadLettered++;
       this.metrics?.webhookDeadLettered.inc();
     }
+    if (r.outcome === MISMATCH) this.metrics?.webhookEventsRejected.inc({ reason: r.reason ?? 'unknown' });
     this.metrics?.webhookEventsProcessed.inc({ outcome: r.outcome! });
     this.metrics?.webhookProcessingLag.observe(Math.max(0, r.at.getTime() - r.row.received_at.getTime()) / 1000);
   }
 
-  private async apply(row: InboxRow, now: Date): Promise<string> {
+  private async apply(row: InboxRow, now: Date): Promise<Applied> {
     const n = normalizeEvent(row.payload, row.received_at);
     switch (n.kind) {
       case 'unknown':
-        return 'ignored';
+        return { outcome: 'ignored' };
       case 'invalid':
         this.logger.warn({ inboxId: row.id, event: row.event_name, problem: n.problem }, 'webhook event not understood; recorded and ignored');
-        return 'invalid';
+        return { outcome: 'invalid' };
       case 'document':
-        return this.state.applyDocument(n.document, now);
+        if (n.document.tenantId !== this.opts.tenantId) return { outcome: MISMATCH, reason: 'tenant' };
+        return { outcome: await this.state.applyDocument(n.document, now) };
       case 'agent':
-        return this.state.applyAgent(n.agent, now);
+        if (n.agent.tenantId !== this.opts.tenantId) return { outcome: MISMATCH, reason: 'tenant' };
+        return { outcome: await this.state.applyAgent(n.agent, now) };
       case 'transaction': {
-        if (!this.sink) return 'no_sink';
+        if (n.events.some((e) => e.tenantId !== this.opts.tenantId)) return { outcome: MISMATCH, reason: 'tenant' };
+        if (!this.sink) return { outcome: 'no_sink' };
         const outcomes: ApplyOutcome[] = [];
-        for (const e of n.events)
-          outcomes.push(await this.sink.applyPlatformEvent({ ...e, source: { kind: 'webhook', inboxId: row.id, eventName: row.event_name } }));
-        const applied = outcomes.find((o) => o.applied);
-        if (applied) return 'applied';
-        const first = outcomes[0] as Extract<ApplyOutcome, { applied: false }>;
-        return first.reason;
+        for (const e of n.events) {
+          const out = await this.sink.applyPlatformEvent({ ...e, source: { kind: 'webhook', inboxId: row.id, eventName: row.event_name } });
+          // a contradiction stops the event: none of its (earlier-generation) changes go further
+          if (!out.applied && out.reason === 'mismatch') return { outcome: MISMATCH, reason: out.mismatch };
+          outcomes.push(out);
+        }
+        if (outcomes.some((o) => o.applied)) return { outcome: 'applied' };
+        return { outcome: (outcomes[0] as Extract<ApplyOutcome, { applied: false }>).reason };
       }
     }
   }

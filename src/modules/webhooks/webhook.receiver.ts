@@ -2,7 +2,14 @@
  * Receiving one delivery: verify the signature over the raw bytes, parse, store in the inbox, nudge the
  * processor. Nothing is stored unless the delivery verified (or unsigned mode is on) and parsed.
  *
- *   401  signature missing / malformed / outside the tolerance window / not matching, while a secret is set
+ * Unsigned mode — accepting deliveries without a signature — exists only outside production (allowUnsigned),
+ * and only while no signing secret is stored at all (development and sandbox register one at start, so it is
+ * a window before that, or after an admin deleted the secret; the secret store warns when it is open). In
+ * production it never exists: with no secret every delivery is refused (401), and the service is not ready
+ * until its registration stored one (webhook.module.ts).
+ *
+ *   401  signature missing / malformed / outside the tolerance window / not matching, while a secret is set;
+ *        in production, any delivery while no secret is stored
  *   400  not JSON, not a JSON object, or no `event` name
  *   503  the database cannot store it (the platform retries)
  *   200  stored (or a duplicate of a stored event): { received: true, duplicate }
@@ -32,11 +39,11 @@ export class WebhookReceiver {
     private readonly clock: Clock,
     private readonly logger: Logger,
     metrics: Metrics,
-    private readonly opts: { toleranceS: number },
+    private readonly opts: { toleranceS: number; allowUnsigned: boolean },
   ) {
     this.deliveries = new Counter({
       name: 'webhook_deliveries_total',
-      help: 'Webhook deliveries received, by outcome (stored, duplicate, unsigned, bad_signature, bad_request, unavailable)',
+      help: 'Webhook deliveries received, by outcome (stored, duplicate, unsigned, bad_signature, unsigned_refused, bad_request, unavailable)',
       labelNames: ['outcome'] as const,
       registers: [metrics.registry],
     });
@@ -74,6 +81,11 @@ export class WebhookReceiver {
         }
         signed = true;
       }
+    }
+    if (!signed && !this.opts.allowUnsigned) {
+      this.deliveries.inc({ outcome: 'unsigned_refused' });
+      this.logger.warn('webhook refused: no signing secret is stored yet, and production never accepts unsigned deliveries');
+      return { status: 401, body: { error: 'invalid_signature' } };
     }
 
     let payload: unknown;

@@ -38,6 +38,17 @@ export class WebhookResolver {
   }
 
   @Authorized('backoffice', 'admin')
+  @Query(() => WebhookInboxEventConnection, {
+    description:
+      'Back-office and admins: signed platform events that contradicted what the service knows (another tenant, a transaction bound to another transfer) and had no effect (outcome mismatch, with its reason), most recent first.',
+  })
+  async rejectedWebhookEvents(@Args() args: PageArgs): Promise<WebhookInboxEventConnection> {
+    const { offset, limit } = pageRequest(args.first, args.after);
+    const { items, total } = await this.inbox.rejected(offset, limit);
+    return connectionFrom(items, offset, total);
+  }
+
+  @Authorized('backoffice', 'admin')
   @Mutation(() => WebhookInboxEvent, {
     description:
       'Back-office and admins: process a dead-lettered inbox event again (attempts reset; it goes first in its stream). NOT_FOUND for an unknown id, INVALID_STATE when the event is not dead-lettered.',

@@ -10,6 +10,8 @@
  * falls back to accepting unsigned deliveries because of a configuration mistake; it refuses them all and
  * says why in /readyz and the logs.
  */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { PrismaClient } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
@@ -35,7 +37,8 @@ export class WebhookSecretStore {
     private readonly box: SecretBox,
     private readonly clock: Clock,
     private readonly logger: Logger,
-    private readonly opts: { cacheMs: number; minReloadMs?: number } = { cacheMs: 5_000 },
+    /** unsignedAccepted: false in production (only what the warning says depends on it: the receiver decides). */
+    private readonly opts: { cacheMs: number; minReloadMs?: number; unsignedAccepted?: boolean } = { cacheMs: 5_000 },
   ) {}
 
   get keyId(): string {
@@ -95,7 +98,9 @@ export class WebhookSecretStore {
     this.snapshot = snapshot;
     const mode = snapshot.signed ? 'signed' : 'unsigned';
     if (mode !== this.lastMode) {
-      if (mode === 'unsigned')
+      if (mode === 'unsigned' && this.opts.unsignedAccepted === false)
+        this.logger.warn('webhooks: no signing secret is stored yet — every delivery is refused until the service has registered one');
+      else if (mode === 'unsigned')
         this.logger.warn('webhooks: UNSIGNED mode — no signing secret is configured, unsigned deliveries are accepted (create one with the rotateWebhookSecret mutation)');
       else this.logger.info({ fingerprints }, 'webhooks: signed mode — deliveries must carry a valid X-Service-Signature');
       this.lastMode = mode;
@@ -122,6 +127,34 @@ export class WebhookSecretStore {
     this.snapshot = null;
     await this.reload().catch(() => undefined);
     return count > 0;
+  }
+
+  /**
+   * Runs `fn` holding the lease `key`, shared by every instance on this database: a row of
+   * webhook_stream_leases (inbox streams are named tx:/doc:/agent:/misc:…, so other names never meet them).
+   * Waits up to waitMs for another holder; a crashed holder's lease expires after leaseMs. Used so that
+   * instances registering at the same time take turns (webhook.subscriptions.ts).
+   */
+  async exclusive<T>(key: string, fn: () => Promise<T>, opts: { leaseMs?: number; waitMs?: number } = {}): Promise<T> {
+    const owner = randomUUID();
+    const leaseMs = opts.leaseMs ?? 60_000;
+    const deadline = this.clock.nowMs() + (opts.waitMs ?? 30_000);
+    for (;;) {
+      const now = this.clock.now();
+      const got = await this.prisma.$queryRaw<{ stream_key: string }[]>`
+        INSERT INTO webhook_stream_leases (stream_key, lease_owner, lease_until) VALUES (${key}, ${owner}, ${new Date(now.getTime() + leaseMs)})
+        ON CONFLICT (stream_key) DO UPDATE SET lease_owner = EXCLUDED.lease_owner, lease_until = EXCLUDED.lease_until
+        WHERE webhook_stream_leases.lease_until < ${now}
+        RETURNING stream_key`;
+      if (got.length > 0) break;
+      if (this.clock.nowMs() > deadline) throw new Error('another instance holds the webhook registration lease');
+      await sleep(100);
+    }
+    try {
+      return await fn();
+    } finally {
+      await this.prisma.$executeRaw`DELETE FROM webhook_stream_leases WHERE stream_key = ${key} AND lease_owner = ${owner}`.catch(() => undefined);
+    }
   }
 
   /** Rows without the secret (for the admin API). */

@@ -3,16 +3,27 @@
  *
  * - Our URL is PUBLIC_URL + /webhooks/remittances (in sandbox mode PUBLIC_URL defaults to the service's
  *   own address, known once it listens).
- * - register: idempotent by URL. A subscription with our URL and the same event set is reused; one with
- *   other events is replaced (the platform has no update: create the new one — with a secret when the
- *   old one had one, so there is never a moment of unsigned mode — then delete the old ones).
+ * - The service relies on one subscription of its own: our URL, every event it processes (SUBSCRIBED_EVENTS,
+ *   matched case-insensitively; more events are fine) and signed with a secret we hold.
+ * - ensureRegistration (at start, every mode with a known URL; webhook.module.ts retries it until it
+ *   succeeds): find-or-create that subscription, and give it a secret unless we already hold the one the
+ *   platform reports (same fingerprint); secrets stored for our URL whose subscription no longer exists are
+ *   dropped. Idempotent across restarts; several instances sharing one database (and one PUBLIC_URL) take
+ *   turns under a lease (WebhookSecretStore.exclusive), so they neither create two subscriptions nor rotate
+ *   each other's secret away.
+ * - register: idempotent by URL and events. The events the service needs are always kept (merged into any
+ *   requested list), so no call can unsubscribe it. The platform has no update: another event list creates a
+ *   new subscription — signed with a new secret at once — and only then removes our older subscriptions whose
+ *   events it all receives too; there is never a moment without a signed subscription covering every needed
+ *   event.
  * - rotateSecret: the platform generates (first call) or rotates the secret and returns it once; we store
  *   it encrypted at once. The platform switches at once (no grace period); deliveries signed with the new
  *   secret that reach an instance before the row is written get a 401 and are retried by the platform.
+ * - deleteSecret / delete of our own subscription: refused in production (INVALID_STATE) when it would leave
+ *   no signed subscription covering the needed events — that would reopen a window in which the service hears
+ *   nothing it can trust; rotate instead. Outside production both stay allowed (development may go back to
+ *   the documented unsigned mode; the receiver accepts unsigned deliveries only there).
  * - Only fingerprints are ever shown again.
- * - ensureSandboxRegistration (sandbox mode, at start): find-or-create our subscription by URL, and give
- *   it a secret unless we already hold the one the platform reports (same fingerprint); secrets stored
- *   for our URL whose subscription no longer exists are dropped. Idempotent across restarts.
  */
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
@@ -23,6 +34,8 @@ import { SUBSCRIBED_EVENTS, eventTypeOf } from './webhook.normalize';
 import type { WebhookSecretStore } from './webhook.secrets';
 
 export const WEBHOOK_PATH = '/webhooks/remittances';
+/** The lease under which instances sharing one database register (one at a time per URL). */
+const registrationKey = (url: string) => `registration:${url}`;
 
 export interface SubscriptionView {
   id: string;
@@ -49,6 +62,17 @@ const sameEvents = (a: readonly string[], b: readonly string[]) => {
   const norm = (l: readonly string[]) => [...new Set(l.map((e) => e.toLowerCase()))].sort().join(',');
   return norm(a) === norm(b);
 };
+/** Every event of `needed` is in `events` (case-insensitively, as the platform matches them). */
+const covers = (events: readonly string[], needed: readonly string[]) => {
+  const have = new Set(events.map((e) => e.toLowerCase()));
+  return needed.every((e) => have.has(e.toLowerCase()));
+};
+/** `a` then the events of `b` it lacks (first spelling kept). */
+const union = (a: readonly string[], b: readonly string[]) => {
+  const out = [...a];
+  for (const e of b) if (!covers(out, [e])) out.push(e);
+  return out;
+};
 const date = (v: string | null | undefined) => (v ? new Date(v) : null);
 
 export class WebhookSubscriptionService {
@@ -60,8 +84,14 @@ export class WebhookSubscriptionService {
     private readonly clock: Clock,
     private readonly logger: Logger,
     publicUrl: string | null,
+    private readonly opts: { production: boolean } = { production: false },
   ) {
     this.publicUrl = publicUrl;
+  }
+
+  /** Whether the URL of our endpoint is known (PUBLIC_URL, or the sandbox default). */
+  hasUrl(): boolean {
+    return this.publicUrl !== null;
   }
 
   /** Sandbox mode: PUBLIC_URL defaults to the service's own address once it listens. */
@@ -81,27 +111,40 @@ export class WebhookSubscriptionService {
   }
 
   async register(opts: { events?: string[]; createSecret?: boolean } = {}): Promise<{ subscription: SubscriptionView; created: boolean; secret: SecretView | null }> {
-    const events = opts.events?.length ? [...new Set(opts.events)] : [...SUBSCRIBED_EVENTS];
-    const unknown = events.filter((e) => !eventTypeOf(e));
+    const requested = opts.events?.length ? [...new Set(opts.events)] : [...SUBSCRIBED_EVENTS];
+    const unknown = requested.filter((e) => !eventTypeOf(e));
     if (unknown.length) throw badInput('unknown event names', { fields: [{ path: 'events', constraints: ['known event names'] }] });
+    // what the service needs stays subscribed, whatever was asked for
+    const events = union(SUBSCRIBED_EVENTS, requested);
     const url = this.ownUrl();
-    const { webhooks } = await this.remittances.listWebhooks();
-    const mine = webhooks.filter((w) => w.url === url);
-    const same = mine.find((w) => sameEvents(w.events, events));
-    if (same) {
-      const stored = await this.secrets.list();
-      const secret = opts.createSecret !== false && !this.holdsSecret(same, stored) ? await this.rotateSecret(same.id) : null;
-      return { subscription: await this.one(same.id), created: false, secret };
-    }
-    const created = await this.remittances.createWebhook({ url, events });
-    this.logger.info({ subscriptionId: created.id, url, events }, 'webhook subscription registered at the platform');
-    const hadSecret = mine.some((w) => w.secretFingerprint);
-    const secret = opts.createSecret !== false || hadSecret ? await this.rotateSecret(created.id) : null;
-    for (const old of mine) await this.delete(old.id);
-    return { subscription: await this.one(created.id), created: true, secret };
+    // a subscription of ours without a secret would be refused in production: always signed there
+    const withSecret = opts.createSecret !== false || this.opts.production;
+    return this.secrets.exclusive(registrationKey(url), async () => {
+      const { webhooks } = await this.remittances.listWebhooks();
+      const mine = webhooks.filter((w) => w.url === url);
+      const same = mine.find((w) => sameEvents(w.events, events));
+      if (same) {
+        const stored = await this.secrets.list();
+        const secret = withSecret && !this.holdsSecret(same, stored) ? await this.rotateSecret(same.id) : null;
+        return { subscription: await this.one(same.id), created: false, secret };
+      }
+      const created = await this.remittances.createWebhook({ url, events });
+      this.logger.info({ subscriptionId: created.id, url, events }, 'webhook subscription registered at the platform');
+      const secret = withSecret || mine.some((w) => w.secretFingerprint) ? await this.rotateSecret(created.id) : null;
+      // Superseded only now that the new one is signed with a secret we hold: our older subscriptions whose
+      // every event it receives too. Deliveries the platform already sent through them were sent through the
+      // new one as well (the inbox drops the duplicates).
+      if (secret) for (const old of mine) if (covers(events, old.events)) await this.remove(old.id);
+      return { subscription: await this.one(created.id), created: true, secret };
+    });
   }
 
   async delete(subscriptionId: string): Promise<boolean> {
+    await this.assertNotRelied(subscriptionId, 'delete the subscription');
+    return this.remove(subscriptionId);
+  }
+
+  private async remove(subscriptionId: string): Promise<boolean> {
     await this.remittances.deleteWebhook(subscriptionId);
     await this.secrets.remove(subscriptionId);
     this.logger.info({ subscriptionId }, 'webhook subscription deleted at the platform');
@@ -120,9 +163,10 @@ export class WebhookSubscriptionService {
     return { subscriptionId: id, fingerprint, rotatedAt };
   }
 
-  /** Deletes the signing secret at the platform (deliveries resume unsigned) and ours. */
+  /** Deletes the signing secret at the platform (deliveries resume unsigned) and ours; refused in production for ours. */
   async deleteSecret(subscriptionId?: string): Promise<boolean> {
     const id = subscriptionId ?? (await this.ownSubscriptionId());
+    await this.assertNotRelied(id, 'delete its signing secret');
     await this.remittances.deleteWebhookSecret(id);
     await this.secrets.remove(id);
     this.logger.warn({ subscriptionId: id }, 'webhook signing secret deleted');
@@ -133,29 +177,50 @@ export class WebhookSubscriptionService {
     return (await this.secrets.list()).map((s) => ({ subscriptionId: s.subscriptionId, fingerprint: s.fingerprint, rotatedAt: s.rotatedAt }));
   }
 
-  /** Sandbox mode, at start: our subscription exists and is signed with a secret we hold. */
-  async ensureSandboxRegistration(): Promise<{ subscriptionId: string; created: boolean; rotated: boolean }> {
+  /**
+   * At start: our subscription exists, covers every event we process and is signed with a secret we hold.
+   * Under the registration lease; throws (the caller retries) when the platform or the database fails.
+   */
+  async ensureRegistration(): Promise<{ subscriptionId: string; created: boolean; rotated: boolean }> {
     const url = this.ownUrl();
-    const { webhooks } = await this.remittances.listWebhooks();
-    let sub: WebhookSubscription | undefined = webhooks.find((w) => w.url === url && sameEvents(w.events, SUBSCRIBED_EVENTS));
-    let created = false;
-    if (!sub) {
-      sub = await this.remittances.createWebhook({ url, events: [...SUBSCRIBED_EVENTS] });
-      created = true;
-    }
-    const stored = await this.secrets.list();
-    // secrets stored for our URL whose subscription the platform no longer has (an embedded sandbox that
-    // restarted forgets them). Rows of other URLs belong to other instances (each with its own embedded
-    // sandbox in development) and are left alone.
-    const live = new Set(webhooks.map((w) => w.id).concat(sub.id));
-    for (const s of stored) if (!live.has(s.subscriptionId) && s.url === url) await this.secrets.remove(s.subscriptionId);
-    let rotated = false;
-    if (!this.holdsSecret(sub, stored)) {
-      await this.rotateSecret(sub.id);
-      rotated = true;
-    }
-    this.logger.info({ subscriptionId: sub.id, url, created, rotated }, 'sandbox: webhook subscription ready');
-    return { subscriptionId: sub.id, created, rotated };
+    return this.secrets.exclusive(registrationKey(url), async () => {
+      const { webhooks } = await this.remittances.listWebhooks();
+      const stored = await this.secrets.list();
+      const candidates = webhooks.filter((w) => w.url === url && covers(w.events, SUBSCRIBED_EVENTS));
+      let sub: WebhookSubscription | undefined = candidates.find((w) => this.holdsSecret(w, stored)) ?? candidates[0];
+      let created = false;
+      if (!sub) {
+        sub = await this.remittances.createWebhook({ url, events: [...SUBSCRIBED_EVENTS] });
+        created = true;
+      }
+      // secrets stored for our URL whose subscription the platform no longer has (an embedded sandbox that
+      // restarted forgets them). Rows of other URLs belong to other instances (each with its own embedded
+      // sandbox in development) and are left alone.
+      const live = new Set(webhooks.map((w) => w.id).concat(sub.id));
+      for (const s of stored) if (!live.has(s.subscriptionId) && s.url === url) await this.secrets.remove(s.subscriptionId);
+      let rotated = false;
+      if (!this.holdsSecret(sub, stored)) {
+        await this.rotateSecret(sub.id);
+        rotated = true;
+      }
+      this.logger.info({ subscriptionId: sub.id, url, created, rotated }, 'webhook subscription ready');
+      return { subscriptionId: sub.id, created, rotated };
+    });
+  }
+
+  /**
+   * Production: refuses to remove a subscription of ours (or its secret) when no other subscription of ours
+   * covering every needed event and signed with a secret we hold would remain.
+   */
+  private async assertNotRelied(subscriptionId: string, what: string): Promise<void> {
+    if (!this.opts.production || !this.publicUrl) return;
+    const url = this.ownUrl();
+    const [{ webhooks }, stored] = await Promise.all([this.remittances.listWebhooks(), this.secrets.list()]);
+    const target = webhooks.find((w) => w.id === subscriptionId);
+    if (!target || target.url !== url) return;
+    const others = webhooks.filter((w) => w.id !== subscriptionId && w.url === url && covers(w.events, SUBSCRIBED_EVENTS) && this.holdsSecret(w, stored));
+    if (others.length === 0)
+      throw new AppError('INVALID_STATE', `This service relies on this webhook subscription to receive signed platform events: cannot ${what} in production (rotate the secret instead)`);
   }
 
   private holdsSecret(sub: WebhookSubscription, stored: { subscriptionId: string; fingerprint: string }[]): boolean {

@@ -92,8 +92,15 @@ export class WebhookInboxEvent {
   @Field(() => Date, { nullable: true, description: 'When an outcome was recorded (for a dead letter: when it was given up); null while pending.' })
   processedAt!: Date | null;
 
-  @Field(() => String, { nullable: true, description: 'applied | stale | no_change | terminal | unknown_value | unknown_transfer | ignored | invalid | dead_letter; null while pending.' })
+  @Field(() => String, { nullable: true, description: 'applied | stale | no_change | terminal | unknown_value | unknown_transfer | ignored | invalid | mismatch | dead_letter; null while pending.' })
   outcome!: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'For outcome mismatch, what the event contradicted: tenant (not our tenant, or none), transaction_id (the transfer recorded another platform transaction), transaction_conflict (its ids name different transfers). Null otherwise.',
+  })
+  reason!: string | null;
 
   @Field(() => Int, { description: 'Processing attempts so far (reset by a requeue).' })
   attempts!: number;

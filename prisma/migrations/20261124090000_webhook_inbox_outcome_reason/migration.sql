@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "webhook_inbox" ADD COLUMN     "outcome_reason" TEXT;
