@@ -17,7 +17,7 @@ import { startTestApp } from '../../helpers/app';
 import { PROD_AUDIENCE, PROD_ISSUER, startProductionService } from '../../helpers/production';
 import { collect, rawSocketClose, wsClient } from '../../helpers/ws';
 import { code, CREATE, gqlRaw, kindInput, newPerson, newQuote } from '../lib/client';
-import { rng, serviceLogLevel, sleep, type Rng, type Scenario, type ScenarioResult, waitUntil } from '../lib/common';
+import { rng, serviceLogLevel, withServiceErrors, sleep, type Rng, type Scenario, type ScenarioResult, waitUntil } from '../lib/common';
 import { createOne, type Target } from '../lib/workload';
 
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
@@ -32,6 +32,8 @@ interface Arena {
   token(sub: string, role: 'customer' | 'backoffice' | 'admin'): Promise<string>;
   /** Signs arbitrary claims with the instance's trusted key (or another key), for forged variants. */
   forge: { alg: string; key: KeyLike | Uint8Array; publicText: string; iss: string; aud: string; production: boolean };
+  /** The service's log lines so far (attached to a crashed run). */
+  logs(): string[];
   close(): Promise<void>;
 }
 
@@ -62,12 +64,13 @@ async function devArena(): Promise<Arena> {
       aud: 'remittance-bff',
       production: false,
     },
+    logs: () => app.logs,
     close: () => app.close(),
   };
 }
 
 async function productionArena(): Promise<Arena> {
-  const p = await startProductionService({ LOG_LEVEL: serviceLogLevel() === 'silent' ? 'silent' : 'error', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000', SAGA_POLL_INTERVAL_MS: '50' });
+  const p = await startProductionService({ LOG_LEVEL: serviceLogLevel(), RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000', SAGA_POLL_INTERVAL_MS: '50' });
   // production is ready once its webhook subscription and signing secret exist
   await waitUntil(async () => (await fetch(`${p.url}/readyz`)).status === 200, 30_000, 'production instance ready').catch(async (e) => {
     await p.close();
@@ -81,6 +84,7 @@ async function productionArena(): Promise<Arena> {
     platform: { tenantId: o.remittancesTenantId, apiKey: o.remittancesApiKey, agentId: o.remittancesAgentId, agentApiKey: o.remittancesAgentApiKey },
     token: (sub, role) => p.token(sub, role),
     forge: { alg: 'ES256', key: p.keys.privateKey, publicText: p.keys.publicPem, iss: PROD_ISSUER, aud: PROD_AUDIENCE, production: true },
+    logs: () => p.svc.stdout.join('').split('\n'),
     close: () => p.close(),
   };
 }
@@ -139,6 +143,8 @@ async function run(id: number, name: string, seed: number, long: boolean, arenaO
       },
       violations: tally.violations,
     };
+  } catch (e) {
+    throw withServiceErrors(e, arena.logs());
   } finally {
     await arena.close();
   }
