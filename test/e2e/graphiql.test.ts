@@ -136,7 +136,13 @@ test('config: production mode turns GraphiQL and introspection off by default', 
     REMITTANCES_BASE_URL: 'https://remittances.example',
     VERIFICATION_BASE_URL: 'https://verification.example',
     AUTH_JWKS_URL: 'https://id.example/.well-known/jwks.json',
+    AUTH_ISSUER: 'https://id.example',
+    AUTH_AUDIENCE: 'remittance-bff',
+    PUBLIC_URL: 'https://bff.example',
     WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+    ...Object.fromEntries(
+      ['GATEWAY_CLIENT_ID', 'GATEWAY_CLIENT_SECRET', 'REMITTANCES_TENANT_ID', 'REMITTANCES_API_KEY', 'REMITTANCES_AGENT_ID', 'REMITTANCES_AGENT_API_KEY', 'VERIFICATION_CLIENT_ID', 'VERIFICATION_CLIENT_SECRET'].map((k) => [k, 'x']),
+    ),
   });
   expect(config.graphiql).toBe(false);
   expect(config.introspection).toBe(false);

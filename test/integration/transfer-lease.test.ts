@@ -75,7 +75,7 @@ afterAll(async () => {
 });
 
 async function newTransfer(key: string): Promise<string> {
-  const fx = new FxService(app.db.prisma, app.upstream.gateway, clock);
+  const fx = new FxService(app.db.prisma, app.upstream.gateway, clock, app.config.transferMaxAmount);
   const quoteId = (await fx.createQuote(alice.userId, { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'BANK_ACCOUNT', sourceAmount: '25.00' })).id;
   const t = await app.transfers.service.create(alice, transferInput({ quoteId, personId, key: `${key}-${Date.now()}` }) as never);
   return t.id;
