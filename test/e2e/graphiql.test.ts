@@ -16,6 +16,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { PublishSystemNoticeDocument, ViewerDocument } from '../generated/graphql';
 import { execute } from '../operations/request';
 import { chromiumMissingReason, openBrowser, runInGraphiql, type Browser } from './graphiql.browser';
+import { PRODUCTION_REQUIRED } from '../helpers/config';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 
@@ -136,13 +137,8 @@ test('config: production mode turns GraphiQL and introspection off by default', 
     REMITTANCES_BASE_URL: 'https://remittances.example',
     VERIFICATION_BASE_URL: 'https://verification.example',
     AUTH_JWKS_URL: 'https://id.example/.well-known/jwks.json',
-    AUTH_ISSUER: 'https://id.example',
-    AUTH_AUDIENCE: 'remittance-bff',
-    PUBLIC_URL: 'https://bff.example',
     WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
-    ...Object.fromEntries(
-      ['GATEWAY_CLIENT_ID', 'GATEWAY_CLIENT_SECRET', 'REMITTANCES_TENANT_ID', 'REMITTANCES_API_KEY', 'REMITTANCES_AGENT_ID', 'REMITTANCES_AGENT_API_KEY', 'VERIFICATION_CLIENT_ID', 'VERIFICATION_CLIENT_SECRET'].map((k) => [k, 'x']),
-    ),
+    ...PRODUCTION_REQUIRED,
   });
   expect(config.graphiql).toBe(false);
   expect(config.introspection).toBe(false);
@@ -191,6 +187,9 @@ describe('production mode (NODE_ENV=production)', () => {
       REMITTANCES_BASE_URL: 'http://127.0.0.1:9/remittances',
       VERIFICATION_BASE_URL: 'http://127.0.0.1:9/verification',
       AUTH_PUBLIC_KEY: await exportSPKI(publicKey),
+      ...PRODUCTION_REQUIRED,
+      PUBLIC_URL: 'http://127.0.0.1:9',
+      METRICS_PORT: '0',
       WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
       LOG_LEVEL: 'warn',
     });

@@ -1,19 +1,7 @@
 import { ConfigError, loadConfig } from '../../src/config';
+import { PRODUCTION_REQUIRED } from '../helpers/config';
 
-/** Production's required identity, public URL and upstream credentials (no sandbox defaults there). */
-const PROD_REQUIRED = {
-  AUTH_ISSUER: 'https://idp.example',
-  AUTH_AUDIENCE: 'remittance-bff',
-  PUBLIC_URL: 'https://bff.example',
-  GATEWAY_CLIENT_ID: 'gw-id',
-  GATEWAY_CLIENT_SECRET: 'gw-secret',
-  REMITTANCES_TENANT_ID: 'tenant',
-  REMITTANCES_API_KEY: 'rp-key',
-  REMITTANCES_AGENT_ID: 'agent',
-  REMITTANCES_AGENT_API_KEY: 'agent-key',
-  VERIFICATION_CLIENT_ID: 'vs-id',
-  VERIFICATION_CLIENT_SECRET: 'vs-secret',
-};
+const PROD_REQUIRED = PRODUCTION_REQUIRED;
 const PROD_BASE = {
   NODE_ENV: 'production',
   DATABASE_URL: 'postgres://db/x',

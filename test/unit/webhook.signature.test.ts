@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { parseSignatureHeader, signatureHeaderFor, verifySignature } from '../../src/modules/webhooks/webhook.signature';
 import { decodeKey, SecretBox, SecretDecryptionError, secretFingerprint } from '../../src/modules/webhooks/webhook.crypto';
+import { PRODUCTION_REQUIRED } from '../helpers/config';
 
 const secret = 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3I=';
 const body = Buffer.from('{"event":"AgentUpdatedEvents","id":"a"}');
@@ -91,6 +92,7 @@ describe('config', () => {
       GATEWAY_BASE_URL: 'https://gw.example',
       REMITTANCES_BASE_URL: 'https://rp.example',
       VERIFICATION_BASE_URL: 'https://vs.example',
+      ...PRODUCTION_REQUIRED,
     };
     expect(() => loadConfig(prod)).toThrow(/WEBHOOK_SECRET_ENCRYPTION_KEY: is required in production/);
     const key = Buffer.alloc(32, 3).toString('base64');
