@@ -4,15 +4,7 @@
  * answered before any upstream call, never INTERNAL_SERVER_ERROR.
  */
 import { gql, startTestApp, type TestApp } from '../helpers/app';
-
-const person = () => ({
-  type: 'INDIVIDUAL',
-  firstName: 'Jane',
-  lastName: 'Doe',
-  identificationType: 'SSN',
-  identification: '123-45-6789',
-  address: { addressLine1: '1 Main St', city: 'Springfield', state: 'CA', postalCode: '94105', countryCode: 'US', phoneNumber: '+14155550100', emailAddress: 'jane@example.com' },
-});
+import { personInput } from '../e2e/transfer-helpers';
 
 const CREATE_QUOTE = `mutation($input: CreateQuoteInput!) { createQuote(input: $input) { id } }`;
 const CREATE_PERSON = `mutation($input: PersonInput!) { createPerson(input: $input) { id status } }`;
@@ -46,7 +38,7 @@ describe('text PostgreSQL refuses (NUL byte, lone surrogate) is BAD_USER_INPUT i
   test.each(bad.map((s) => [JSON.stringify(s), s]))('%s in an id, a cursor, a name, a quote id (variables)', async (_label, s) => {
     await refusedBeforeUpstream(() => gql(t.url, 'query($id: ID!) { transfer(id: $id) { id } }', { token, variables: { id: s } }));
     await refusedBeforeUpstream(() => gql(t.url, 'query($after: String) { transfers(first: 1, after: $after) { edges { cursor } } }', { token: staff, variables: { after: s } }));
-    await refusedBeforeUpstream(() => gql(t.url, CREATE_PERSON, { token, variables: { input: { ...person(), firstName: s } } }));
+    await refusedBeforeUpstream(() => gql(t.url, CREATE_PERSON, { token, variables: { input: { ...personInput(), firstName: s } } }));
     await refusedBeforeUpstream(() =>
       gql(t.url, 'mutation($input: CaptureTransferInput!) { captureTransfer(input: $input) { id } }', {
         token: staff,

@@ -1,7 +1,6 @@
 import { ConfigError, loadConfig } from '../../src/config';
 import { PRODUCTION_REQUIRED } from '../helpers/config';
 
-const PROD_REQUIRED = PRODUCTION_REQUIRED;
 const PROD_BASE = {
   NODE_ENV: 'production',
   DATABASE_URL: 'postgres://db/x',
@@ -73,7 +72,7 @@ describe('loadConfig', () => {
       GATEWAY_BASE_URL: 'https://gw.example',
       REMITTANCES_BASE_URL: 'https://rp.example',
       VERIFICATION_BASE_URL: 'https://vs.example',
-      ...PROD_REQUIRED,
+      ...PRODUCTION_REQUIRED,
     });
     expect(c.sandbox.enabled).toBe(false);
     expect(c.gateway.baseUrl).toBe('https://gw.example');
@@ -87,16 +86,7 @@ describe('loadConfig', () => {
       const vars = (e as ConfigError).problems.map((p) => p.variable);
       expect(vars).toEqual(expect.arrayContaining(['GATEWAY_BASE_URL', 'AUTH_JWKS_URL', 'DATABASE_URL']));
     }
-    const prodEnv = {
-      NODE_ENV: 'production',
-      DATABASE_URL: 'postgres://db/x',
-      AUTH_JWKS_URL: 'https://idp.example/.well-known/jwks.json',
-      GATEWAY_BASE_URL: 'https://gw.example',
-      REMITTANCES_BASE_URL: 'https://rp.example',
-      VERIFICATION_BASE_URL: 'https://vs.example',
-      WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
-      ...PROD_REQUIRED,
-    };
+    const prodEnv = { ...PROD_BASE, ...PRODUCTION_REQUIRED };
     const c = loadConfig(prodEnv);
     expect(c.sandbox.enabled).toBe(false);
     expect(c.graphiql).toBe(false);
@@ -110,17 +100,17 @@ describe('loadConfig', () => {
   });
 
   it('production refuses a weak configuration, naming every missing variable at once', () => {
-    expect(problemsOf(PROD_BASE).sort()).toEqual(Object.keys(PROD_REQUIRED).sort());
-    expect(problemsOf({ ...PROD_BASE, ...PROD_REQUIRED })).toEqual([]);
+    expect(problemsOf(PROD_BASE).sort()).toEqual(Object.keys(PRODUCTION_REQUIRED).sort());
+    expect(problemsOf({ ...PROD_BASE, ...PRODUCTION_REQUIRED })).toEqual([]);
   });
 
   it('production: no sandbox credential default, iss/aud required, TLS off-host', () => {
-    const c = loadConfig({ ...PROD_BASE, ...PROD_REQUIRED });
+    const c = loadConfig({ ...PROD_BASE, ...PRODUCTION_REQUIRED });
     expect(c.gateway.clientId).toBe('gw-id');
     expect(c.auth).toMatchObject({ issuer: 'https://idp.example', audience: 'remittance-bff' });
-    expect(problemsOf({ ...PROD_BASE, ...PROD_REQUIRED, PUBLIC_URL: 'http://bff.example', GATEWAY_BASE_URL: 'http://gw.example' }).sort()).toEqual(['GATEWAY_BASE_URL', 'PUBLIC_URL']);
+    expect(problemsOf({ ...PROD_BASE, ...PRODUCTION_REQUIRED, PUBLIC_URL: 'http://bff.example', GATEWAY_BASE_URL: 'http://gw.example' }).sort()).toEqual(['GATEWAY_BASE_URL', 'PUBLIC_URL']);
     // loopback stays allowed over http (a local TLS-terminating proxy)
-    expect(problemsOf({ ...PROD_BASE, ...PROD_REQUIRED, PUBLIC_URL: 'http://127.0.0.1:4000', GATEWAY_BASE_URL: 'http://localhost:8080' })).toEqual([]);
+    expect(problemsOf({ ...PROD_BASE, ...PRODUCTION_REQUIRED, PUBLIC_URL: 'http://127.0.0.1:4000', GATEWAY_BASE_URL: 'http://localhost:8080' })).toEqual([]);
   });
 
   it('sandbox credential defaults apply only while the upstreams are a sandbox', () => {
@@ -128,13 +118,13 @@ describe('loadConfig', () => {
     const local = { GATEWAY_BASE_URL: 'http://127.0.0.1:4010/gateway', REMITTANCES_BASE_URL: 'http://127.0.0.1:4010/remittances', VERIFICATION_BASE_URL: 'http://127.0.0.1:4010/verification' };
     expect(loadConfig(local).remittances.apiKey).toBe('sandbox-api-key');
     const remote = { GATEWAY_BASE_URL: 'https://gw.example', REMITTANCES_BASE_URL: 'https://rp.example', VERIFICATION_BASE_URL: 'https://vs.example' };
-    expect(problemsOf(remote).sort()).toEqual(Object.keys(PROD_REQUIRED).filter((k) => /^(GATEWAY|REMITTANCES|VERIFICATION)_/.test(k)).sort());
+    expect(problemsOf(remote).sort()).toEqual(Object.keys(PRODUCTION_REQUIRED).filter((k) => /^(GATEWAY|REMITTANCES|VERIFICATION)_/.test(k)).sort());
   });
 
   it('metrics: own listener in production (never the API port), API port outside production', () => {
     expect(loadConfig({}).metrics).toEqual({ port: null, host: '127.0.0.1', onApiPort: true });
-    expect(loadConfig({ ...PROD_BASE, ...PROD_REQUIRED }).metrics).toEqual({ port: 9464, host: '127.0.0.1', onApiPort: false });
-    expect(problemsOf({ ...PROD_BASE, ...PROD_REQUIRED, PORT: '8080', METRICS_PORT: '8080' })).toEqual(['METRICS_PORT']);
+    expect(loadConfig({ ...PROD_BASE, ...PRODUCTION_REQUIRED }).metrics).toEqual({ port: 9464, host: '127.0.0.1', onApiPort: false });
+    expect(problemsOf({ ...PROD_BASE, ...PRODUCTION_REQUIRED, PORT: '8080', METRICS_PORT: '8080' })).toEqual(['METRICS_PORT']);
   });
 
   it('transfer maximum: one default, per-currency overrides', () => {
