@@ -25,7 +25,7 @@ import { metricsPlugin } from './graphql/metrics.plugin';
 import { jitGateway } from './graphql/jit';
 import { createGraphQLWsServer, type GraphQLWsServer } from './graphql/ws';
 import type { GraphQLContext } from './graphql/context';
-import { registerHealthRoutes, type ReadinessCheck } from './http/health.routes';
+import { createMetricsServer, registerHealthRoutes, type ReadinessCheck } from './http/health.routes';
 import { GRAPHIQL_HTML_HEADERS, graphiqlHtml, graphiqlPlugin, prefersHtml } from './http/graphiql.routes';
 import { startSandbox, type RunningSandbox } from './sandbox/sandbox.server';
 import { DEFAULT_OPTIONS } from './sandbox/sandbox.context';
@@ -159,7 +159,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
     // Services
     const notices = new NoticeService(pubsub, clock);
-    const fx = new FxService(db.prisma, upstream.gateway, clock);
+    const fx = new FxService(db.prisma, upstream.gateway, clock, config.transferMaxAmount);
     const kyc = new KycService(db.prisma, upstream.gateway, clock);
     const credentials = new FundingCredentials(db.prisma, clock, { cardCheckMaxAgeMs: config.cardCheckMaxAgeMs });
     const checks = new ChecksService(upstream.gateway, credentials);
@@ -189,7 +189,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const schema = await buildGraphQLSchema({ resolvers, pubSub: pubsub });
     registerTransferSubscriptions(schema, transfers.subscriptions);
     traceRootFields(schema);
-    const formatError = createErrorFormatter(logger);
+    const formatError = createErrorFormatter(logger, { hideSchemaDetails: config.production });
 
     const fastify: FastifyInstance = Fastify({
       loggerInstance: logger as unknown as FastifyBaseLogger,
@@ -296,7 +296,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
     const dbCheck: ReadinessCheck = { name: 'database', check: () => db.isReady() };
     const pubsubCheck: ReadinessCheck = { name: 'pubsub', check: async () => pubsub.healthy(), details: () => ({ kind: pubsub.kind }) };
-    registerHealthRoutes(fastify, { checks: [dbCheck, pubsubCheck, webhooks.readiness], metrics, isDraining: () => draining });
+    registerHealthRoutes(fastify, {
+      checks: [dbCheck, pubsubCheck, webhooks.readiness],
+      metrics: config.metrics.onApiPort ? metrics : undefined,
+      isDraining: () => draining,
+    });
+    // Prometheus on its own listener (always in production, where the API port has no /metrics)
+    const metricsServer = config.metrics.port !== null ? createMetricsServer(metrics) : null;
+    if (metricsServer) closers.push({ name: 'metrics listener', close: () => metricsServer.close() });
     await registerWebhookRoutes(fastify, webhooks.receiver);
 
     const ws: GraphQLWsServer = createGraphQLWsServer({
@@ -339,6 +346,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       webhooks,
       async start() {
         const address = await fastify.listen({ port: config.port, host: config.host });
+        if (metricsServer) logger.info({ address: await metricsServer.listen({ port: config.metrics.port!, host: config.metrics.host }) }, 'metrics listening');
         await migrateWhenReachable(db, logger, () => draining);
         if (config.saga.workerEnabled) transfers.worker.start();
         const port = (fastify.server.address() as { port: number }).port;

@@ -35,6 +35,12 @@ const url = (protocols: string[]) =>
     }, `must be a URL (${protocols.map((p) => p.replace(':', '')).join(', ')})`);
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
 const httpUrl = url(['http:', 'https:']);
+/** A positive amount that fits the money columns (Decimal(20,6)): at most 14 integer digits, 6 decimals. */
+const amount = z
+  .string()
+  .trim()
+  .regex(/^(0|[1-9]\d{0,13})(\.\d{1,6})?$/, 'must be a decimal amount such as 10000 (at most 14 integer digits and 6 decimals)')
+  .refine((v) => Number(v) > 0, 'must be greater than 0');
 const bool = z
   .string()
   .trim()
@@ -61,20 +67,20 @@ const schema = z.object({
   SANDBOX_PORT: int(0, 65535).default(4010),
   SANDBOX_HOST: nonEmpty.default('127.0.0.1'),
   GATEWAY_BASE_URL: httpUrl.optional(),
-  GATEWAY_CLIENT_ID: nonEmpty.default('sandbox-client'),
-  GATEWAY_CLIENT_SECRET: nonEmpty.default('sandbox-secret'),
+  GATEWAY_CLIENT_ID: nonEmpty.optional(),
+  GATEWAY_CLIENT_SECRET: nonEmpty.optional(),
   GATEWAY_TOKEN_REFRESH_MARGIN_S: int(0, 3600).default(60),
   REMITTANCES_BASE_URL: httpUrl.optional(),
-  REMITTANCES_TENANT_ID: nonEmpty.default('sandbox-tenant'),
-  REMITTANCES_API_KEY: nonEmpty.default('sandbox-api-key'),
-  REMITTANCES_AGENT_ID: nonEmpty.default('00000000-0000-4000-8000-00000000a9e7'),
-  REMITTANCES_AGENT_API_KEY: nonEmpty.default('sandbox-agent-key'),
+  REMITTANCES_TENANT_ID: nonEmpty.optional(),
+  REMITTANCES_API_KEY: nonEmpty.optional(),
+  REMITTANCES_AGENT_ID: nonEmpty.optional(),
+  REMITTANCES_AGENT_API_KEY: nonEmpty.optional(),
   REMITTANCES_CLIENT_CERT: nonEmpty.optional(),
   REMITTANCES_CLIENT_KEY: nonEmpty.optional(),
   REMITTANCES_CLIENT_CA: nonEmpty.optional(),
   VERIFICATION_BASE_URL: httpUrl.optional(),
-  VERIFICATION_CLIENT_ID: nonEmpty.default('sandbox-verification'),
-  VERIFICATION_CLIENT_SECRET: nonEmpty.default('sandbox-verification-secret'),
+  VERIFICATION_CLIENT_ID: nonEmpty.optional(),
+  VERIFICATION_CLIENT_SECRET: nonEmpty.optional(),
   VERIFICATION_AUTH_METHOD: z.enum(['body', 'basic']).default('body'),
   VERIFICATION_TOKEN_REFRESH_MARGIN_S: int(0, 3600).default(60),
   UPSTREAM_MAX_CONNECTIONS: int(1, 1024).default(32),
@@ -142,7 +148,34 @@ const schema = z.object({
   // Tracing (issue 7): OTLP/HTTP export when set, entirely off otherwise
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
   OTEL_SERVICE_NAME: nonEmpty.default('remittance-bff'),
+  // Prometheus scrape endpoint: its own listener (always in production), never on the API port in production
+  METRICS_PORT: int(0, 65535).optional(),
+  METRICS_HOST: nonEmpty.default('127.0.0.1'),
+  // Per-transfer amount ceiling in the source currency (createQuote, createTransfer)
+  TRANSFER_MAX_AMOUNT: amount.default('10000'),
+  TRANSFER_MAX_AMOUNT_BY_CURRENCY: z
+    .string()
+    .trim()
+    .refine((v) => v.split(',').every((p) => /^[A-Z]{3}=/.test(p.trim()) && amount.safeParse(p.trim().slice(4)).success), 'must be a list such as JPY=1500000,KRW=13000000')
+    .transform((v) => Object.fromEntries(v.split(',').map((p) => [p.trim().slice(0, 3), p.trim().slice(4)])))
+    .optional(),
 });
+
+/** What the sandbox accepts (CONTRACT.md); used only while the upstreams are a sandbox, never in production. */
+const SANDBOX_CREDENTIALS = {
+  GATEWAY_CLIENT_ID: 'sandbox-client',
+  GATEWAY_CLIENT_SECRET: 'sandbox-secret',
+  REMITTANCES_TENANT_ID: 'sandbox-tenant',
+  REMITTANCES_API_KEY: 'sandbox-api-key',
+  REMITTANCES_AGENT_ID: '00000000-0000-4000-8000-00000000a9e7',
+  REMITTANCES_AGENT_API_KEY: 'sandbox-agent-key',
+  VERIFICATION_CLIENT_ID: 'sandbox-verification',
+  VERIFICATION_CLIENT_SECRET: 'sandbox-verification-secret',
+} as const;
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+/** A loopback URL: traffic that never leaves the host (a local sandbox, or a TLS-terminating sidecar). */
+export const isLoopbackUrl = (v: string): boolean => LOOPBACK.has(new URL(v).hostname);
 
 type Env = z.infer<typeof schema>;
 
@@ -252,6 +285,13 @@ export interface Config {
   apq: { ttlS: number };
   /** Execute operations over HTTP with graphql-jit (compiled once per document; graphql-js for what it cannot compile). */
   graphqlJit: boolean;
+  /**
+   * Prometheus `/metrics`: on its own listener at host:port when port is set (always in production; port 0 = a
+   * free port), and on the API port too only outside production.
+   */
+  metrics: { port: number | null; host: string; onApiPort: boolean };
+  /** The most one transfer may send, in its source currency: `byCurrency[currency] ?? default` (decimal strings). */
+  transferMaxAmount: { default: string; byCurrency: Record<string, string> };
   /** OpenTelemetry: spans exported over OTLP/HTTP to `<otlpEndpoint>/v1/traces`; null = tracing off (no SDK started). */
   tracing: { otlpEndpoint: string | null; serviceName: string };
 }
@@ -304,6 +344,28 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     if (!e.WEBHOOK_SECRET_ENCRYPTION_KEY)
       problems.push({ variable: 'WEBHOOK_SECRET_ENCRYPTION_KEY', problem: 'is required in production (base64 of 32 bytes; encrypts webhook signing secrets at rest)' });
   }
+  // Upstream credentials: the sandbox's defaults only while the upstreams are a sandbox — the built-in one, or
+  // (outside production) one on a loopback address (`npm run sandbox`). Anywhere else each one must be given.
+  const sandboxUpstreams = sandboxEnabled || (!production && setUrls.every(([, v]) => isLoopbackUrl(v!)));
+  const credentials = { ...(sandboxUpstreams ? SANDBOX_CREDENTIALS : {}) } as Record<keyof typeof SANDBOX_CREDENTIALS, string | undefined>;
+  for (const k of Object.keys(SANDBOX_CREDENTIALS) as (keyof typeof SANDBOX_CREDENTIALS)[]) {
+    credentials[k] = e[k] ?? credentials[k];
+    if (credentials[k] === undefined)
+      problems.push({ variable: k, problem: production ? 'is required in production (no sandbox default)' : 'is required when the upstreams are not a local sandbox' });
+  }
+  if (production) {
+    if (!e.AUTH_ISSUER) problems.push({ variable: 'AUTH_ISSUER', problem: 'is required in production (the expected iss of every token)' });
+    if (!e.AUTH_AUDIENCE) problems.push({ variable: 'AUTH_AUDIENCE', problem: 'is required in production (the expected aud of every token)' });
+    if (!e.PUBLIC_URL) problems.push({ variable: 'PUBLIC_URL', problem: 'is required in production (where the platform delivers webhooks)' });
+    // TLS for everything that leaves the host; loopback is allowed (a local TLS-terminating proxy or sidecar)
+    for (const k of ['PUBLIC_URL', 'AUTH_JWKS_URL', 'GATEWAY_BASE_URL', 'REMITTANCES_BASE_URL', 'VERIFICATION_BASE_URL'] as const) {
+      const v = e[k];
+      if (v && new URL(v).protocol !== 'https:' && !isLoopbackUrl(v))
+        problems.push({ variable: k, problem: 'must be an https:// URL in production (http only on a loopback address)' });
+    }
+    if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT)
+      problems.push({ variable: 'METRICS_PORT', problem: 'must differ from PORT (metrics are never served on the API port in production)' });
+  }
   if (production && e.SAGA_CRASH_AT) problems.push({ variable: 'SAGA_CRASH_AT', problem: 'is a test-only fault hook, refused in production' });
   if (e.AUTH_JWKS_URL && e.AUTH_PUBLIC_KEY)
     problems.push({ variable: 'AUTH_PUBLIC_KEY', problem: 'set either AUTH_JWKS_URL or AUTH_PUBLIC_KEY, not both' });
@@ -332,22 +394,22 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     sandbox: { enabled: sandboxEnabled, port: e.SANDBOX_PORT, host: e.SANDBOX_HOST },
     gateway: {
       baseUrl: e.GATEWAY_BASE_URL ?? null,
-      clientId: e.GATEWAY_CLIENT_ID,
-      clientSecret: e.GATEWAY_CLIENT_SECRET,
+      clientId: credentials.GATEWAY_CLIENT_ID!,
+      clientSecret: credentials.GATEWAY_CLIENT_SECRET!,
       tokenRefreshMarginS: e.GATEWAY_TOKEN_REFRESH_MARGIN_S,
     },
     remittances: {
       baseUrl: e.REMITTANCES_BASE_URL ?? null,
-      tenantId: e.REMITTANCES_TENANT_ID,
-      apiKey: e.REMITTANCES_API_KEY,
-      agentId: e.REMITTANCES_AGENT_ID,
-      agentApiKey: e.REMITTANCES_AGENT_API_KEY,
+      tenantId: credentials.REMITTANCES_TENANT_ID!,
+      apiKey: credentials.REMITTANCES_API_KEY!,
+      agentId: credentials.REMITTANCES_AGENT_ID!,
+      agentApiKey: credentials.REMITTANCES_AGENT_API_KEY!,
       tls: { certPath: e.REMITTANCES_CLIENT_CERT, keyPath: e.REMITTANCES_CLIENT_KEY, caPath: e.REMITTANCES_CLIENT_CA },
     },
     verification: {
       baseUrl: e.VERIFICATION_BASE_URL ?? null,
-      clientId: e.VERIFICATION_CLIENT_ID,
-      clientSecret: e.VERIFICATION_CLIENT_SECRET,
+      clientId: credentials.VERIFICATION_CLIENT_ID!,
+      clientSecret: credentials.VERIFICATION_CLIENT_SECRET!,
       authMethod: e.VERIFICATION_AUTH_METHOD,
       tokenRefreshMarginS: e.VERIFICATION_TOKEN_REFRESH_MARGIN_S,
     },
@@ -419,6 +481,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     apq: { ttlS: e.APQ_TTL_S },
     graphqlJit: e.GRAPHQL_JIT,
+    metrics: { port: e.METRICS_PORT ?? (production ? 9464 : null), host: e.METRICS_HOST, onApiPort: !production },
+    transferMaxAmount: { default: e.TRANSFER_MAX_AMOUNT, byCurrency: e.TRANSFER_MAX_AMOUNT_BY_CURRENCY ?? {} },
     tracing: { otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null, serviceName: e.OTEL_SERVICE_NAME },
   };
 }

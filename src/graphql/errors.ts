@@ -50,6 +50,36 @@ function sanitizeReason(reason: string): string {
     .trim();
 }
 
+/**
+ * Production: what graphql-js says about a document or a variable, without anything the client named. Suggestions
+ * ("Did you mean …", or GraphQL Armor's "[Suggestion hidden]") go; the kind of mistake stays, as a fixed text; a
+ * message still quoting anything (graphql-js quotes every name and value it repeats) becomes its code's generic
+ * text. Our own scalars' reasons ("Decimal must look like …") never quote the input, so they are kept.
+ */
+const GENERIC: [RegExp, string][] = [
+  [/is not defined by type/, 'An input object has a field its type does not define'],
+  [/^Cannot query field/, 'A selection names a field its type does not define'],
+  [/^Unknown argument/, 'An argument is not defined by its field or directive'],
+  [/\benum\b/i, 'A value is not one of its enum type\'s values'],
+  [/^Unknown (type|directive|fragment)/, 'The document names an unknown type, directive or fragment'],
+  [/^Syntax Error/, 'The document is not valid GraphQL syntax'],
+  [/of required type .* was not provided|of non-null type .* must not be null/, 'A required variable is missing or null'],
+];
+const FALLBACK: Record<string, string> = {
+  GRAPHQL_PARSE_FAILED: 'The document is not valid GraphQL syntax',
+  GRAPHQL_VALIDATION_FAILED: 'The operation is not valid against the schema',
+  BAD_USER_INPUT: 'A variable or argument has an invalid value',
+};
+const OWN_SCALAR_REASON = /^(?:Variable "\$\w+" got an invalid value(?: at "[\w.[\]]+")?: )?((?:Decimal|DateTime|JSON\w*) [^"]*(?:"[\w.]+"[^"]*)*)$/;
+
+export function withoutSchemaDetails(message: string, code: string): string {
+  const m = message.replace(/\s*(Did you mean .*|\[Suggestion hidden\]\??)$/s, '').trim();
+  const own = OWN_SCALAR_REASON.exec(m);
+  if (own) return `A variable or argument has an invalid value: ${own[1]}`;
+  for (const [re, text] of GENERIC) if (re.test(m)) return text;
+  return m.includes('"') ? (FALLBACK[code] ?? 'Invalid request') : m;
+}
+
 const PASSTHROUGH_CODES = new Set([
   'GRAPHQL_PARSE_FAILED',
   'GRAPHQL_VALIDATION_FAILED',
@@ -61,14 +91,22 @@ const PASSTHROUGH_CODES = new Set([
   'UNAUTHENTICATED',
   'FORBIDDEN',
   'RATE_LIMITED',
+  'SUBSCRIPTION_OVER_HTTP',
 ]);
+/** Codes whose messages graphql-js writes (and may fill with what the client sent). */
+const GRAPHQL_JS_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']);
 
 /**
  * Apollo `formatError`: every error leaves with a stable `extensions.code`, no stack trace,
  * no echoed input. The database out of reach is SERVICE_UNAVAILABLE (transient: retry); other unexpected errors
- * are logged in full (server side) and answered generically.
+ * are logged in full (server side) and answered generically. With `hideSchemaDetails` (production), graphql-js's
+ * own messages lose suggestions and every name or value the client wrote (`withoutSchemaDetails`).
  */
-export function createErrorFormatter(logger: Logger) {
+export function createErrorFormatter(logger: Logger, opts: { hideSchemaDetails?: boolean } = {}) {
+  const clean = (message: string, code: string) => {
+    const stripped = stripEchoedValues(message);
+    return opts.hideSchemaDetails && GRAPHQL_JS_CODES.has(code) ? withoutSchemaDetails(stripped, code) : stripped;
+  };
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = unwrapResolverError(error);
     const base = { locations: formatted.locations, path: formatted.path };
@@ -95,11 +133,11 @@ export function createErrorFormatter(logger: Logger) {
     if (code === 'UNAUTHORIZED') return { ...base, message: 'Not allowed', extensions: { code: 'FORBIDDEN' } };
     if (code && PASSTHROUGH_CODES.has(code)) {
       const retry = code === 'RATE_LIMITED' && typeof ext.retryAfterSeconds === 'number' ? { retryAfterSeconds: ext.retryAfterSeconds } : {};
-      return { ...base, message: stripEchoedValues(formatted.message), extensions: { code, ...retry } };
+      return { ...base, message: clean(formatted.message, code), extensions: { code, ...retry } };
     }
-    if (original instanceof GraphQLError && !original.originalError && !code) {
-      // A GraphQL-level error raised by graphql-js itself (e.g. argument coercion): the caller's fault.
-      return { ...base, message: stripEchoedValues(formatted.message), extensions: { code: 'BAD_USER_INPUT' } };
+    if (original instanceof GraphQLError && !code && (!original.originalError || isVariableCoercion(original))) {
+      // A GraphQL-level error raised by graphql-js itself (argument or variable coercion): the caller's fault.
+      return { ...base, message: clean(formatted.message, 'BAD_USER_INPUT'), extensions: { code: 'BAD_USER_INPUT' } };
     }
     if (isDatabaseUnavailable(original)) {
       // transient, not a bug: the caller retries (readiness reports the outage to the load balancer meanwhile)
@@ -114,3 +152,9 @@ export function createErrorFormatter(logger: Logger) {
     return { ...base, message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
   };
 }
+
+/**
+ * graphql-js's refusal of a variable's value before execution (the websocket path gets it unclassified; Apollo's
+ * HTTP path marks it BAD_USER_INPUT itself): no path, and its message names the variable.
+ */
+const isVariableCoercion = (e: GraphQLError) => !e.path && /^Variable "\$\w+" /.test(e.message);

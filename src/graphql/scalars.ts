@@ -5,13 +5,16 @@ import { GraphQLScalarType, Kind } from 'graphql';
  * Parse errors never echo the value back (it may be a typo'd account number pasted in the wrong field).
  */
 const DECIMAL_RE = /^-?(0|[1-9]\d{0,19})(\.\d{1,8})?$/;
+/** Inputs: at most 14 integer digits, what every money column stores (Decimal(20,6)); anything larger is refused here. */
+const DECIMAL_INPUT_RE = /^-?(0|[1-9]\d{0,13})(\.\d{1,8})?$/;
+const DECIMAL_INPUT_REASON = 'Decimal must look like "100.10" (no exponent, at most 14 integer digits and 8 decimals)';
 
 export const isDecimalString = (v: unknown): v is string => typeof v === 'string' && DECIMAL_RE.test(v);
 
 export const DecimalScalar = new GraphQLScalarType<string, string>({
   name: 'Decimal',
   description:
-    'An exact decimal number as a string, e.g. "100.10": up to 20 integer digits and 8 decimals, no exponent. Never a float.',
+    'An exact decimal number as a string, e.g. "100.10", no exponent, never a float. Inputs: up to 14 integer digits and 8 decimals (amounts: no more decimals than their currency has); outputs up to 20 integer digits.',
   specifiedByURL: 'https://en.wikipedia.org/wiki/Decimal_data_type',
   serialize(value) {
     if (typeof value === 'string' && DECIMAL_RE.test(value)) return value;
@@ -23,13 +26,12 @@ export const DecimalScalar = new GraphQLScalarType<string, string>({
   },
   parseValue(value) {
     if (typeof value !== 'string') throw new TypeError('Decimal must be a string such as "100.10"');
-    if (!DECIMAL_RE.test(value)) throw new TypeError('Decimal must look like "100.10" (no exponent, at most 8 decimals)');
+    if (!DECIMAL_INPUT_RE.test(value)) throw new TypeError(DECIMAL_INPUT_REASON);
     return value;
   },
   parseLiteral(ast) {
     if (ast.kind !== Kind.STRING) throw new TypeError('Decimal must be a string such as "100.10"');
-    if (!DECIMAL_RE.test(ast.value))
-      throw new TypeError('Decimal must look like "100.10" (no exponent, at most 8 decimals)');
+    if (!DECIMAL_INPUT_RE.test(ast.value)) throw new TypeError(DECIMAL_INPUT_REASON);
     return ast.value;
   },
 });

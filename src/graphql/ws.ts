@@ -20,6 +20,7 @@ import {
 import type { AuthService } from '../auth/auth.service';
 import type { Caller } from '../auth/auth.types';
 import { systemClock, type Clock } from '../shared/clock';
+import { invalidTextError } from './input-text';
 import type { Logger } from '../shared/logger';
 import { bindIterator, runInRequest, type RequestContext } from '../shared/request-context';
 import type { GraphQLContext } from './context';
@@ -179,6 +180,8 @@ export function createGraphQLWsServer(opts: {
         const parsed = documents.get(payload.query);
         if (!('document' in parsed)) return parsed.errors;
         const { document } = parsed;
+        const invalidText = invalidTextError(document, payload.variables);
+        if (invalidText) return [invalidText];
         const caller = ctx.extra.caller ?? null;
         if (opts.limits?.rateLimit && getOperationAST(document, payload.operationName)) {
           const refusal = await opts.limits.rateLimit(caller, document, payload.operationName);

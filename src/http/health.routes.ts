@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Metrics } from '../shared/metrics';
 
 export interface ReadinessCheck {
@@ -14,10 +14,13 @@ export interface ReadinessCheck {
 const withTimeout = (p: Promise<boolean>, ms: number) =>
   Promise.race([p.catch(() => false), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
 
-/** `/healthz` (the process runs), `/readyz` (dependencies up, migrations applied), `/metrics` (Prometheus). */
+/**
+ * `/healthz` (the process runs), `/readyz` (dependencies up, migrations applied), and `/metrics` (Prometheus) when
+ * `metrics` is given — outside production only: production serves it on its own listener (`createMetricsServer`).
+ */
 export function registerHealthRoutes(
   app: FastifyInstance,
-  opts: { checks: ReadinessCheck[]; metrics: Metrics; isDraining: () => boolean; checkTimeoutMs?: number },
+  opts: { checks: ReadinessCheck[]; metrics?: Metrics; isDraining: () => boolean; checkTimeoutMs?: number },
 ): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
@@ -41,8 +44,22 @@ export function registerHealthRoutes(
       .send({ status: draining ? 'draining' : ready ? 'ready' : 'unavailable', checks });
   });
 
+  if (opts.metrics) registerMetricsRoute(app, opts.metrics);
+}
+
+function registerMetricsRoute(app: FastifyInstance, metrics: Metrics): void {
   app.get('/metrics', async (_req, reply) => {
-    const body = await opts.metrics.registry.metrics();
-    return reply.header('content-type', opts.metrics.registry.contentType).send(body);
+    const body = await metrics.registry.metrics();
+    return reply.header('content-type', metrics.registry.contentType).header('cache-control', 'no-store').send(body);
   });
+}
+
+/**
+ * The metrics listener (METRICS_HOST:METRICS_PORT): `GET /metrics` and nothing else, so operation names, webhook
+ * outcomes and upstream statistics stay off the public API port; bind it to a private interface for Prometheus.
+ */
+export function createMetricsServer(metrics: Metrics): FastifyInstance {
+  const app = Fastify({ logger: false, forceCloseConnections: true });
+  registerMetricsRoute(app, metrics);
+  return app;
 }

@@ -47,3 +47,19 @@ export function convert(amount: DecimalLike, rate: DecimalLike, currency: string
 export function fitsMinorUnits(v: DecimalLike, currency: string): boolean {
   return dec(v).decimalPlaces() <= minorUnits(currency);
 }
+
+/** The most one transfer may send, per source currency (TRANSFER_MAX_AMOUNT, TRANSFER_MAX_AMOUNT_BY_CURRENCY). */
+export interface TransferAmountLimits {
+  default: string;
+  byCurrency: Record<string, string>;
+}
+
+/** Why `amount` cannot be sent in one transfer in `currency` (not positive, too many decimals, above the maximum), or null. */
+export function sendAmountProblem(field: string, amount: DecimalLike, currency: string, limits: TransferAmountLimits): string | null {
+  const a = dec(amount);
+  if (!a.gt(0)) return `${field} must be greater than 0`;
+  if (!fitsMinorUnits(a, currency)) return `${field} has more decimals than ${currency} allows`;
+  const max = limits.byCurrency[currency] ?? limits.default;
+  if (a.gt(dec(max))) return `${field} must not exceed ${formatAmount(max, currency)} ${currency} per transfer`;
+  return null;
+}

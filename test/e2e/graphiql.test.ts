@@ -16,6 +16,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { PublishSystemNoticeDocument, ViewerDocument } from '../generated/graphql';
 import { execute } from '../operations/request';
 import { chromiumMissingReason, openBrowser, runInGraphiql, type Browser } from './graphiql.browser';
+import { PRODUCTION_REQUIRED } from '../helpers/config';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 
@@ -137,7 +138,7 @@ test('config: production mode turns GraphiQL and introspection off by default', 
     VERIFICATION_BASE_URL: 'https://verification.example',
     AUTH_JWKS_URL: 'https://id.example/.well-known/jwks.json',
     WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
-    PUBLIC_URL: 'https://bff.example',
+    ...PRODUCTION_REQUIRED,
   });
   expect(config.graphiql).toBe(false);
   expect(config.introspection).toBe(false);
@@ -186,8 +187,10 @@ describe('production mode (NODE_ENV=production)', () => {
       REMITTANCES_BASE_URL: 'http://127.0.0.1:9/remittances',
       VERIFICATION_BASE_URL: 'http://127.0.0.1:9/verification',
       AUTH_PUBLIC_KEY: await exportSPKI(publicKey),
+      ...PRODUCTION_REQUIRED,
+      PUBLIC_URL: 'http://127.0.0.1:9',
+      METRICS_PORT: '0',
       WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
-      PUBLIC_URL: 'https://bff.example',
       LOG_LEVEL: 'warn',
     });
   }, 60_000);

@@ -18,7 +18,7 @@ export type Scalars = {
   Float: { input: number; output: number; }
   /** A date and time in ISO 8601 with a time zone, always answered in UTC, e.g. "2026-11-21T10:00:00.000Z". */
   DateTime: { input: string; output: string; }
-  /** An exact decimal number as a string, e.g. "100.10": up to 20 integer digits and 8 decimals, no exponent. Never a float. */
+  /** An exact decimal number as a string, e.g. "100.10", no exponent, never a float. Inputs: up to 14 integer digits and 8 decimals (amounts: no more decimals than their currency has); outputs up to 20 integer digits. */
   Decimal: { input: string; output: string; }
   /** A JSON object passed through as the remittances platform defines it (its shape is not part of this API's contract), e.g. {"firstName": "Ana"}. */
   JSONObject: { input: unknown; output: unknown; }

@@ -7,7 +7,8 @@
  *   the PostgreSQL wire protocol (@electric-sql/pglite-socket) — production only accepts postgres:// URLs;
  * - auth: a fresh ES256 key pair (AUTH_PUBLIC_KEY) with issuer and audience; `token()` signs with it;
  * - PUBLIC_URL: the child's own address (a free port picked before it starts), so the sandbox delivers
- *   webhooks to it.
+ *   webhooks to it; http is accepted there because it is a loopback address;
+ * - METRICS_PORT: another free port (production serves /metrics only there, never on the API port).
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -29,6 +30,8 @@ export interface ProductionService {
   /** http origin of the service */
   url: string;
   wsUrl: string;
+  /** http origin of the metrics listener (METRICS_PORT) */
+  metricsUrl: string;
   sandbox: TestSandbox;
   /** The environment the service was started with (to start another instance, or to reuse its database). */
   env: Record<string, string>;
@@ -108,13 +111,14 @@ export function signToken(
 }
 
 /** Every variable production requires, pointing at `sandbox` and `databaseUrl`. */
-export function productionEnv(o: { sandbox: TestSandbox; databaseUrl: string; keys: ProductionKeys; port: number; dataDir: string }): Record<string, string> {
+export function productionEnv(o: { sandbox: TestSandbox; databaseUrl: string; keys: ProductionKeys; port: number; metricsPort: number; dataDir: string }): Record<string, string> {
   const s = o.sandbox.ctx.options;
   return {
     NODE_ENV: 'production',
     HOST: '127.0.0.1',
     PORT: String(o.port),
     PUBLIC_URL: `http://127.0.0.1:${o.port}`,
+    METRICS_PORT: String(o.metricsPort),
     DATA_DIR: o.dataDir,
     LOG_LEVEL: 'warn',
     DATABASE_URL: o.databaseUrl,
@@ -150,7 +154,8 @@ export async function startProductionService(env: Record<string, string> = {}): 
   const keys = await productionKeys();
   const dataDir = mkdtempSync(join(tmpdir(), 'rbff-prod-'));
   const port = await freePort();
-  const full = { ...productionEnv({ sandbox, databaseUrl: db.url, keys, port, dataDir }), ...env };
+  const metricsPort = await freePort();
+  const full = { ...productionEnv({ sandbox, databaseUrl: db.url, keys, port, metricsPort, dataDir }), ...env };
   for (const [k, v] of Object.entries(full)) if (v === '') delete full[k];
   let svc: ServiceProcess;
   try {
@@ -165,6 +170,7 @@ export async function startProductionService(env: Record<string, string> = {}): 
     svc,
     url: svc.url,
     wsUrl: `${svc.url.replace(/^http/, 'ws')}/graphql`,
+    metricsUrl: `http://127.0.0.1:${full.METRICS_PORT}`,
     sandbox,
     env: full,
     keys,

@@ -1,4 +1,23 @@
 import { ConfigError, loadConfig } from '../../src/config';
+import { PRODUCTION_REQUIRED } from '../helpers/config';
+
+const PROD_BASE = {
+  NODE_ENV: 'production',
+  DATABASE_URL: 'postgres://db/x',
+  AUTH_JWKS_URL: 'https://idp.example/.well-known/jwks.json',
+  GATEWAY_BASE_URL: 'https://gw.example',
+  REMITTANCES_BASE_URL: 'https://rp.example',
+  VERIFICATION_BASE_URL: 'https://vs.example',
+  WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+};
+const problemsOf = (env: Record<string, string>): string[] => {
+  try {
+    loadConfig(env);
+    return [];
+  } catch (e) {
+    return (e as ConfigError).problems.map((p) => p.variable);
+  }
+};
 
 describe('loadConfig', () => {
   it('gives the embedded defaults with an empty environment', () => {
@@ -53,6 +72,7 @@ describe('loadConfig', () => {
       GATEWAY_BASE_URL: 'https://gw.example',
       REMITTANCES_BASE_URL: 'https://rp.example',
       VERIFICATION_BASE_URL: 'https://vs.example',
+      ...PRODUCTION_REQUIRED,
     });
     expect(c.sandbox.enabled).toBe(false);
     expect(c.gateway.baseUrl).toBe('https://gw.example');
@@ -66,16 +86,7 @@ describe('loadConfig', () => {
       const vars = (e as ConfigError).problems.map((p) => p.variable);
       expect(vars).toEqual(expect.arrayContaining(['GATEWAY_BASE_URL', 'AUTH_JWKS_URL', 'DATABASE_URL']));
     }
-    const prodEnv = {
-      NODE_ENV: 'production',
-      DATABASE_URL: 'postgres://db/x',
-      AUTH_JWKS_URL: 'https://idp.example/.well-known/jwks.json',
-      GATEWAY_BASE_URL: 'https://gw.example',
-      REMITTANCES_BASE_URL: 'https://rp.example',
-      VERIFICATION_BASE_URL: 'https://vs.example',
-      WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
-      PUBLIC_URL: 'https://bff.example',
-    };
+    const prodEnv = { ...PROD_BASE, ...PRODUCTION_REQUIRED };
     const c = loadConfig(prodEnv);
     expect(c.sandbox.enabled).toBe(false);
     expect(c.graphiql).toBe(false);
@@ -86,5 +97,43 @@ describe('loadConfig', () => {
 
   it('requires the client certificate and key together', () => {
     expect(() => loadConfig({ REMITTANCES_CLIENT_CERT: '/c.pem' })).toThrow(/REMITTANCES_CLIENT_KEY/);
+  });
+
+  it('production refuses a weak configuration, naming every missing variable at once', () => {
+    expect(problemsOf(PROD_BASE).sort()).toEqual(Object.keys(PRODUCTION_REQUIRED).sort());
+    expect(problemsOf({ ...PROD_BASE, ...PRODUCTION_REQUIRED })).toEqual([]);
+  });
+
+  it('production: no sandbox credential default, iss/aud required, TLS off-host', () => {
+    const c = loadConfig({ ...PROD_BASE, ...PRODUCTION_REQUIRED });
+    expect(c.gateway.clientId).toBe('gw-id');
+    expect(c.auth).toMatchObject({ issuer: 'https://idp.example', audience: 'remittance-bff' });
+    expect(problemsOf({ ...PROD_BASE, ...PRODUCTION_REQUIRED, PUBLIC_URL: 'http://bff.example', GATEWAY_BASE_URL: 'http://gw.example' }).sort()).toEqual(['GATEWAY_BASE_URL', 'PUBLIC_URL']);
+    // loopback stays allowed over http (a local TLS-terminating proxy)
+    expect(problemsOf({ ...PROD_BASE, ...PRODUCTION_REQUIRED, PUBLIC_URL: 'http://127.0.0.1:4000', GATEWAY_BASE_URL: 'http://localhost:8080' })).toEqual([]);
+  });
+
+  it('sandbox credential defaults apply only while the upstreams are a sandbox', () => {
+    expect(loadConfig({}).verification.clientId).toBe('sandbox-verification');
+    const local = { GATEWAY_BASE_URL: 'http://127.0.0.1:4010/gateway', REMITTANCES_BASE_URL: 'http://127.0.0.1:4010/remittances', VERIFICATION_BASE_URL: 'http://127.0.0.1:4010/verification' };
+    expect(loadConfig(local).remittances.apiKey).toBe('sandbox-api-key');
+    const remote = { GATEWAY_BASE_URL: 'https://gw.example', REMITTANCES_BASE_URL: 'https://rp.example', VERIFICATION_BASE_URL: 'https://vs.example' };
+    expect(problemsOf(remote).sort()).toEqual(Object.keys(PRODUCTION_REQUIRED).filter((k) => /^(GATEWAY|REMITTANCES|VERIFICATION)_/.test(k)).sort());
+  });
+
+  it('metrics: own listener in production (never the API port), API port outside production', () => {
+    expect(loadConfig({}).metrics).toEqual({ port: null, host: '127.0.0.1', onApiPort: true });
+    expect(loadConfig({ ...PROD_BASE, ...PRODUCTION_REQUIRED }).metrics).toEqual({ port: 9464, host: '127.0.0.1', onApiPort: false });
+    expect(problemsOf({ ...PROD_BASE, ...PRODUCTION_REQUIRED, PORT: '8080', METRICS_PORT: '8080' })).toEqual(['METRICS_PORT']);
+  });
+
+  it('transfer maximum: one default, per-currency overrides', () => {
+    expect(loadConfig({}).transferMaxAmount).toEqual({ default: '10000', byCurrency: {} });
+    expect(loadConfig({ TRANSFER_MAX_AMOUNT: '5000', TRANSFER_MAX_AMOUNT_BY_CURRENCY: 'JPY=1500000, KRW=13000000' }).transferMaxAmount).toEqual({
+      default: '5000',
+      byCurrency: { JPY: '1500000', KRW: '13000000' },
+    });
+    expect(problemsOf({ TRANSFER_MAX_AMOUNT: '123456789012345' })).toEqual(['TRANSFER_MAX_AMOUNT']);
+    expect(problemsOf({ TRANSFER_MAX_AMOUNT_BY_CURRENCY: 'jpy:5' })).toEqual(['TRANSFER_MAX_AMOUNT_BY_CURRENCY']);
   });
 });

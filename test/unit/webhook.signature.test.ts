@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { parseSignatureHeader, signatureHeaderFor, verifySignature } from '../../src/modules/webhooks/webhook.signature';
 import { decodeKey, SecretBox, SecretDecryptionError, secretFingerprint } from '../../src/modules/webhooks/webhook.crypto';
+import { PRODUCTION_REQUIRED } from '../helpers/config';
 
 const secret = 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3I=';
 const body = Buffer.from('{"event":"AgentUpdatedEvents","id":"a"}');
@@ -84,14 +85,14 @@ describe('config', () => {
     expect(loadConfig({}).webhooks).toEqual({ encryptionKey: null, toleranceS: 300, pollIntervalMs: 1000, secretCacheMs: 5000, maxAttempts: 12, concurrency: 4 });
     expect(() => loadConfig({ WEBHOOK_SECRET_ENCRYPTION_KEY: 'c2hvcnQ=' })).toThrow(/WEBHOOK_SECRET_ENCRYPTION_KEY: must be base64 of 32 bytes/);
     expect(() => loadConfig({ WEBHOOK_TOLERANCE_S: '0' })).toThrow(/WEBHOOK_TOLERANCE_S/);
-    const prod = {
+    const prod: Record<string, string> = {
       NODE_ENV: 'production',
       DATABASE_URL: 'postgres://db/x',
       AUTH_JWKS_URL: 'https://idp.example/jwks.json',
       GATEWAY_BASE_URL: 'https://gw.example',
       REMITTANCES_BASE_URL: 'https://rp.example',
       VERIFICATION_BASE_URL: 'https://vs.example',
-      PUBLIC_URL: 'https://bff.example',
+      ...PRODUCTION_REQUIRED,
     };
     expect(() => loadConfig(prod)).toThrow(/WEBHOOK_SECRET_ENCRYPTION_KEY: is required in production/);
     // the endpoint the service registers its signed subscription for: production cannot receive webhooks without it

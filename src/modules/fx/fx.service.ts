@@ -1,7 +1,7 @@
 import type { PrismaClient } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import { AppError, badInput } from '../../shared/errors';
-import { fitsMinorUnits, formatAmount, formatRate, fromJsonNumber } from '../../shared/money';
+import { formatAmount, formatRate, fromJsonNumber, sendAmountProblem, type TransferAmountLimits } from '../../shared/money';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { PaymentMethod } from '../../upstream/gateway/gateway.types';
 import { toAppError } from '../../upstream/http/upstream.errors';
@@ -32,14 +32,13 @@ export class FxService {
     private readonly prisma: PrismaClient,
     private readonly gateway: GatewayClient,
     private readonly clock: Clock,
+    private readonly limits: TransferAmountLimits,
   ) {}
 
   async createQuote(ownerId: string, args: CreateQuoteArgs): Promise<QuoteView> {
-    if (args.sourceAmount !== undefined) {
-      if (!(Number(args.sourceAmount) > 0)) throw badInput('sourceAmount must be greater than 0');
-      if (!fitsMinorUnits(args.sourceAmount, args.sourceCurrency))
-        throw badInput(`sourceAmount has more decimals than ${args.sourceCurrency} allows`);
-    }
+    // before the upstream quote: an amount no transfer may send is refused here, not after the quote exists
+    const problem = args.sourceAmount !== undefined ? sendAmountProblem('sourceAmount', args.sourceAmount, args.sourceCurrency, this.limits) : null;
+    if (problem) throw badInput(problem);
     let q;
     try {
       q = await this.gateway.createFxQuote({

@@ -1,0 +1,99 @@
+/**
+ * Input hygiene over HTTP: text PostgreSQL refuses (NUL, lone surrogates) in any string, numbers beyond what the
+ * service stores, amounts beyond the per-transfer maximum, and subscriptions POSTed over HTTP are client errors
+ * answered before any upstream call, never INTERNAL_SERVER_ERROR.
+ */
+import { gql, startTestApp, type TestApp } from '../helpers/app';
+import { personInput } from '../e2e/transfer-helpers';
+
+const CREATE_QUOTE = `mutation($input: CreateQuoteInput!) { createQuote(input: $input) { id } }`;
+const CREATE_PERSON = `mutation($input: PersonInput!) { createPerson(input: $input) { id status } }`;
+
+let t: TestApp;
+let token: string;
+let staff: string;
+beforeAll(async () => {
+  t = await startTestApp({ TRANSFER_MAX_AMOUNT: '10000' });
+  token = await t.token('hygiene-alice', 'customer');
+  staff = await t.token('hygiene-bo', 'backoffice');
+});
+afterAll(() => t.close());
+
+const upstreamCalls = () => t.app.sandbox!.ctx.calls.length;
+const quote = (sourceAmount: string, sourceCurrency = 'USD') => ({ sourceCurrency, destinationCurrency: 'BRL', paymentMethod: 'WALLET', sourceAmount });
+
+/** Runs `fn`, expects one BAD_USER_INPUT error that echoes nothing, and no upstream call in between. */
+async function refusedBeforeUpstream(fn: () => Promise<Awaited<ReturnType<typeof gql>>>, mustNotEcho: string[] = []) {
+  const before = upstreamCalls();
+  const r = await fn();
+  expect(r.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  for (const s of mustNotEcho) expect(JSON.stringify(r.body)).not.toContain(s);
+  expect(upstreamCalls()).toBe(before);
+  return r;
+}
+
+describe('text PostgreSQL refuses (NUL byte, lone surrogate) is BAD_USER_INPUT in any string input', () => {
+  const bad = ['a\u0000b', 'a\ud800b', '\udc00'];
+
+  test.each(bad.map((s) => [JSON.stringify(s), s]))('%s in an id, a cursor, a name, a quote id (variables)', async (_label, s) => {
+    await refusedBeforeUpstream(() => gql(t.url, 'query($id: ID!) { transfer(id: $id) { id } }', { token, variables: { id: s } }));
+    await refusedBeforeUpstream(() => gql(t.url, 'query($after: String) { transfers(first: 1, after: $after) { edges { cursor } } }', { token: staff, variables: { after: s } }));
+    await refusedBeforeUpstream(() => gql(t.url, CREATE_PERSON, { token, variables: { input: { ...personInput(), firstName: s } } }));
+    await refusedBeforeUpstream(() =>
+      gql(t.url, 'mutation($input: CaptureTransferInput!) { captureTransfer(input: $input) { id } }', {
+        token: staff,
+        variables: { input: { transferId: s, idempotencyKey: 'k-1' } },
+      }),
+    );
+  });
+
+  test('in a literal of the document (refused by the parser or by the input check)', async () => {
+    for (const [query, tk] of [
+      ['{ transfer(id: "x\\u0000y") { id } }', token],
+      ['{ transfers(first: 1, after: "\\ud800") { edges { cursor } } }', staff],
+      ['mutation { createPerson(input: { type: INDIVIDUAL, firstName: "J\\u0000", lastName: "D", identificationType: "SSN", identification: "1", address: { addressLine1: "1", city: "S", state: "CA", postalCode: "94105", countryCode: "US", phoneNumber: "+14155550100", emailAddress: "j@example.com" } }) { id } }', token],
+    ] as const) {
+      const before = upstreamCalls();
+      const r = await gql(t.url, query, { token: tk });
+      expect(r.status).toBe(400);
+      expect(['BAD_USER_INPUT', 'GRAPHQL_PARSE_FAILED']).toContain(r.body.errors?.[0]?.extensions?.code);
+      expect(upstreamCalls()).toBe(before);
+    }
+  });
+});
+
+describe('amounts', () => {
+  test('createQuote with 20 integer digits → BAD_USER_INPUT before the upstream quote is created', async () => {
+    await refusedBeforeUpstream(() => gql(t.url, CREATE_QUOTE, { token, variables: { input: quote('12345678901234567890') } }), ['12345678901234567890']);
+    await refusedBeforeUpstream(() => gql(t.url, CREATE_QUOTE, { token, variables: { input: quote('99999999999999.99') } }));
+  });
+
+  test('createQuote above TRANSFER_MAX_AMOUNT (in the source currency) → BAD_USER_INPUT naming the maximum; at the maximum it works', async () => {
+    const r = await refusedBeforeUpstream(() => gql(t.url, CREATE_QUOTE, { token, variables: { input: quote('10000.01') } }));
+    expect(r.body.errors![0]!.message).toMatch(/10000/);
+    const ok = await gql<any>(t.url, CREATE_QUOTE, { token, variables: { input: quote('10000.00') } });
+    expect(ok.body.errors).toBeUndefined();
+  });
+
+  test('more decimals than the currency has → BAD_USER_INPUT before the upstream call', async () => {
+    await refusedBeforeUpstream(() => gql(t.url, CREATE_QUOTE, { token, variables: { input: quote('10.001') } }));
+    await refusedBeforeUpstream(() => gql(t.url, CREATE_QUOTE, { token, variables: { input: quote('10.5', 'JPY') } }));
+  });
+
+  test('an out-of-range amount filter is BAD_USER_INPUT, not a database error', async () => {
+    const r = await gql(t.url, 'query($f: TransferFilter) { transfers(first: 1, filter: $f) { edges { cursor } } }', {
+      token: staff,
+      variables: { f: { minSendAmount: '12345678901234567890' } },
+    });
+    expect(r.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+});
+
+describe('a subscription POSTed over HTTP', () => {
+  test('is a 400 client error with a clear code, never INTERNAL_SERVER_ERROR', async () => {
+    const r = await gql(t.url, 'subscription { systemNotices { id } }', { token });
+    expect(r.status).toBe(400);
+    expect(r.body.errors?.[0]?.extensions?.code).toBe('SUBSCRIPTION_OVER_HTTP');
+    expect(r.body.errors?.[0]?.message).toMatch(/websocket/i);
+  });
+});

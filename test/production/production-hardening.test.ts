@@ -1,0 +1,110 @@
+/**
+ * The built service in production mode (`node dist/main.js`, NODE_ENV=production): it refuses a weak
+ * configuration, keeps /metrics off the API port, and answers client mistakes without suggestions or echoes.
+ */
+import { randomBytes } from 'node:crypto';
+import { runNode } from '../helpers/process';
+import { productionKeys, startProductionService, type ProductionService } from '../helpers/production';
+import { wsClient, collect } from '../helpers/ws';
+
+jest.setTimeout(120_000);
+
+describe('configuration', () => {
+  it('refuses to start without issuer, audience, PUBLIC_URL or any upstream credential, in one message naming each', async () => {
+    const keys = await productionKeys();
+    const r = await runNode('dist/main.js', [], {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none',
+      AUTH_PUBLIC_KEY: keys.publicPem.replace(/\n/g, '\\n'),
+      WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      GATEWAY_BASE_URL: 'https://gateway.example',
+      REMITTANCES_BASE_URL: 'https://remittances.example',
+      VERIFICATION_BASE_URL: 'https://verification.example',
+    });
+    expect(r.code).toBe(1);
+    const missing = [
+      'AUTH_ISSUER',
+      'AUTH_AUDIENCE',
+      'PUBLIC_URL',
+      'GATEWAY_CLIENT_ID',
+      'GATEWAY_CLIENT_SECRET',
+      'REMITTANCES_TENANT_ID',
+      'REMITTANCES_API_KEY',
+      'REMITTANCES_AGENT_ID',
+      'REMITTANCES_AGENT_API_KEY',
+      'VERIFICATION_CLIENT_ID',
+      'VERIFICATION_CLIENT_SECRET',
+    ];
+    for (const v of missing) expect(r.stderr).toContain(`${v}:`);
+    expect(r.stderr.match(/Invalid configuration/g)).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.stdout).toBe('');
+  });
+});
+
+describe('a running production service', () => {
+  let p: ProductionService;
+  let token: string;
+  beforeAll(async () => {
+    p = await startProductionService();
+    token = await p.token('prod-alice', 'customer');
+  });
+  afterAll(() => p?.close());
+
+  const post = async (query: string, variables?: Record<string, unknown>) => {
+    const res = await fetch(`${p.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query, variables }),
+    });
+    return { status: res.status, text: await res.text() };
+  };
+
+  it('serves /metrics on the metrics port only (404 on the API port)', async () => {
+    expect((await fetch(`${p.url}/metrics`)).status).toBe(404);
+    const m = await fetch(`${p.metricsUrl}/metrics`);
+    expect(m.status).toBe(200);
+    expect(await m.text()).toMatch(/graphql_requests_total|http_requests_total/);
+    expect((await fetch(`${p.metricsUrl}/graphql`)).status).toBe(404);
+  });
+
+  // Each mistake names something the client made up; none of it, and no "Did you mean", may come back.
+  const mistakes: [string, string, Record<string, unknown> | undefined, string[]][] = [
+    ['enum value (variables)', 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }', { i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'WALET' } }, ['WALET', 'WALLET']],
+    ['enum value (literal)', '{ transfers(first: 1, filter: { status: [PENDNG] }) { edges { cursor } } }', undefined, ['PENDNG', 'PENDING']],
+    ['unknown input field (variables)', 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }', { i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'WALLET', sourceAmmount: '1' } }, ['sourceAmmount', 'sourceAmount']],
+    ['unknown input field (literal)', 'mutation { createQuote(input: { sourceCurrency: "USD", destinationCurrency: "BRL", paymentMethod: WALLET, sourceAmmount: "1" }) { id } }', undefined, ['sourceAmmount', 'sourceAmount']],
+    ['unknown field', '{ viewr { id } }', undefined, ['viewr', 'viewer']],
+    ['unknown argument', '{ transfers(frist: 1) { edges { cursor } } }', undefined, ['frist', 'first']],
+    ['bad variable value', 'query($f: Int) { transfers(first: $f) { edges { cursor } } }', { f: 'seventeen-secret' }, ['seventeen-secret']],
+  ];
+
+  it.each(mistakes)('HTTP: %s → a stable code, no suggestion, no echo', async (_label, query, variables, echoes) => {
+    const r = await post(query, variables);
+    expect(r.status).toBeLessThan(500);
+    const body = JSON.parse(r.text) as { errors: { extensions: { code: string } }[] };
+    expect(['GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']).toContain(body.errors[0]!.extensions.code);
+    expect(r.text).not.toMatch(/did you mean/i);
+    for (const e of echoes) expect(r.text).not.toContain(e);
+  });
+
+  it.each(mistakes)('websocket: %s → no suggestion, no echo', async (_label, query, variables, echoes) => {
+    const { client } = wsClient(p.wsUrl, token);
+    try {
+      const sub = collect(client, query, variables);
+      await sub.next(1).catch(() => undefined);
+      const text = JSON.stringify({ results: sub.results, error: sub.error });
+      expect(text).toMatch(/GRAPHQL_VALIDATION_FAILED|BAD_USER_INPUT/);
+      expect(text).not.toMatch(/did you mean/i);
+      for (const e of echoes) expect(text).not.toContain(e);
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('a subscription POSTed over HTTP is a 400 client error', async () => {
+    const r = await post('subscription { systemNotices { id } }');
+    expect(r.status).toBe(400);
+    expect(JSON.parse(r.text).errors[0].extensions.code).toBe('SUBSCRIPTION_OVER_HTTP');
+  });
+});
