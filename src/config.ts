@@ -339,8 +339,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       problems.push({ variable: 'AUTH_JWKS_URL', problem: 'AUTH_JWKS_URL or AUTH_PUBLIC_KEY is required in production' });
     if (!e.DATABASE_URL || !/^postgres/.test(e.DATABASE_URL))
       problems.push({ variable: 'DATABASE_URL', problem: 'a postgres:// URL is required in production' });
-    if (!e.PUBLIC_URL)
-      problems.push({ variable: 'PUBLIC_URL', problem: 'is required in production (the webhook endpoint the service registers at the platform)' });
     if (!e.WEBHOOK_SECRET_ENCRYPTION_KEY)
       problems.push({ variable: 'WEBHOOK_SECRET_ENCRYPTION_KEY', problem: 'is required in production (base64 of 32 bytes; encrypts webhook signing secrets at rest)' });
   }

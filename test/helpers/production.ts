@@ -4,7 +4,7 @@
  * - upstreams: a sandbox started in this process on a random port, passed as explicit base URLs and
  *   credentials (production never starts the built-in sandbox and has no credential defaults);
  * - database: a throwaway database when DATABASE_URL is a PostgreSQL URL, else an in-memory PGlite served over
- *   the PostgreSQL wire protocol (@electric-sql/pglite-socket) — production only accepts postgres:// URLs;
+ *   the PostgreSQL wire protocol (test/helpers/pglite-server.cjs) — production only accepts postgres:// URLs;
  * - auth: a fresh ES256 key pair (AUTH_PUBLIC_KEY) with issuer and audience; `token()` signs with it;
  * - PUBLIC_URL: the child's own address (a free port picked before it starts), so the sandbox delivers
  *   webhooks to it; http is accepted there because it is a loopback address;

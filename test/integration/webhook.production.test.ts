@@ -151,7 +151,7 @@ it('a second instance on the same database and PUBLIC_URL reuses the subscriptio
   const [before] = await ownSubs();
   let second: ServiceProcess | null = null;
   try {
-    second = await spawnService({ ...prod.env, PORT: String(await freePort()) }, 90_000);
+    second = await spawnService({ ...prod.env, PORT: String(await freePort()), METRICS_PORT: '0' }, 90_000);
     await waitFor(async () => (await http('GET', `${second!.url}/readyz`)).status === 200, 30_000, 'second instance ready');
     const after = await ownSubs();
     expect(after).toHaveLength(1);
