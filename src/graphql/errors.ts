@@ -47,6 +47,7 @@ function sanitizeReason(reason: string): string {
     .replace(/\b(cannot represent[^:]*): .*$/s, '$1')
     .replace(/(Enum "[^"]+" cannot represent non-enum value): .*?(\.|$)/s, '$1$2')
     .replace(/(Value) .* (does not exist in "[^"]+" enum)/s, '$1 $2')
+    .replace(/^Unknown operation named ".*"\.?$/s, 'No operation in the document has the given operationName.')
     .trim();
 }
 
@@ -64,6 +65,7 @@ const GENERIC: [RegExp, string][] = [
   [/^Unknown (type|directive|fragment)/, 'The document names an unknown type, directive or fragment'],
   [/^Syntax Error/, 'The document is not valid GraphQL syntax'],
   [/of required type .* was not provided|of non-null type .* must not be null/, 'A required variable is missing or null'],
+  [/introspection is not allowed/i, 'Introspection is not available'],
 ];
 const FALLBACK: Record<string, string> = {
   GRAPHQL_PARSE_FAILED: 'The document is not valid GraphQL syntax',

@@ -89,7 +89,7 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, readonly string[]>> = {
 
 /** Fields with a resolver of their own that never call upstream (database, pub/sub or the token only). */
 export const LOCAL_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  Query: ['viewer', 'transfer', 'transfers', 'agents', 'deadLetteredWebhookEvents', 'webhookSigningSecrets'],
+  Query: ['viewer', 'transfer', 'transfers', 'agents', 'deadLetteredWebhookEvents', 'rejectedWebhookEvents', 'webhookSigningSecrets'],
   Mutation: ['publishSystemNotice', 'requeueWebhookEvent'],
   Subscription: ['systemNotices', 'transferUpdated', 'myTransfers'],
   Transfer: ['events'],

@@ -14,8 +14,9 @@ const THREE_DECIMAL = new Set(['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND'])
 
 /** ISO 4217 minor units of a currency (2 unless listed). */
 export function minorUnits(currency: string): number {
-  if (ZERO_DECIMAL.has(currency)) return 0;
-  if (THREE_DECIMAL.has(currency)) return 3;
+  const code = currency.toUpperCase();
+  if (ZERO_DECIMAL.has(code)) return 0;
+  if (THREE_DECIMAL.has(code)) return 3;
   return 2;
 }
 
@@ -59,7 +60,8 @@ export function sendAmountProblem(field: string, amount: DecimalLike, currency: 
   const a = dec(amount);
   if (!a.gt(0)) return `${field} must be greater than 0`;
   if (!fitsMinorUnits(a, currency)) return `${field} has more decimals than ${currency} allows`;
-  const max = limits.byCurrency[currency] ?? limits.default;
-  if (a.gt(dec(max))) return `${field} must not exceed ${formatAmount(max, currency)} ${currency} per transfer`;
+  const code = currency.toUpperCase(); // ISO 4217 codes are matched whatever the spelling
+  const max = limits.byCurrency[code] ?? limits.default;
+  if (a.gt(dec(max))) return `${field} must not exceed ${formatAmount(max, code)} ${code} per transfer`;
   return null;
 }

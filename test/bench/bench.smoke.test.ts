@@ -75,9 +75,11 @@ test('4: every subscriber received every change, on both sides', () => {
 test('5: every transfer COMPLETED with exactly the minimum upstream calls; SQL per transfer counted and bounded', () => {
   const s = report.benchmarks.saga;
   expect(s.statuses).toEqual({ COMPLETED: 2 });
-  // each operation exactly as often as the flow needs it: one quote, check, authorization, capture per transfer
-  for (const op of ['POST /gateway/v2/foreign-exchange', 'POST /gateway/v2/check-card-account', 'POST /gateway/v2/payment', 'POST /gateway/payments/:id/capture'])
+  // each operation exactly as often as the flow needs it: one quote, authorization, platform read and capture per
+  // transfer; two card checks per transfer (the customer's checkCard that binds the card, the transfer's own check)
+  for (const op of ['POST /gateway/v2/foreign-exchange', 'POST /gateway/v2/payment', 'GET /remittances/organizations/:tenant/fx/transactions/:id', 'POST /gateway/payments/:id/capture'])
     expect(s.upstream[op]).toEqual({ calls: 2, minimum: 2 });
+  expect(s.upstream['POST /gateway/v2/check-card-account']).toEqual({ calls: 4, minimum: 4 });
   expect(s.upstreamExcess).toEqual({});
   expect(s.ratio).toBe(1);
   // structural, not a timing: ≈ 150 statements per transfer (about 15 platform events, each stored and applied); an

@@ -527,17 +527,24 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       if (!sharedSaga) await stop(sagaOurs);
       const byOp: Record<string, number> = {};
       for (const c of calls) {
-        const p = c.path.split('?')[0]!.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/gi, ':id').replace(/\/\d+(?=\/|$)/g, '/:n');
+        const p = c.path
+          .split('?')[0]!
+          .replace(/[0-9a-f]{8}-[0-9a-f-]{27}/gi, ':id')
+          .replace(/\/\d+(?=\/|$)/g, '/:n')
+          .replace(/^\/remittances\/organizations\/[^/]+/, '/remittances/organizations/:tenant');
         const k = `${c.method} ${p}`;
         byOp[k] = (byOp[k] ?? 0) + 1;
       }
-      // The minimum the flow needs, per operation: one quote, one card check and one authorization per transfer, one
-      // capture per transfer that reached CAPTURED; once per run: the driver's person, each service's access token
+      // The minimum the flow needs, per operation: one quote, two card checks (the customer's own checkCard, which
+      // binds the card to them, and the transfer's check of its payment) and one authorization per transfer, one read
+      // of the platform transaction per authorized transfer (a webhook's platform id is confirmed before it is linked),
+      // one capture per transfer that reached CAPTURED; once per run: the driver's person, each service's access token
       // (lifetime ≫ the run). Anything else (a reconcile read, a retry, a repeat) is above the minimum.
       const n = d.ids.length;
       const minimumByOp: Record<string, number> = {
         'POST /gateway/v2/foreign-exchange': n,
-        'POST /gateway/v2/check-card-account': n,
+        'POST /gateway/v2/check-card-account': 2 * n,
+        'GET /remittances/organizations/:tenant/fx/transactions/:id': reached.AUTHORIZED?.n ?? 0,
         'POST /gateway/v2/payment': reached.AUTHORIZED?.n ?? 0,
         'POST /gateway/payments/:id/capture': reached.CAPTURED?.n ?? 0,
         'POST /gateway/person': 1,

@@ -131,6 +131,30 @@ describe('transaction events are bound to the transfer and tenant we know', () =
     expect((await outcomeOf((p) => p.transactionId === y.externalTransactionId && p.newComplianceStatus === 'Approved')).outcome).toBe('applied');
   }, 90_000);
 
+  it('a signed event that comes before the platform id is recorded cannot bind the transfer to an id of its choosing', async () => {
+    // compliance will be Rejected by the platform: a forged Approved with a made-up transaction id, sent before the
+    // genuine first event links the transfer, must neither capture nor lock the genuine events out
+    const quoteId = await newQuote(t.url, alice);
+    const r = await createTransfer(t.url, alice, transferInput({ quoteId, personId, key: 'prelink-1', lastName: 'Compliance-Reject' }));
+    const id = r.body.data.createTransfer.id as string;
+    const before = await row(id);
+    expect(before.externalTransactionId).toBeNull();
+    const bogus = randomUUID();
+    const res = await postSigned(t.url, secret, complianceEvent({ transactionId: bogus, externalTransactionId: before.externalPaymentId, tenantId: 'sandbox-tenant', value: 'Approved' }));
+    expect(res.status).toBe(200);
+    const forged = await outcomeOf((p) => p.transactionId === bogus);
+    expect([forged.outcome, forged.outcomeReason]).toEqual(['mismatch', 'transaction_id']);
+    // the platform's own events still apply: rejected compliance voids the authorization
+    const final = await waitFor(async () => {
+      const tr = await row(id);
+      return ['VOIDED', 'REJECTED'].includes(tr.status) ? tr : null;
+    }, 30_000, 'the platform rejection applied');
+    expect(final.externalTransactionId).not.toBe(bogus);
+    expect(final.complianceStatus).toBe('Rejected');
+    const steps = await t.app.db.prisma.sagaStep.findMany({ where: { transferId: id, step: 'capture' } });
+    expect(steps).toEqual([]);
+  }, 60_000);
+
   it('documents and agents of another tenant (or none) have no effect', async () => {
     const docId = randomUUID();
     const other = { ...documentEvent(docId, 'VERIFIED', new Date().toISOString()), tenantId: 'other-tenant' };

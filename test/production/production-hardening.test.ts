@@ -102,6 +102,21 @@ describe('a running production service', () => {
     }
   });
 
+  it('an unknown operationName is not echoed, and introspection is refused without naming the server', async () => {
+    const res = await fetch(`${p.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: 'query A { viewer { id } }', operationName: 'ECHO_OPNAME_xyz' }),
+    });
+    const text = await res.text();
+    expect(res.status).toBe(400);
+    expect(JSON.parse(text).errors[0].extensions.code).toBe('OPERATION_RESOLUTION_FAILURE');
+    expect(text).not.toContain('ECHO_OPNAME_xyz');
+    const intro = await post('{ __schema { types { name } } }');
+    expect(JSON.parse(intro.text).errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(intro.text).not.toMatch(/Apollo|ApolloServer|introspection: true/);
+  });
+
   it('a subscription POSTed over HTTP is a 400 client error', async () => {
     const r = await post('subscription { systemNotices { id } }');
     expect(r.status).toBe(400);

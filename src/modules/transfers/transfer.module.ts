@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Config } from '../../config';
 import type { PubSub } from '../../events/pubsub';
 import type { PrismaClient } from '../../generated/prisma/client';
@@ -7,6 +8,8 @@ import type { Logger } from '../../shared/logger';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { RemittancesClient } from '../../upstream/remittances/remittances.client';
 import type { FundingCredentials } from '../checks/checks.credentials';
+import { isUpstreamError } from '../../upstream/http/upstream.errors';
+import type { PlatformTransactionLookup } from './transfer.ports';
 import { PlatformReconciler } from './transfer.reconciler';
 import { crashHook } from './transfer.faults';
 import { TransferRepository } from './transfer.repository';
@@ -52,7 +55,29 @@ export function createTransfersModule(deps: {
     { leaseMs: s.leaseMs, reconcileAfterMs: s.reconcileAfterMs, captureWindowMs: s.captureWindowMs, retryBaseMs: s.retryBaseMs, retryMaxMs: s.retryMaxMs },
     crashHook(s.crashAt, config.production),
   );
-  const service = new TransferService(prisma, repository, saga, idempotency, deps.credentials, clock, logger, { leaseWaitMs: s.mutationLeaseWaitMs, maxAmount: config.transferMaxAmount });
+  const remittances = deps.remittances;
+  // A payment's platform transaction never changes: answers are kept (an event that changes nothing does not link)
+  const known = new LRUCache<string, string>({ max: 10_000 });
+  const platform: PlatformTransactionLookup | undefined = remittances && {
+    async transactionIdOf(externalPaymentId) {
+      const hit = known.get(externalPaymentId);
+      if (hit) return hit;
+      try {
+        const tx = (await remittances.getFxTransaction(externalPaymentId)) as { transactionId?: unknown };
+        if (typeof tx.transactionId !== 'string' || tx.transactionId === '') return null;
+        known.set(externalPaymentId, tx.transactionId);
+        return tx.transactionId;
+      } catch (e) {
+        if (isUpstreamError(e) && e.status === 404) return null;
+        throw e; // transient: the inbox retries the event
+      }
+    },
+  };
+  const service = new TransferService(prisma, repository, saga, idempotency, deps.credentials, clock, logger, {
+    leaseWaitMs: s.mutationLeaseWaitMs,
+    maxAmount: config.transferMaxAmount,
+    platform,
+  });
   const worker = new TransferWorker(saga, idempotency, logger, { pollIntervalMs: s.pollIntervalMs, batchSize: s.batchSize, concurrency: s.concurrency });
   if (s.workerEnabled) service.nudge = () => worker.nudge();
   if (deps.remittances) saga.reconciler = new PlatformReconciler(deps.remittances, service, clock, logger);

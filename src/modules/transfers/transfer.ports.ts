@@ -68,6 +68,15 @@ export interface TransferEventSink {
   applyPlatformEvent(event: PlatformTransactionEvent): Promise<ApplyOutcome>;
 }
 
+/**
+ * The platform's own answer about a transfer's transaction (an authenticated read of our tenant's API): the
+ * platform transaction id for our externalPaymentId, or null when the platform has none (yet). A webhook never
+ * links a transfer to a platform transaction on its own word: the first link is made only when this agrees.
+ */
+export interface PlatformTransactionLookup {
+  transactionIdOf(externalPaymentId: string): Promise<string | null>;
+}
+
 /** Topic on which the saga publishes `{ transferId, version, ownerId }` after every committed change. */
 export const transferTopic = (transferId: string) => `transfer:${transferId}`;
 /** Topic per owner, for list subscriptions. */

@@ -7,7 +7,7 @@ import { requestHash, type IdempotencyService } from '../../shared/idempotency.s
 import type { Logger } from '../../shared/logger';
 import type { FundingCredentials } from '../checks/checks.credentials';
 import { convert, dec, fitsMinorUnits, formatAmount, sendAmountProblem, type TransferAmountLimits } from '../../shared/money';
-import type { ApplyOutcome, PlatformTransactionEvent, TransferEventSink } from './transfer.ports';
+import type { ApplyOutcome, PlatformTransactionLookup, PlatformTransactionEvent, TransferEventSink } from './transfer.ports';
 import type { TransferRepository, TransferRow } from './transfer.repository';
 import type { SagaContext, TransferDetails, TransferSaga } from './transfer.saga';
 import { isTerminal, type TransferStatus } from './transfer.states';
@@ -44,6 +44,8 @@ export interface TransferServiceOptions {
   leaseWaitMs: number;
   /** The most one transfer may send (checked again at createTransfer: the maximum may have been lowered since the quote). */
   maxAmount: TransferAmountLimits;
+  /** Confirms a webhook's platform transaction id before it is first linked to a transfer (absent: webhooks never link). */
+  platform?: PlatformTransactionLookup;
 }
 
 /** A transition patch that is also a "run now" request (next_run_at only ever earlier: not later than `now`; wake_seq + 1). */
@@ -382,6 +384,14 @@ export class TransferService implements TransferEventSink {
     const t = byExternal ?? byTransaction;
     if (!t) return { applied: false, transferId: null, reason: 'unknown_transfer' };
     if (t.externalTransactionId && t.externalTransactionId !== e.transactionId) return mismatchOf(t.id);
+    if (!t.externalTransactionId && e.source.kind === 'webhook') {
+      // Not linked yet: a signed event alone must not choose the platform transaction the transfer is bound to (it
+      // would lock the genuine events out and apply its own decision). The platform's own answer must agree; until it
+      // knows the transaction, the event waits like one for a transfer not committed yet (retried, then recorded).
+      const known = this.opts.platform ? await this.opts.platform.transactionIdOf(t.externalPaymentId) : null;
+      if (known === null) return { applied: false, transferId: t.id, reason: 'unknown_transfer' };
+      if (known !== e.transactionId) return mismatchOf(t.id);
+    }
     return t;
   }
 
