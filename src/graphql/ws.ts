@@ -187,6 +187,11 @@ export function createGraphQLWsServer(opts: {
           const refusal = await opts.limits.rateLimit(caller, document, payload.operationName);
           if (refusal) return [refusal];
         }
+        if (expired(ctx.extra)) {
+          // the budget check may have waited (Redis) past the token's exp: nothing runs after it
+          endExpired(ctx.extra);
+          return [new GraphQLError('Token expired', { extensions: { code: 'UNAUTHENTICATED' } })];
+        }
         const contextValue: GraphQLContext = { caller, authError: null, requestId };
         return { schema: opts.schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue };
       },

@@ -152,8 +152,11 @@ export class ChecksService {
     } catch (e) {
       throw toAppError(e);
     }
-    await this.credentials.bind('card', args.cardTokenId, ownerId);
-    return evaluateCardCheck(r);
+    const view = evaluateCardCheck(r);
+    // Only a card the gateway accepted (or challenges) is bound: a failed check must not let whoever learnt a token
+    // claim it, nor count as a fresh check for funding.
+    if (view.status !== 'FAILED') await this.credentials.bind('card', args.cardTokenId, ownerId);
+    return view;
   }
 
   async checkBankAccount(ownerId: string, args: BankCheckArgs): Promise<BankCheckView> {
@@ -192,8 +195,10 @@ export class ChecksService {
     } catch (e) {
       throw toAppError(e);
     }
-    await this.credentials.bind('link_token', linked.accountCheckToken, ownerId);
-    if (r.approved) await this.credentials.bind('account_token', r.accountTokenId, ownerId);
+    if (r.approved) {
+      await this.credentials.bind('link_token', linked.accountCheckToken, ownerId);
+      await this.credentials.bind('account_token', r.accountTokenId, ownerId);
+    }
     return {
       status: r.approved ? 'VERIFIED' : 'DECLINED',
       accountTokenId: r.approved ? r.accountTokenId : null,

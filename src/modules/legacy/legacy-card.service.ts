@@ -49,7 +49,7 @@ export class LegacyCardService {
           throw badInput('The gateway refused the card check: check the card token, names and address');
         throw toAppError(e);
       });
-    await this.credentials.bind('card', c.cardToken, caller.userId);
+    if (r.status !== 'REJECTED') await this.credentials.bind('card', c.cardToken, caller.userId); // as checkCard: a rejected check binds nothing
     return {
       paymentId: r.paymentId,
       status: r.status,
