@@ -133,7 +133,7 @@ const schema = z.object({
   GRAPHQL_BODY_LIMIT_BYTES: int(1024, 10 * 1024 * 1024).default(256 * 1024),
   GRAPHQL_MAX_DEPTH: int(1, 100).default(15),
   GRAPHQL_MAX_ALIASES: int(0, 1000).default(15),
-  GRAPHQL_MAX_COST: int(1, 1_000_000).default(5000),
+  GRAPHQL_MAX_COST: int(1, 10_000_000).default(200_000),
   GRAPHQL_MAX_TOKENS: int(10, 1_000_000).default(2000),
   GRAPHQL_MAX_DIRECTIVES: int(0, 1000).default(50),
   RATE_LIMIT_MUTATIONS_PER_MINUTE: int(1, 1_000_000).default(60),
