@@ -74,6 +74,7 @@ const MATRIX: Record<string, RoleName[]> = {
   'Mutation.createWallet': CUSTOMER,
   'Query.payerBalances': STAFF,
   'Query.agents': STAFF,
+  'Query.documents': STAFF,
   'Mutation.createAgent': ADMIN,
   'Mutation.checkCardLegacy': CUSTOMER,
   // issue 7: the remittances platform's other endpoints (src/modules/platform)
