@@ -160,7 +160,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
     // Services
     const notices = new NoticeService(pubsub, clock);
-    const fx = new FxService(db.prisma, upstream.gateway, clock, config.transferMaxAmount);
+    const fx = new FxService(db.prisma, upstream.gateway, clock, config.corridors);
     const kyc = new KycService(db.prisma, upstream.gateway, clock);
     const credentials = new FundingCredentials(db.prisma, clock, { cardCheckMaxAgeMs: config.cardCheckMaxAgeMs });
     const checks = new ChecksService(upstream.gateway, credentials);

@@ -36,6 +36,8 @@ const MATRIX: Record<string, RoleName[]> = {
   'Query.transfer': ANY,
   'Query.transfers': ANY,
   'Mutation.createQuote': ANY,
+  'Query.corridors': ANY,
+  'Query.corridor': ANY,
   'Mutation.validatePerson': ANY,
   'Mutation.createPerson': ANY,
   'Mutation.checkCard': ANY,

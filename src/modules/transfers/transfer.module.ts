@@ -52,7 +52,7 @@ export function createTransfersModule(deps: {
     { leaseMs: s.leaseMs, reconcileAfterMs: s.reconcileAfterMs, captureWindowMs: s.captureWindowMs, retryBaseMs: s.retryBaseMs, retryMaxMs: s.retryMaxMs },
     crashHook(s.crashAt, config.production),
   );
-  const service = new TransferService(prisma, repository, saga, idempotency, deps.credentials, clock, logger, { leaseWaitMs: s.mutationLeaseWaitMs, maxAmount: config.transferMaxAmount });
+  const service = new TransferService(prisma, repository, saga, idempotency, deps.credentials, clock, logger, { leaseWaitMs: s.mutationLeaseWaitMs, corridors: config.corridors });
   const worker = new TransferWorker(saga, idempotency, logger, { pollIntervalMs: s.pollIntervalMs, batchSize: s.batchSize, concurrency: s.concurrency });
   if (s.workerEnabled) service.nudge = () => worker.nudge();
   if (deps.remittances) saga.reconciler = new PlatformReconciler(deps.remittances, service, clock, logger);
