@@ -39,6 +39,7 @@ import { registerWebhookRoutes } from './http/webhooks.routes';
 import { createSurface } from './modules/admin/admin.wiring';
 import IORedis from 'ioredis';
 import { queryLimits } from './graphql/limits';
+import { httpStatusPlugin } from './graphql/http-status';
 import { apqOptions } from './graphql/apq';
 import { RateLimiter } from './shared/rate-limit';
 import { anonymousRefusal, rateLimitPlugin, rateLimitRefusal, type RateLimitPluginOptions } from './shared/rate-limit.plugin';
@@ -159,7 +160,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
     // Services
     const notices = new NoticeService(pubsub, clock);
-    const fx = new FxService(db.prisma, upstream.gateway, clock, config.transferMaxAmount);
+    const fx = new FxService(db.prisma, upstream.gateway, clock, config.corridors);
     const kyc = new KycService(db.prisma, upstream.gateway, clock);
     const credentials = new FundingCredentials(db.prisma, clock, { cardCheckMaxAgeMs: config.cardCheckMaxAgeMs });
     const checks = new ChecksService(upstream.gateway, credentials);
@@ -189,7 +190,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const schema = await buildGraphQLSchema({ resolvers, pubSub: pubsub });
     registerTransferSubscriptions(schema, transfers.subscriptions);
     traceRootFields(schema);
-    const formatError = createErrorFormatter(logger, { hideSchemaDetails: config.production });
+    const formatError = createErrorFormatter(logger, { hideSchemaDetails: config.production, maxTokens: config.limits.maxTokens });
 
     const fastify: FastifyInstance = Fastify({
       loggerInstance: logger as unknown as FastifyBaseLogger,
@@ -255,6 +256,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       persistedQueries: apqOptions({ ttlS: config.apq.ttlS, redis: limitsRedis }),
       plugins: [
         ...limits.plugins,
+        httpStatusPlugin(),
         rateLimitPlugin(rateLimiter, rateLimitRules),
         tracingPlugin(),
         fastifyApolloDrainPlugin(fastify),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseCorridors, type CorridorRule } from './shared/money';
 
 /**
  * Every setting comes from the environment, parsed and validated once at start.
@@ -35,12 +36,8 @@ const url = (protocols: string[]) =>
     }, `must be a URL (${protocols.map((p) => p.replace(':', '')).join(', ')})`);
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
 const httpUrl = url(['http:', 'https:']);
-/** A positive amount that fits the money columns (Decimal(20,6)): at most 14 integer digits, 6 decimals. */
-const amount = z
-  .string()
-  .trim()
-  .regex(/^(0|[1-9]\d{0,13})(\.\d{1,6})?$/, 'must be a decimal amount such as 10000 (at most 14 integer digits and 6 decimals)')
-  .refine((v) => Number(v) > 0, 'must be greater than 0');
+/** The sandbox's corridor (USD → BRL) from 1 to 10,000 USD; any other corridor up to 10,000 of its source currency. */
+const DEFAULT_CORRIDORS = 'USD>BRL=1..10000,*=..10000';
 const bool = z
   .string()
   .trim()
@@ -133,7 +130,7 @@ const schema = z.object({
   GRAPHQL_BODY_LIMIT_BYTES: int(1024, 10 * 1024 * 1024).default(256 * 1024),
   GRAPHQL_MAX_DEPTH: int(1, 100).default(15),
   GRAPHQL_MAX_ALIASES: int(0, 1000).default(15),
-  GRAPHQL_MAX_COST: int(1, 1_000_000).default(5000),
+  GRAPHQL_MAX_COST: int(1, 10_000_000).default(200_000),
   GRAPHQL_MAX_TOKENS: int(10, 1_000_000).default(2000),
   GRAPHQL_MAX_DIRECTIVES: int(0, 1000).default(50),
   RATE_LIMIT_MUTATIONS_PER_MINUTE: int(1, 1_000_000).default(60),
@@ -151,14 +148,16 @@ const schema = z.object({
   // Prometheus scrape endpoint: its own listener (always in production), never on the API port in production
   METRICS_PORT: int(0, 65535).optional(),
   METRICS_HOST: nonEmpty.default('127.0.0.1'),
-  // Per-transfer amount ceiling in the source currency (createQuote, createTransfer)
-  TRANSFER_MAX_AMOUNT: amount.default('10000'),
-  TRANSFER_MAX_AMOUNT_BY_CURRENCY: z
+  // Corridor rules: least and most one transfer may send, in the source currency (createQuote, createTransfer)
+  TRANSFER_CORRIDORS: z
     .string()
-    .trim()
-    .refine((v) => v.split(',').every((p) => /^[A-Z]{3}=/.test(p.trim()) && amount.safeParse(p.trim().slice(4)).success), 'must be a list such as JPY=1500000,KRW=13000000')
-    .transform((v) => Object.fromEntries(v.split(',').map((p) => [p.trim().slice(0, 3), p.trim().slice(4)])))
-    .optional(),
+    .default(DEFAULT_CORRIDORS)
+    .transform((v, ctx) => {
+      const parsed = parseCorridors(v);
+      if ('rules' in parsed) return parsed.rules;
+      ctx.addIssue({ code: 'custom', message: `entries not understood: ${parsed.invalid.length}; use e.g. USD>BRL=1..10000,USD>MXN/MX=5..2500,*=..10000 (amounts at most 14 integer digits)` });
+      return z.NEVER;
+    }),
 });
 
 /** What the sandbox accepts (CONTRACT.md); used only while the upstreams are a sandbox, never in production. */
@@ -291,7 +290,8 @@ export interface Config {
    */
   metrics: { port: number | null; host: string; onApiPort: boolean };
   /** The most one transfer may send, in its source currency: `byCurrency[currency] ?? default` (decimal strings). */
-  transferMaxAmount: { default: string; byCurrency: Record<string, string> };
+  /** Corridor rules (TRANSFER_CORRIDORS), the `*` default included. */
+  corridors: CorridorRule[];
   /** OpenTelemetry: spans exported over OTLP/HTTP to `<otlpEndpoint>/v1/traces`; null = tracing off (no SDK started). */
   tracing: { otlpEndpoint: string | null; serviceName: string };
 }
@@ -480,7 +480,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     apq: { ttlS: e.APQ_TTL_S },
     graphqlJit: e.GRAPHQL_JIT,
     metrics: { port: e.METRICS_PORT ?? (production ? 9464 : null), host: e.METRICS_HOST, onApiPort: !production },
-    transferMaxAmount: { default: e.TRANSFER_MAX_AMOUNT, byCurrency: e.TRANSFER_MAX_AMOUNT_BY_CURRENCY ?? {} },
+    corridors: e.TRANSFER_CORRIDORS,
     tracing: { otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null, serviceName: e.OTEL_SERVICE_NAME },
   };
 }

@@ -5,6 +5,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { isDatabaseUnavailable } from '../db/db.errors';
 import { isAppError, type ErrorCode } from '../shared/errors';
 import type { Logger } from '../shared/logger';
+import { queryLimitOf } from './limits';
 
 export interface FieldProblem {
   /** Dotted path of the offending field inside the argument object, e.g. "sender.email". */
@@ -101,10 +102,10 @@ const GRAPHQL_JS_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FA
 /**
  * Apollo `formatError`: every error leaves with a stable `extensions.code`, no stack trace,
  * no echoed input. The database out of reach is SERVICE_UNAVAILABLE (transient: retry); other unexpected errors
- * are logged in full (server side) and answered generically. With `hideSchemaDetails` (production), graphql-js's
+ * are logged in full (server side) and answered generically. A query limit's refusal keeps its own code (limits.ts). With `hideSchemaDetails` (production), graphql-js's
  * own messages lose suggestions and every name or value the client wrote (`withoutSchemaDetails`).
  */
-export function createErrorFormatter(logger: Logger, opts: { hideSchemaDetails?: boolean } = {}) {
+export function createErrorFormatter(logger: Logger, opts: { hideSchemaDetails?: boolean; maxTokens?: number } = {}) {
   const clean = (message: string, code: string) => {
     const stripped = stripEchoedValues(message);
     return opts.hideSchemaDetails && GRAPHQL_JS_CODES.has(code) ? withoutSchemaDetails(stripped, code) : stripped;
@@ -120,6 +121,9 @@ export function createErrorFormatter(logger: Logger, opts: { hideSchemaDetails?:
         extensions: { code: original.code, ...(original.details ?? {}) },
       };
     }
+    // a query limit (cost, depth, aliases, directives, tokens): its own code and fixed message, nothing echoed
+    const limit = queryLimitOf(original, opts.maxTokens ?? 0);
+    if (limit) return { message: limit.message, extensions: { code: limit.code, limit: limit.limit, ...(limit.cost !== undefined ? { cost: limit.cost } : {}) } };
     const ext = (original instanceof GraphQLError ? original.extensions : formatted.extensions) ?? {};
     if (Array.isArray(ext.validationErrors)) {
       const fields = flattenValidationErrors(ext.validationErrors as ValidationError[]);

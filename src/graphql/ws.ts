@@ -282,11 +282,11 @@ class DocumentCache {
       document = parse(query, this.parseOptions);
     } catch (e) {
       const err = e instanceof GraphQLError ? e : new GraphQLError('Syntax Error');
-      return { errors: [new GraphQLError(err.message, { nodes: err.nodes, source: err.source, positions: err.positions, extensions: { code: 'GRAPHQL_PARSE_FAILED' } })] };
+      return { errors: [new GraphQLError(err.message, { nodes: err.nodes, source: err.source, positions: err.positions, originalError: err, extensions: { code: 'GRAPHQL_PARSE_FAILED' } })] };
     }
     const errors = validate(this.schema, document, this.rules);
     if (errors.length > 0)
-      return { errors: errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { ...e.extensions, code: 'GRAPHQL_VALIDATION_FAILED' } })) };
+      return { errors: errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, originalError: e, extensions: { ...e.extensions, code: 'GRAPHQL_VALIDATION_FAILED' } })) };
     documentIds.set(document, ++documentSeq);
     this.docs.set(query, document);
     if (this.docs.size > this.max) this.docs.delete(this.docs.keys().next().value!);

@@ -49,19 +49,86 @@ export function fitsMinorUnits(v: DecimalLike, currency: string): boolean {
   return dec(v).decimalPlaces() <= minorUnits(currency);
 }
 
-/** The most one transfer may send, per source currency (TRANSFER_MAX_AMOUNT, TRANSFER_MAX_AMOUNT_BY_CURRENCY). */
-export interface TransferAmountLimits {
-  default: string;
-  byCurrency: Record<string, string>;
+/**
+ * Corridor rules (TRANSFER_CORRIDORS): the least and the most one transfer may send, in the source currency, per
+ * corridor — source currency → destination currency, optionally for one destination country. The most specific
+ * rule applies: `USD>MXN/MX`, then `USD>MXN`, then `USD>*`, then `*` (the default, always present).
+ */
+export interface CorridorRule {
+  /** Null in the `*` default and in `SRC>*`. */
+  sourceCurrency: string | null;
+  destinationCurrency: string | null;
+  destinationCountry: string | null;
+  /** Decimal strings; no minimum given → the source currency's smallest unit. */
+  min: string | null;
+  max: string;
 }
 
-/** Why `amount` cannot be sent in one transfer in `currency` (not positive, too many decimals, above the maximum), or null. */
-export function sendAmountProblem(field: string, amount: DecimalLike, currency: string, limits: TransferAmountLimits): string | null {
+const CORRIDOR = /^(?:(\*)|([A-Z]{3})>(?:(\*)|([A-Z]{3})(?:\/([A-Z]{2}))?))=(\d{1,14}(?:\.\d{1,3})?)?\.\.(\d{1,14}(?:\.\d{1,3})?)$/;
+
+/**
+ * `USD>BRL=1..10000, USD>MXN/MX=5..2500, USD>*=1..10000, *=..10000` → rules, or the entries that are not
+ * understood. A missing `*` gets `..10000`.
+ */
+export function parseCorridors(text: string): { rules: CorridorRule[] } | { invalid: string[] } {
+  const rules: CorridorRule[] = [];
+  const invalid: string[] = [];
+  for (const entry of text.split(',').map((e) => e.replace(/\s+/g, '')).filter(Boolean)) {
+    const m = CORRIDOR.exec(entry);
+    if (!m || (m[6] !== undefined && dec(m[6]).gt(m[7]!)) || dec(m[7]!).lte(0)) {
+      invalid.push(entry);
+      continue;
+    }
+    rules.push({ sourceCurrency: m[2] ?? null, destinationCurrency: m[4] ?? null, destinationCountry: m[5] ?? null, min: m[6] ?? null, max: m[7]! });
+  }
+  if (invalid.length) return { invalid };
+  if (!rules.some((r) => r.sourceCurrency === null)) rules.push({ sourceCurrency: null, destinationCurrency: null, destinationCountry: null, min: null, max: '10000' });
+  return { rules };
+}
+
+/** The rule for one corridor: the most specific that matches (see CorridorRule). */
+export function corridorRule(rules: readonly CorridorRule[], source: string, destination: string, country?: string | null): CorridorRule {
+  const score = (r: CorridorRule) =>
+    r.sourceCurrency === null ? 0 : r.sourceCurrency !== source ? -1 : r.destinationCurrency === null ? 1 : r.destinationCurrency !== destination ? -1 : r.destinationCountry === null ? 2 : r.destinationCountry === country ? 3 : -1;
+  let best = rules[0]!;
+  for (const r of rules) if (score(r) > score(best)) best = r;
+  return best;
+}
+
+/** A rule's bounds as amounts of the source currency (the minimum defaults to its smallest unit). */
+export function corridorBounds(rule: CorridorRule, sourceCurrency: string): { min: { amount: string; currency: string }; max: { amount: string; currency: string } } {
+  const smallest = new Decimal(1).div(new Decimal(10).pow(minorUnits(sourceCurrency)));
+  return {
+    min: { amount: formatAmount(rule.min ?? smallest, sourceCurrency), currency: sourceCurrency },
+    max: { amount: formatAmount(rule.max, sourceCurrency), currency: sourceCurrency },
+  };
+}
+
+export interface AmountProblem {
+  message: string;
+  /** Safe for the caller: the field and the bound it missed, never the amount sent. */
+  details: Record<string, unknown>;
+}
+
+/**
+ * Why `amount` cannot be sent in one transfer through this corridor (not positive, too many decimals, below its
+ * minimum, above its maximum), or null.
+ */
+export function sendAmountProblem(
+  field: string,
+  amount: DecimalLike,
+  corridor: { sourceCurrency: string; destinationCurrency: string; destinationCountry?: string | null },
+  rules: readonly CorridorRule[],
+): AmountProblem | null {
   const a = dec(amount);
-  if (!a.gt(0)) return `${field} must be greater than 0`;
-  if (!fitsMinorUnits(a, currency)) return `${field} has more decimals than ${currency} allows`;
-  const code = currency.toUpperCase(); // ISO 4217 codes are matched whatever the spelling
-  const max = limits.byCurrency[code] ?? limits.default;
-  if (a.gt(dec(max))) return `${field} must not exceed ${formatAmount(max, code)} ${code} per transfer`;
+  // ISO 4217 codes are matched whatever the spelling
+  const currency = corridor.sourceCurrency.toUpperCase();
+  const destination = corridor.destinationCurrency.toUpperCase();
+  if (!a.gt(0)) return { message: `${field} must be greater than 0`, details: { field } };
+  if (!fitsMinorUnits(a, currency)) return { message: `${field} has more decimals than ${currency} allows`, details: { field } };
+  const { min, max } = corridorBounds(corridorRule(rules, currency, destination, corridor.destinationCountry?.toUpperCase()), currency);
+  const name = `${currency} to ${destination}`;
+  if (a.lt(min.amount)) return { message: `${field} must be at least ${min.amount} ${currency} for ${name}`, details: { field, minAmount: min } };
+  if (a.gt(max.amount)) return { message: `${field} must not exceed ${max.amount} ${currency} per transfer for ${name}`, details: { field, maxAmount: max } };
   return null;
 }

@@ -202,7 +202,6 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
     // one benchmark caller: its upstream budget and per-user socket cap would otherwise refuse the load itself
     RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
     WS_MAX_SOCKETS_PER_USER: '100000',
-    GRAPHQL_MAX_COST: '1000000', // the 100-row list with events costs more than the default 5000
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'fatal', // shutdown under load logs aborted requests
     ...(process.env.AUTH_TOKEN_CACHE_SIZE ? { AUTH_TOKEN_CACHE_SIZE: process.env.AUTH_TOKEN_CACHE_SIZE } : {}), // 0: every token verified (issue 9)
     ...(process.env.GRAPHQL_JIT ? { GRAPHQL_JIT: process.env.GRAPHQL_JIT } : {}), // false: graphql-js executes (issue 9)

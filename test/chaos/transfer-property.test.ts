@@ -83,7 +83,7 @@ afterAll(async () => {
 });
 
 async function newQuote(): Promise<string> {
-  const fx = new FxService(app.db.prisma, app.upstream.gateway, clock, app.config.transferMaxAmount);
+  const fx = new FxService(app.db.prisma, app.upstream.gateway, clock, app.config.corridors);
   return (await fx.createQuote(alice.userId, { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'BANK_ACCOUNT', sourceAmount: '40.00' })).id;
 }
 

@@ -13,7 +13,7 @@ let t: TestApp;
 let token: string;
 let staff: string;
 beforeAll(async () => {
-  t = await startTestApp({ TRANSFER_MAX_AMOUNT: '10000' });
+  t = await startTestApp({ TRANSFER_CORRIDORS: 'USD>BRL=1..10000' });
   token = await t.token('hygiene-alice', 'customer');
   staff = await t.token('hygiene-bo', 'backoffice');
 });
@@ -68,7 +68,7 @@ describe('amounts', () => {
     await refusedBeforeUpstream(() => gql(t.url, CREATE_QUOTE, { token, variables: { input: quote('99999999999999.99') } }));
   });
 
-  test('createQuote above TRANSFER_MAX_AMOUNT (in the source currency) → BAD_USER_INPUT naming the maximum; at the maximum it works', async () => {
+  test('createQuote above the corridor maximum (in the source currency) → BAD_USER_INPUT naming the maximum; at the maximum it works', async () => {
     const r = await refusedBeforeUpstream(() => gql(t.url, CREATE_QUOTE, { token, variables: { input: quote('10000.01') } }));
     expect(r.body.errors![0]!.message).toMatch(/10000/);
     const ok = await gql<any>(t.url, CREATE_QUOTE, { token, variables: { input: quote('10000.00') } });

@@ -36,6 +36,8 @@ const MATRIX: Record<string, RoleName[]> = {
   'Query.transfer': ANY,
   'Query.transfers': ANY,
   'Mutation.createQuote': ANY,
+  'Query.corridors': ANY,
+  'Query.corridor': ANY,
   'Mutation.validatePerson': ANY,
   'Mutation.createPerson': ANY,
   'Mutation.checkCard': ANY,
@@ -74,6 +76,7 @@ const MATRIX: Record<string, RoleName[]> = {
   'Mutation.createWallet': CUSTOMER,
   'Query.payerBalances': STAFF,
   'Query.agents': STAFF,
+  'Query.documents': STAFF,
   'Mutation.createAgent': ADMIN,
   'Mutation.checkCardLegacy': CUSTOMER,
   // issue 7: the remittances platform's other endpoints (src/modules/platform)

@@ -76,7 +76,7 @@ afterAll(async () => {
 });
 
 async function newTransfer(key: string): Promise<string> {
-  const fx = new FxService(app.db.prisma, app.upstream.gateway, clock, app.config.transferMaxAmount);
+  const fx = new FxService(app.db.prisma, app.upstream.gateway, clock, app.config.corridors);
   const quoteId = (await fx.createQuote(alice.userId, { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'BANK_ACCOUNT', sourceAmount: '25.00' })).id;
   const input = transferInput({ quoteId, personId, key: `${key}-${Date.now()}` });
   await new FundingCredentials(app.db.prisma, clock, { cardCheckMaxAgeMs: 0 }).bind('card', input.funding.cardTokenId as string, alice.userId); // as checkCard would

@@ -127,13 +127,19 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...PROD_BASE, ...PRODUCTION_REQUIRED, PORT: '8080', METRICS_PORT: '8080' })).toEqual(['METRICS_PORT']);
   });
 
-  it('transfer maximum: one default, per-currency overrides', () => {
-    expect(loadConfig({}).transferMaxAmount).toEqual({ default: '10000', byCurrency: {} });
-    expect(loadConfig({ TRANSFER_MAX_AMOUNT: '5000', TRANSFER_MAX_AMOUNT_BY_CURRENCY: 'JPY=1500000, KRW=13000000' }).transferMaxAmount).toEqual({
-      default: '5000',
-      byCurrency: { JPY: '1500000', KRW: '13000000' },
-    });
-    expect(problemsOf({ TRANSFER_MAX_AMOUNT: '123456789012345' })).toEqual(['TRANSFER_MAX_AMOUNT']);
-    expect(problemsOf({ TRANSFER_MAX_AMOUNT_BY_CURRENCY: 'jpy:5' })).toEqual(['TRANSFER_MAX_AMOUNT_BY_CURRENCY']);
+  it('corridors: the sandbox corridor and a default, or the configured rules (a default added when missing)', () => {
+    const any = { sourceCurrency: null, destinationCurrency: null, destinationCountry: null };
+    expect(loadConfig({}).corridors).toEqual([
+      { sourceCurrency: 'USD', destinationCurrency: 'BRL', destinationCountry: null, min: '1', max: '10000' },
+      { ...any, min: null, max: '10000' },
+    ]);
+    expect(loadConfig({ TRANSFER_CORRIDORS: 'USD>MXN/MX=5..2500, JPY>*=..1500000' }).corridors).toEqual([
+      { sourceCurrency: 'USD', destinationCurrency: 'MXN', destinationCountry: 'MX', min: '5', max: '2500' },
+      { sourceCurrency: 'JPY', destinationCurrency: null, destinationCountry: null, min: null, max: '1500000' },
+      { ...any, min: null, max: '10000' },
+    ]);
+    expect(problemsOf({ TRANSFER_CORRIDORS: 'USD>BRL=1..123456789012345' })).toEqual(['TRANSFER_CORRIDORS']);
+    expect(problemsOf({ TRANSFER_CORRIDORS: 'usd>brl=1..5' })).toEqual(['TRANSFER_CORRIDORS']);
+    expect(problemsOf({ TRANSFER_CORRIDORS: 'USD>BRL=10..5' })).toEqual(['TRANSFER_CORRIDORS']);
   });
 });

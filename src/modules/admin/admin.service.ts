@@ -7,10 +7,21 @@ import { decimalFromNumber } from '../../shared/decimal';
 import { badInput } from '../../shared/errors';
 import { connectionFrom, pageRequest } from '../../graphql/relay';
 
-type AgentRow = { id: string; email: string; businessName: string; externalId: string | null; status: string; createdBy: string; upstreamCreatedAt: Date };
-const agentView = (a: AgentRow) => ({ ...a, createdAt: a.upstreamCreatedAt });
+type AgentRow = { id: string; email: string; businessName: string; externalId: string | null; status: string; createdBy: string; upstreamCreatedAt: Date; createdAt: Date };
+type AgentState = { status: string; updatedAt: Date };
+/** An agent as created here, its status as the platform's events last reported it (webhook.platform-state.ts). */
+const agentView = (a: AgentRow, state?: AgentState) => ({
+  id: a.id,
+  email: a.email,
+  businessName: a.businessName,
+  externalId: a.externalId,
+  createdBy: a.createdBy,
+  createdAt: a.upstreamCreatedAt,
+  status: state?.status ?? a.status,
+  updatedAt: state && state.updatedAt > a.createdAt ? state.updatedAt : a.createdAt,
+});
 
-/** Back-office: payer balances (gateway) and agents (remittances platform). */
+/** Back-office: payer balances (gateway), agents and document results (remittances platform). */
 export class AdminService {
   constructor(
     private readonly prisma: PrismaClient,
@@ -57,12 +68,30 @@ export class AdminService {
     return { agent: agentView(row), apiKey };
   }
 
+  /** Agents created here, newest first, each with the status the platform's latest event gave it. */
   async agents(first?: number, after?: string) {
     const { offset, limit } = pageRequest(first, after);
     const [rows, total] = await Promise.all([
       this.prisma.agent.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: offset, take: limit }),
       this.prisma.agent.count(),
     ]);
-    return connectionFrom(rows.map(agentView), offset, total);
+    const states = await this.prisma.platformAgent.findMany({ where: { id: { in: rows.map((r) => r.id) } }, select: { id: true, status: true, updatedAt: true } });
+    const stateOf = new Map(states.map((s) => [s.id, s]));
+    return connectionFrom(rows.map((r) => agentView(r, stateOf.get(r.id))), offset, total);
+  }
+
+  /** A platform person's documents with their latest verification result (DocumentUpdatedEvents), newest change first. */
+  async documents(personId: string, first?: number, after?: string) {
+    const { offset, limit } = pageRequest(first, after);
+    const where = { entityId: personId };
+    const [rows, total] = await Promise.all([
+      this.prisma.platformDocument.findMany({ where, orderBy: [{ occurredAt: 'desc' }, { id: 'desc' }], skip: offset, take: limit }),
+      this.prisma.platformDocument.count({ where }),
+    ]);
+    return connectionFrom(
+      rows.map((d) => ({ id: d.id, personId: d.entityId, documentType: d.documentType, verificationStatus: d.verificationStatus, occurredAt: d.occurredAt, updatedAt: d.updatedAt })),
+      offset,
+      total,
+    );
   }
 }

@@ -45,7 +45,9 @@ export class Agent {
   @Field(() => String, { nullable: true, description: 'Your own reference, if given.' })
   externalId!: string | null;
 
-  @Field({ description: 'Status when created (new agents are PENDING_APPROVAL until the platform\'s compliance team approves them).' })
+  @Field({
+    description: 'Its status: PENDING_APPROVAL when created, then as the platform\'s agent events last reported it (e.g. ACTIVE once its compliance team approves it).',
+  })
   status!: string;
 
   @Field({ description: 'The admin who created it.' })
@@ -53,6 +55,9 @@ export class Agent {
 
   @Field({ description: 'When the platform created it.' })
   createdAt!: Date;
+
+  @Field({ description: 'When we last learned of a change: its creation here or the latest platform event about it.' })
+  updatedAt!: Date;
 }
 
 @ObjectType({ description: 'A newly created agent and its API key. The key is shown only in this response: store it now.' })
@@ -73,3 +78,34 @@ export const AgentConnection = connectionType(Agent, {
   edge: { name: 'AgentEdge', description: 'An edge of an agent connection.', node: 'The agent.' },
 });
 export type AgentConnection = CountedConnection<Agent>;
+
+@ObjectType({ description: 'A document of a platform person, with its latest verification result (from the platform\'s document events).' })
+export class PlatformDocument {
+  @Field(() => ID, { description: 'The platform\'s document id.' })
+  id!: string;
+
+  @Field(() => ID, { description: 'The platform person (participant) it belongs to.' })
+  personId!: string;
+
+  @Field({ description: 'The document type, e.g. PASSPORT.' })
+  documentType!: string;
+
+  @Field({ description: 'PENDING, VERIFIED, REJECTED or EXPIRED, as last reported.' })
+  verificationStatus!: string;
+
+  @Field({ description: 'When the platform reported that status.' })
+  occurredAt!: Date;
+
+  @Field({ description: 'When we stored it.' })
+  updatedAt!: Date;
+}
+
+export const PlatformDocumentConnection = connectionType(PlatformDocument, {
+  name: 'PlatformDocumentConnection',
+  description: 'A person\'s documents, latest reported change first (Relay connection).',
+  edges: 'The documents of this page.',
+  pageInfo: 'Where this page sits.',
+  totalCount: 'How many documents the person has.',
+  edge: { name: 'PlatformDocumentEdge', description: 'An edge of a document connection.', node: 'The document.' },
+});
+export type PlatformDocumentConnection = CountedConnection<PlatformDocument>;

@@ -1,8 +1,8 @@
-import { Arg, Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
 import { requireCaller } from '../../graphql/auth-checker';
 import { FxService } from './fx.service';
-import { CreateQuoteInput, Quote } from './fx.types';
+import { Corridor, CreateQuoteInput, Quote } from './fx.types';
 
 @Resolver(() => Quote)
 export class FxResolver {
@@ -11,10 +11,26 @@ export class FxResolver {
   @Authorized()
   @Mutation(() => Quote, {
     description:
-      'Any authenticated caller: an FX v2 quote for yourself; use its id in one createTransfer before expiresAt. Not idempotent: every call asks the gateway for a new quote. Errors: BAD_USER_INPUT (e.g. too many decimals), UPSTREAM_REJECTED, UPSTREAM_UNAVAILABLE, RATE_LIMITED.',
+      'Any authenticated caller: an FX v2 quote for yourself; use its id in one createTransfer before expiresAt. Not idempotent: every call asks the gateway for a new quote. Errors: BAD_USER_INPUT (e.g. too many decimals, or sourceAmount outside the corridor bounds: extensions.minAmount / maxAmount, see `corridor`), UPSTREAM_REJECTED, UPSTREAM_UNAVAILABLE, RATE_LIMITED.',
   })
   async createQuote(@Arg('input', { description: 'The currencies, payment method and amount to quote.' }) input: CreateQuoteInput, @Ctx() ctx: GraphQLContext): Promise<Quote> {
     const caller = requireCaller(ctx);
     return this.fx.createQuote(caller.userId, input);
+  }
+
+  @Authorized()
+  @Query(() => [Corridor], { description: 'Any authenticated caller: the configured corridors and how much one transfer through each may send (read before quoting). Others follow the default: see `corridor`.' })
+  corridors(): Corridor[] {
+    return this.fx.listCorridors();
+  }
+
+  @Authorized()
+  @Query(() => Corridor, { description: 'Any authenticated caller: the bounds that apply to one corridor (its own rule, else the default).' })
+  corridor(
+    @Arg('sourceCurrency', { description: 'ISO 4217 source currency, e.g. USD.' }) sourceCurrency: string,
+    @Arg('destinationCurrency', { description: 'ISO 4217 destination currency, e.g. BRL.' }) destinationCurrency: string,
+    @Arg('destinationCountry', () => String, { nullable: true, description: 'ISO 3166-1 alpha-2 destination country, e.g. BR.' }) destinationCountry?: string | null,
+  ): Corridor {
+    return this.fx.corridor(sourceCurrency, destinationCurrency, destinationCountry);
   }
 }

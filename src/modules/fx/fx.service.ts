@@ -1,7 +1,7 @@
 import type { PrismaClient } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import { AppError, badInput } from '../../shared/errors';
-import { formatAmount, formatRate, fromJsonNumber, sendAmountProblem, type TransferAmountLimits } from '../../shared/money';
+import { corridorBounds, corridorRule, formatAmount, formatRate, fromJsonNumber, sendAmountProblem, type CorridorRule } from '../../shared/money';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { PaymentMethod } from '../../upstream/gateway/gateway.types';
 import { toAppError } from '../../upstream/http/upstream.errors';
@@ -26,19 +26,44 @@ export interface CreateQuoteArgs {
   destinationCountry?: string;
 }
 
+export interface CorridorView {
+  sourceCurrency: string;
+  destinationCurrency: string;
+  destinationCountry: string | null;
+  minAmount: { amount: string; currency: string };
+  maxAmount: { amount: string; currency: string };
+}
+
+function corridorView(rule: CorridorRule, sourceCurrency: string, destinationCurrency: string, destinationCountry: string | null): CorridorView {
+  const { min, max } = corridorBounds(rule, sourceCurrency);
+  return { sourceCurrency, destinationCurrency, destinationCountry, minAmount: min, maxAmount: max };
+}
+
 /** FX v2 quotes: asked from the gateway, stored for the caller (single use, see TransferService). */
 export class FxService {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly gateway: GatewayClient,
     private readonly clock: Clock,
-    private readonly limits: TransferAmountLimits,
+    private readonly corridors: readonly CorridorRule[],
   ) {}
+
+  /** The configured corridors (the `*` and `SRC>*` defaults left out), with their bounds. */
+  listCorridors(): CorridorView[] {
+    return this.corridors
+      .filter((r) => r.sourceCurrency !== null && r.destinationCurrency !== null)
+      .map((r) => corridorView(r, r.sourceCurrency!, r.destinationCurrency!, r.destinationCountry));
+  }
+
+  /** The rule that applies to one corridor (a configured one, else the default). */
+  corridor(sourceCurrency: string, destinationCurrency: string, destinationCountry?: string | null): CorridorView {
+    return corridorView(corridorRule(this.corridors, sourceCurrency, destinationCurrency, destinationCountry), sourceCurrency, destinationCurrency, destinationCountry ?? null);
+  }
 
   async createQuote(ownerId: string, args: CreateQuoteArgs): Promise<QuoteView> {
     // before the upstream quote: an amount no transfer may send is refused here, not after the quote exists
-    const problem = args.sourceAmount !== undefined ? sendAmountProblem('sourceAmount', args.sourceAmount, args.sourceCurrency, this.limits) : null;
-    if (problem) throw badInput(problem);
+    const problem = args.sourceAmount !== undefined ? sendAmountProblem('sourceAmount', args.sourceAmount, args, this.corridors) : null;
+    if (problem) throw badInput(problem.message, problem.details);
     let q;
     try {
       q = await this.gateway.createFxQuote({

@@ -72,3 +72,21 @@ export class Quote {
   @Field({ description: 'The quote cannot be used after this time (createTransfer answers QUOTE_EXPIRED): get a new one.' })
   expiresAt!: Date;
 }
+
+@ObjectType({ description: 'A corridor (source currency → destination currency, optionally one destination country) and how much one transfer through it may send.' })
+export class Corridor {
+  @Field({ description: 'ISO 4217 source currency.' })
+  sourceCurrency!: string;
+
+  @Field({ description: 'ISO 4217 destination currency.' })
+  destinationCurrency!: string;
+
+  @Field(() => String, { nullable: true, description: 'ISO 3166-1 alpha-2 destination country the rule is for; null: any.' })
+  destinationCountry!: string | null;
+
+  @Field(() => Money, { description: 'The least one transfer may send, in the source currency (createQuote and createTransfer refuse less with BAD_USER_INPUT, extensions.minAmount).' })
+  minAmount!: Money;
+
+  @Field(() => Money, { description: 'The most one transfer may send, in the source currency (more: BAD_USER_INPUT, extensions.maxAmount).' })
+  maxAmount!: Money;
+}

@@ -75,7 +75,7 @@ export function createTransfersModule(deps: {
   };
   const service = new TransferService(prisma, repository, saga, idempotency, deps.credentials, clock, logger, {
     leaseWaitMs: s.mutationLeaseWaitMs,
-    maxAmount: config.transferMaxAmount,
+    corridors: config.corridors,
     platform,
   });
   const worker = new TransferWorker(saga, idempotency, logger, { pollIntervalMs: s.pollIntervalMs, batchSize: s.batchSize, concurrency: s.concurrency });

@@ -6,7 +6,7 @@ import { AppError, badInput, forbidden, notFound } from '../../shared/errors';
 import { requestHash, type IdempotencyService } from '../../shared/idempotency.service';
 import type { Logger } from '../../shared/logger';
 import type { FundingCredentials } from '../checks/checks.credentials';
-import { convert, dec, fitsMinorUnits, formatAmount, sendAmountProblem, type TransferAmountLimits } from '../../shared/money';
+import { convert, dec, fitsMinorUnits, formatAmount, sendAmountProblem, type CorridorRule } from '../../shared/money';
 import type { ApplyOutcome, PlatformTransactionLookup, PlatformTransactionEvent, TransferEventSink } from './transfer.ports';
 import type { TransferRepository, TransferRow } from './transfer.repository';
 import type { SagaContext, TransferDetails, TransferSaga } from './transfer.saga';
@@ -42,8 +42,8 @@ export interface ListArgs {
 export interface TransferServiceOptions {
   /** How long a mutation waits for the transfer's lease (another step in flight) before INVALID_STATE. */
   leaseWaitMs: number;
-  /** The most one transfer may send (checked again at createTransfer: the maximum may have been lowered since the quote). */
-  maxAmount: TransferAmountLimits;
+  /** Corridor rules (TRANSFER_CORRIDORS), checked again at createTransfer: they may have been tightened since the quote. */
+  corridors: readonly CorridorRule[];
   /** Confirms a webhook's platform transaction id before it is first linked to a transfer (absent: webhooks never link). */
   platform?: PlatformTransactionLookup;
 }
@@ -191,8 +191,8 @@ export class TransferService implements TransferEventSink {
       if (quote.usedByTransferId) throw new AppError('QUOTE_ALREADY_USED', 'This quote was already used by another transfer; get a new quote');
       if (quote.expiresAt.getTime() <= now.getTime()) throw new AppError('QUOTE_EXPIRED', 'The quote has expired; get a new quote');
       if (quote.sourceAmount === null) throw badInput('The quote has no sourceAmount; get a quote with the amount to send');
-      const amountProblem = sendAmountProblem("The quote's sourceAmount", quote.sourceAmount, quote.sourceCurrency, this.opts.maxAmount);
-      if (amountProblem) throw badInput(amountProblem);
+      const amountProblem = sendAmountProblem("The quote's sourceAmount", quote.sourceAmount, quote, this.opts.corridors);
+      if (amountProblem) throw badInput(amountProblem.message, amountProblem.details);
       const person = await tx.person.findUnique({ where: { id: a.personId } });
       if (!person || person.ownerId !== caller.userId) throw notFound('Person');
       if (person.status !== 'APPROVED') throw badInput('The sender person is not APPROVED by KYC');
