@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { collect, wsClient } from '../helpers/ws';
 import { execute } from '../operations/request';
 import { ResumeTransferDocument, TransferDocument, TransferUpdatedDocument, type TransferUpdatedSubscription } from '../generated/graphql';
-import { waitFor } from '../integration/webhook.helpers';
+import { END_TO_END_ENV, waitFor } from '../integration/webhook.helpers';
 import { createTransfer, newPerson, newQuote, transferInput } from './transfer-helpers';
 
 let t: TestApp;
@@ -17,14 +17,7 @@ let staff: string;
 let personId: string;
 
 beforeAll(async () => {
-  t = await startTestApp({
-    WEBHOOK_POLL_INTERVAL_MS: '50',
-    SAGA_POLL_INTERVAL_MS: '50',
-    SAGA_RETRY_BASE_MS: '50',
-    SAGA_RETRY_MAX_MS: '200',
-    RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '100000',
-    LOG_LEVEL: 'warn',
-  });
+  t = await startTestApp(END_TO_END_ENV);
   alice = await t.token('alice', 'customer');
   staff = await t.token('bo', 'backoffice');
   personId = await newPerson(t.url, alice);
