@@ -46,6 +46,7 @@ export async function seedTransfers(prisma: PrismaClient, count: number, events:
         ownerId: OWNER,
         status: status as never,
         version: n,
+        eventSeq: n,
         quoteId,
         personId,
         sendAmount: '100.00',
@@ -61,6 +62,7 @@ export async function seedTransfers(prisma: PrismaClient, count: number, events:
         events: {
           create: Array.from({ length: n }, (_, k) => ({
             seq: k + 1,
+            version: k + 1,
             fromStatus: (k === 0 ? null : STEPS[k - 1]) as never,
             toStatus: (opts.status ?? STEPS[k]) as never,
             cause: k === 0 ? 'mutation' : k < 3 ? 'worker' : 'webhook',

@@ -25,6 +25,7 @@ export async function seedTransfer(prisma: PrismaClient, ownerId = `user-${rando
         ownerId,
         status: 'AUTHORIZED',
         version: 2,
+        eventSeq: 2,
         quoteId: quote.id,
         personId: person.id,
         sendAmount: '100.10',
@@ -38,8 +39,8 @@ export async function seedTransfer(prisma: PrismaClient, ownerId = `user-${rando
         authorizedAt: new Date(),
         events: {
           create: [
-            { seq: 1, toStatus: 'PENDING', cause: 'api.createTransfer', actor: ownerId },
-            { seq: 2, fromStatus: 'PENDING', toStatus: 'AUTHORIZED', cause: 'saga.authorize', upstreamRef: 'auth-1' },
+            { seq: 1, version: 1, toStatus: 'PENDING', cause: 'api.createTransfer', actor: ownerId },
+            { seq: 2, version: 2, fromStatus: 'PENDING', toStatus: 'AUTHORIZED', cause: 'saga.authorize', upstreamRef: 'auth-1' },
           ],
         },
       },

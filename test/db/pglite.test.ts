@@ -79,15 +79,15 @@ describe('test database helper (in memory)', () => {
     await expect(dup).rejects.toMatchObject({ code: 'P2002' });
   });
 
-  test('optimistic concurrency on version: a stale update matches no row', async () => {
+  test('optimistic concurrency on eventSeq: a stale update matches no row', async () => {
     const t = await seedTransfer(db.prisma);
     const ok = await db.prisma.transfer.updateMany({
-      where: { id: t.id, version: t.version },
-      data: { version: { increment: 1 }, status: 'CAPTURED' },
+      where: { id: t.id, eventSeq: t.eventSeq },
+      data: { eventSeq: { increment: 1 }, status: 'CAPTURED' },
     });
     const stale = await db.prisma.transfer.updateMany({
-      where: { id: t.id, version: t.version },
-      data: { version: { increment: 1 }, status: 'VOIDED' },
+      where: { id: t.id, eventSeq: t.eventSeq },
+      data: { eventSeq: { increment: 1 }, status: 'VOIDED' },
     });
     expect([ok.count, stale.count]).toEqual([1, 0]);
   });

@@ -10,7 +10,7 @@ import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { checkFundingAs } from '../helpers/funding';
 import { cardToken, http } from '../helpers/sandbox';
 import { collect, wsClient } from '../helpers/ws';
-import { ownSubscription, waitFor } from '../integration/webhook.helpers';
+import { END_TO_END_ENV, ownSubscription, waitFor } from '../integration/webhook.helpers';
 
 const N = Number(process.env.WEBHOOK_E2E_TRANSFERS ?? 60);
 
@@ -67,14 +67,7 @@ async function completedEventProcessed(transferIds: string[]): Promise<boolean> 
 }
 
 beforeAll(async () => {
-  t = await startTestApp({
-    WEBHOOK_POLL_INTERVAL_MS: '50',
-    SAGA_POLL_INTERVAL_MS: '50',
-    SAGA_RETRY_BASE_MS: '50',
-    SAGA_RETRY_MAX_MS: '200',
-    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
-    LOG_LEVEL: 'warn',
-  });
+  t = await startTestApp(END_TO_END_ENV);
   alice = await t.token('alice', 'customer');
   personId = (await must<{ createPerson: { id: string } }>(gql(t.url, 'mutation($i: PersonInput!) { createPerson(input: $i) { id } }', { token: alice, variables: { i: personInput } }))).createPerson.id;
 }, 60_000);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '../../src/generated/prisma/client';
 
-/** A quote + person + PENDING transfer (version 1) straight in the database, for repository-level tests. */
+/** A quote + person + PENDING transfer (version 1, eventSeq 1) straight in the database, for repository-level tests. */
 export async function insertTransfer(prisma: PrismaClient, opts: { ownerId?: string; createdAt?: Date; status?: string } = {}) {
   const ownerId = opts.ownerId ?? 'alice';
   const createdAt = opts.createdAt ?? new Date();
@@ -26,6 +26,7 @@ export async function insertTransfer(prisma: PrismaClient, opts: { ownerId?: str
       ownerId,
       status: (opts.status ?? 'PENDING') as never,
       version: 1,
+      eventSeq: 1,
       quoteId: quote.id,
       personId: person.id,
       sendAmount: '100.00',
@@ -38,7 +39,7 @@ export async function insertTransfer(prisma: PrismaClient, opts: { ownerId?: str
       details: {},
       createdAt,
       updatedAt: createdAt,
-      events: { create: { seq: 1, fromStatus: null, toStatus: (opts.status ?? 'PENDING') as never, cause: 'mutation', actor: ownerId, at: createdAt } },
+      events: { create: { seq: 1, version: 1, fromStatus: null, toStatus: (opts.status ?? 'PENDING') as never, cause: 'mutation', actor: ownerId, at: createdAt } },
     },
   });
   await prisma.quote.update({ where: { id: quote.id }, data: { usedByTransferId: id } });

@@ -81,7 +81,7 @@ test('a list of N transfers with their events costs the same number of queries f
 
 const SUB = `subscription($id: ID!, $after: Int) { transferUpdated(transferId: $id, afterVersion: $after) { id status version } }`;
 
-test('transferUpdated: current state first, then every change in order; afterVersion replays what was missed; others get an error', async () => {
+test('transferUpdated: current state first, then every version in order (a platform fact alone is none); afterVersion replays what was missed; others get an error', async () => {
   const tr = await insertTransfer(t.app.db.prisma, { ownerId: 'alice' });
   const { client } = wsClient(t.wsUrl, alice);
   const sub = collect<any>(client, SUB, { id: tr.id });
@@ -91,9 +91,10 @@ test('transferUpdated: current state first, then every change in order; afterVer
   await repo.transition({ transferId: tr.id, to: 'AUTHORIZED', cause: 'worker', actor: 'worker' });
   await repo.transition({ transferId: tr.id, cause: 'webhook', actor: 'webhook', patch: { complianceStatus: 'Approved' } });
   await repo.transition({ transferId: tr.id, to: 'CAPTURED', cause: 'worker', actor: 'worker' });
+  await repo.transition({ transferId: tr.id, to: 'PAYOUT_PENDING', cause: 'webhook', actor: 'webhook' });
   await sub.next(4);
   expect(sub.results.map((r) => r.data.transferUpdated.version)).toEqual([1, 2, 3, 4]);
-  expect(sub.results.map((r) => r.data.transferUpdated.status)).toEqual(['PENDING', 'AUTHORIZED', 'AUTHORIZED', 'CAPTURED']);
+  expect(sub.results.map((r) => r.data.transferUpdated.status)).toEqual(['PENDING', 'AUTHORIZED', 'CAPTURED', 'PAYOUT_PENDING']);
   sub.dispose();
 
   // reconnect after missing versions 3 and 4

@@ -50,7 +50,7 @@ test('an illegal transition is refused and recorded; status and version unchange
 test('concurrent transitions from the same state: exactly one wins', async () => {
   const t = await insertTransfer(db.prisma);
   const rs = await Promise.all(
-    Array.from({ length: 10 }, (_, i) => repo.transition({ transferId: t.id, to: i % 2 ? 'AUTHORIZED' : 'DECLINED', cause: 'worker', actor: 'w', expectedVersion: 1 })),
+    Array.from({ length: 10 }, (_, i) => repo.transition({ transferId: t.id, to: i % 2 ? 'AUTHORIZED' : 'DECLINED', cause: 'worker', actor: 'w', expectedSeq: 1 })),
   );
   expect(rs.filter((r) => r.ok)).toHaveLength(1);
   const events = await db.prisma.transferEvent.count({ where: { transferId: t.id } });

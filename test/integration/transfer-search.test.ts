@@ -232,7 +232,7 @@ test('myTransfers(changedSince) replays at most 500 transfers: beyond, BAD_USER_
     data: ids.map((id) => ({ id, ownerId: owner, fxId: randomUUID(), rate: '5.0123', sourceCurrency: 'USD', destinationCurrency: 'BRL', sourceAmount: '100.00', destinationAmount: '501.23', paymentMethod: 'WALLET', expiresAt: new Date(now.getTime() + 300_000), usedByTransferId: id })),
   });
   await t.app.db.prisma.transfer.createMany({
-    data: ids.map((id) => ({ id, ownerId: owner, status: 'PENDING' as never, version: 1, quoteId: id, personId: person.id, sendAmount: '100.00', sendCurrency: 'USD', receiveAmount: '501.23', receiveCurrency: 'BRL', rate: '5.0123', externalPaymentId: id, fundingType: 'card', details: {}, createdAt: now, updatedAt: now })),
+    data: ids.map((id) => ({ id, ownerId: owner, status: 'PENDING' as never, version: 1, eventSeq: 1, quoteId: id, personId: person.id, sendAmount: '100.00', sendCurrency: 'USD', receiveAmount: '501.23', receiveCurrency: 'BRL', rate: '5.0123', externalPaymentId: id, fundingType: 'card', details: {}, createdAt: now, updatedAt: now })),
   });
   const carol = await t.token(owner, 'customer');
   const c = wsClient(t.wsUrl, carol);

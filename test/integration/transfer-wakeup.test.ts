@@ -76,14 +76,14 @@ it('a compliance decision whose kick found the worker busy runs on the next tick
   expect(await ticksUntil(id, 'CAPTURED')).toBe('CAPTURED');
 }, 90_000);
 
-// A guard rather than a repro (it passed before the fix too: the decision bumps `version`, which the wait's write
-// also checks); it pins the window every deferral must respect.
+// A guard rather than a repro (it passed before the fix too: the decision bumps `eventSeq`, which the wait's write
+// also checks — a compliance decision changes nothing an app shows, so `version` would not do); it pins the window every deferral must respect.
 it('a compliance decision arriving while the worker decides to wait is not overwritten by that decision', async () => {
   const { id, ext } = await waiting('wakeup-2');
   await t.app.db.prisma.transfer.update({ where: { id }, data: { nextRunAt: new Date() } });
   const repo = t.app.transfers.repository;
   // Inject in the window between the worker's read and its "sleep until …" write.
-  const methods = ['scheduleIfVersion', 'deferIfNoWake', 'schedule'] as const;
+  const methods = ['scheduleIfUnchanged', 'deferIfNoWake', 'schedule'] as const;
   const originals = new Map<string, (...a: unknown[]) => Promise<unknown>>();
   let injected = false;
   for (const m of methods) {

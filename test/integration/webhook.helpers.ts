@@ -3,6 +3,17 @@ import { request } from 'undici';
 import { signatureHeaderFor } from '../../src/modules/webhooks/webhook.signature';
 import type { TestApp } from '../helpers/app';
 
+/** An app whose transfers run end to end on the sandbox's own webhooks, quickly (inbox and saga poll every 50 ms). */
+export const END_TO_END_ENV = {
+  WEBHOOK_POLL_INTERVAL_MS: '50',
+  SAGA_POLL_INTERVAL_MS: '50',
+  SAGA_RETRY_BASE_MS: '50',
+  SAGA_RETRY_MAX_MS: '200',
+  RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
+  RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
+  LOG_LEVEL: 'warn',
+};
+
 export interface SandboxSubscription {
   id: string;
   url: string;

@@ -33,8 +33,8 @@ export class TransferLoaders {
           const { afterSeq, first } = group[0]!;
           const ids = [...new Set(group.map((k) => k.transferId))];
           const rows = await prisma.$queryRaw<(TransferEvent & { rn: bigint })[]>`
-            SELECT id, "transferId", seq, "fromStatus", "toStatus", cause, actor, "upstreamRef", detail, at FROM (
-              SELECT e.id, e.transfer_id AS "transferId", e.seq, e.from_status::text AS "fromStatus", e.to_status::text AS "toStatus",
+            SELECT id, "transferId", seq, version, "fromStatus", "toStatus", cause, actor, "upstreamRef", detail, at FROM (
+              SELECT e.id, e.transfer_id AS "transferId", e.seq, e.version, e.from_status::text AS "fromStatus", e.to_status::text AS "toStatus",
                      e.cause, e.actor, e.upstream_ref AS "upstreamRef", e.detail, e.at,
                      row_number() OVER (PARTITION BY e.transfer_id ORDER BY e.seq) AS rn
               FROM transfer_events e

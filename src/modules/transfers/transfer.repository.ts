@@ -7,7 +7,7 @@ import { isTerminal, refusal, type Cause, type TransferStatus } from './transfer
 
 export type TransferRow = Transfer;
 
-/** Fields a change may set together with (or without) a status change. Never `status` / `version`. (`nextRunAt` only earlier: see Scheduling.) */
+/** Fields a change may set together with (or without) a status change. Never `status` / `version` / `eventSeq`. (`nextRunAt` only earlier: see Scheduling.) */
 export type TransferPatch = Partial<
   Pick<
     Prisma.TransferUncheckedUpdateInput,
@@ -27,7 +27,7 @@ export type TransferPatch = Partial<
 
 export interface ChangeRequest {
   transferId: string;
-  /** Target status; omitted = no status change (a recorded change of other fields, still +1 version). */
+  /** Target status; omitted = no status change (a recorded change of other fields: +1 eventSeq, +1 version only if an app shows it). */
   to?: TransferStatus;
   cause: Cause;
   /** Who: a user id, "worker", "webhook", "timer". */
@@ -36,8 +36,8 @@ export interface ChangeRequest {
   /** Safe, non-PII detail for the audit trail (e.g. { action: 'capture', amount: '10.00' }). */
   detail?: Record<string, unknown>;
   patch?: TransferPatch;
-  /** Optimistic check: refuse (conflict) unless the row is still at this version. */
-  expectedVersion?: number;
+  /** Optimistic check: refuse (conflict) unless the row is still at this eventSeq (no change recorded since it was read). */
+  expectedSeq?: number;
   /** Extra precondition evaluated on the locked row; a string refuses the change (recorded, like the table's). */
   guard?: (row: TransferRow) => string | null;
   /**
@@ -53,15 +53,42 @@ export interface ChangeRequest {
 export type Decision = { to?: TransferStatus; patch?: TransferPatch; detail?: Record<string, unknown> } | { skip: string };
 
 export type ChangeResult =
-  | { ok: true; transfer: TransferRow; changed: true }
+  /** `shown`: the change moved what an app shows (version + 1, published); else it is in the audit trail only. */
+  | { ok: true; transfer: TransferRow; changed: true; shown: boolean }
   | { ok: false; transfer: TransferRow; reason: string; kind: 'refused' | 'conflict' | 'skipped' };
 
 /**
+ * What an app shows of a transfer and may change after its creation: a change of any of these is a new `version`
+ * (the amounts and the rate are fixed at creation). Platform facts (compliance, transaction and payout statuses,
+ * the platform transaction id) and scheduling are not: they are recorded in the audit trail only.
+ */
+export interface Shown {
+  status: string;
+  nextAction: Prisma.JsonValue | null;
+  capturedAmount: string | null;
+  failureCode: string | null;
+  failureMessage: string | null;
+}
+export const shownOf = (t: Pick<TransferRow, 'status' | 'nextAction' | 'capturedAmount' | 'failureCode' | 'failureMessage'>): Shown => ({
+  status: t.status,
+  nextAction: t.nextAction ?? null,
+  capturedAmount: t.capturedAmount === null ? null : t.capturedAmount.toFixed(),
+  failureCode: t.failureCode,
+  failureMessage: t.failureMessage,
+});
+/** Both read back from the database (jsonb keeps one key order), so their JSON texts compare. */
+const sameShown = (a: Shown, b: Shown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
  * The only code that writes a transfer's status. Each change runs in ONE transaction: lock the row, check the
- * transition table (transfer.states.ts), bump version (optimistic `WHERE id AND version`), append the audit
- * event (seq = new version). A refused transition is recorded in transfer_refusals and changes nothing.
- * After the commit the change is published on transferTopic(id), ownerTransfersTopic(owner) and allTransfersTopic — the message
- * only wakes subscribers, which read what changed from the database.
+ * transition table (transfer.states.ts), bump eventSeq (optimistic `WHERE id AND event_seq`), append the audit
+ * event (seq = new eventSeq). A refused transition is recorded in transfer_refusals and changes nothing.
+ *
+ * Two counters: `eventSeq` counts every recorded change (the audit trail, the saga's optimistic checks);
+ * `version` counts the changes an app shows (Shown) and only those move `version` and `updatedAt`, carry their
+ * version and what was shown in their audit event, and are published — on transferTopic(id),
+ * ownerTransfersTopic(owner) and allTransfersTopic; the message only wakes subscribers, which read what changed
+ * from the database. A platform fact that changes nothing shown is recorded, not published.
  */
 export class TransferRepository {
   constructor(
@@ -75,7 +102,7 @@ export class TransferRepository {
     return this.prisma.transfer.findUnique({ where: { id } });
   }
 
-  /** Transfers (of one owner, or all) updated at or after `since`, oldest change first; at most `limit`. */
+  /** Transfers (of one owner, or all) whose shown state changed at or after `since` (updatedAt), oldest change first; at most `limit`. */
   async changedSince(owner: string | null, since: Date, limit: number): Promise<TransferRow[]> {
     return this.prisma.transfer.findMany({
       where: { updatedAt: { gte: since }, ...(owner ? { ownerId: owner } : {}) },
@@ -92,8 +119,8 @@ export class TransferRepository {
       const row = await tx.transfer.findUnique({ where: { id: req.transferId } });
       if (!row) throw new Error(`transfer ${req.transferId} not found`);
       const from = row.status as TransferStatus;
-      if (req.expectedVersion !== undefined && row.version !== req.expectedVersion) {
-        return { ok: false as const, transfer: row, reason: `version ${row.version} ≠ expected ${req.expectedVersion}`, kind: 'conflict' as const };
+      if (req.expectedSeq !== undefined && row.eventSeq !== req.expectedSeq) {
+        return { ok: false as const, transfer: row, reason: `eventSeq ${row.eventSeq} ≠ expected ${req.expectedSeq}`, kind: 'conflict' as const };
       }
       const decision = await req.decide?.(row, tx);
       if (decision && 'skip' in decision) return { ok: false as const, transfer: row, reason: decision.skip, kind: 'skipped' as const };
@@ -120,17 +147,23 @@ export class TransferRepository {
         });
         return { ok: false as const, transfer: row, reason, kind: 'refused' as const };
       }
-      const version = row.version + 1;
-      // One UPDATE … RETURNING (the row is locked: the version check cannot fail, it is kept as a safeguard).
-      const [transfer] = await tx.transfer.updateManyAndReturn({
-        where: { id: row.id, version: row.version },
-        data: { ...(req.patch ?? {}), status: to, version, updatedAt: at, ...(isTerminal(to) ? { nextRunAt: null } : {}) },
+      const seq = row.eventSeq + 1;
+      // UPDATE … RETURNING (the row is locked: the eventSeq check cannot fail, it is kept as a safeguard);
+      // updatedAt stays until we know an app sees the change.
+      const [updated] = await tx.transfer.updateManyAndReturn({
+        where: { id: row.id, eventSeq: row.eventSeq },
+        data: { ...(req.patch ?? {}), status: to, eventSeq: seq, updatedAt: row.updatedAt, ...(isTerminal(to) ? { nextRunAt: null } : {}) },
       });
-      if (!transfer) return { ok: false as const, transfer: row, reason: 'concurrent update', kind: 'conflict' as const };
+      if (!updated) return { ok: false as const, transfer: row, reason: 'concurrent update', kind: 'conflict' as const };
+      const shown = shownOf(updated);
+      const isShown = !sameShown(shownOf(row), shown);
+      const transfer = isShown ? await tx.transfer.update({ where: { id: row.id }, data: { version: row.version + 1, updatedAt: at } }) : updated;
       await tx.transferEvent.create({
         data: {
           transferId: row.id,
-          seq: version,
+          seq,
+          version: isShown ? transfer.version : null,
+          shown: isShown ? (shown as unknown as Prisma.InputJsonValue) : undefined,
           fromStatus: from,
           toStatus: to,
           cause: req.cause,
@@ -140,9 +173,9 @@ export class TransferRepository {
           at,
         },
       });
-      return { ok: true as const, transfer, changed: true as const };
+      return { ok: true as const, transfer, changed: true as const, shown: isShown };
     });
-    if (result.ok) await this.publish(result.transfer);
+    if (result.ok && result.shown) await this.publish(result.transfer);
     else if (result.kind === 'refused')
       this.logger.warn({ transferId: req.transferId, from: result.transfer.status, to: req.to, cause: req.cause, reason: result.reason }, 'transfer transition refused');
     return result;
@@ -154,9 +187,9 @@ export class TransferRepository {
   // never undone by a decision to wait that was taken before it. Requests only ever pull next_run_at EARLIER
   // (LEAST); a request from outside the lease holder (`wake`) also bumps wake_seq. Every write that pushes
   // next_run_at LATER (or clears it) is conditional on wake_seq being what the writer read together with the
-  // state it decided on (`deferIfNoWake`, `scheduleIfVersion`): if a wake-up came in between, the write is not
+  // state it decided on (`deferIfNoWake`, `scheduleIfUnchanged`): if a wake-up came in between, the write is not
   // made and the row stays due — the saga looks again. There is no unconditional "schedule later" write.
-  // Scheduling writes carry no history: no version bump, no event, no publish.
+  // Scheduling writes carry no history: no eventSeq / version bump, no event, no publish.
 
   /**
    * "Run now" from outside the lease holder: next_run_at = LEAST(next_run_at, now) and wake_seq + 1, so that a
@@ -184,12 +217,12 @@ export class TransferRepository {
     return n === 1;
   }
 
-  /** Schedules only if nothing changed since `version` / `wakeSeq` were read (else the caller re-evaluates: no lost wake-up). */
-  async scheduleIfVersion(transferId: string, version: number, wakeSeq: number, nextRunAt: Date | null): Promise<boolean> {
+  /** Schedules only if nothing was recorded since `eventSeq` / `wakeSeq` were read (else the caller re-evaluates: no lost wake-up). */
+  async scheduleIfUnchanged(transferId: string, eventSeq: number, wakeSeq: number, nextRunAt: Date | null): Promise<boolean> {
     // …and never while a saga step is unsettled (an intent written after the caller read the state must be run).
     const n = await this.prisma.$executeRaw`
       UPDATE transfers SET next_run_at = ${nextRunAt}
-      WHERE id = ${transferId} AND version = ${version} AND wake_seq = ${wakeSeq}
+      WHERE id = ${transferId} AND event_seq = ${eventSeq} AND wake_seq = ${wakeSeq}
         AND NOT EXISTS (SELECT 1 FROM saga_steps s WHERE s.transfer_id = ${transferId} AND s.state IN ('PENDING', 'UNKNOWN'))`;
     return n === 1;
   }

@@ -80,6 +80,7 @@ export class TransferResolver {
       cursor: seqCursor(e.seq),
       node: {
         seq: e.seq,
+        version: e.version,
         fromStatus: e.fromStatus,
         toStatus: e.toStatus,
         cause: e.cause,
@@ -131,7 +132,7 @@ export class TransferResolver {
   @Authorized()
   @Subscription(() => Transfer, {
     description:
-      'The transfer now, then every change in version order (none skipped). With afterVersion: every version after it first (resume after a reconnect). Owner, back-office or admin.',
+      'The transfer now, then every version in order (none skipped): one message per change an app shows (see Transfer.version). With afterVersion: every version after it first (resume after a reconnect). Completes once the transfer is terminal and its last version was sent, at once if it already was (after the versions after afterVersion, if any). Owner, back-office or admin.',
     subscribe: ({ args, context, info }) =>
       transferSubscriptionsFor(info.schema).subscribe(requireCaller(context as GraphQLContext), args.transferId as string, args.afterVersion as number | undefined),
   })
@@ -147,7 +148,7 @@ export class TransferResolver {
   @Authorized()
   @Subscription(() => Transfer, {
     description:
-      "A transfer of the list, in its current state, every time it changes. Customers: their own (ownerId, if given, must be the caller's own id, else FORBIDDEN). Back-office/admin: every transfer, or one owner's with ownerId. Authorized at subscribe time. No initial snapshot: read `transfers` first, then subscribe with changedSince = the latest updatedAt you read (or, after a reconnect, the latest you received) so that nothing changed in between is missed.",
+      "A transfer of the list, in its current state, every time it changes what an app shows (a new version; see Transfer.version). Customers: their own (ownerId, if given, must be the caller's own id, else FORBIDDEN). Back-office/admin: every transfer, or one owner's with ownerId. Authorized at subscribe time. No initial snapshot: read `transfers` first, then subscribe with changedSince = the latest updatedAt you read (or, after a reconnect, the latest you received) so that nothing changed in between is missed.",
     subscribe: ({ args, context, info }) =>
       transferSubscriptionsFor(info.schema).subscribeList(
         requireCaller(context as GraphQLContext),

@@ -266,7 +266,7 @@ export class TransferSaga {
       if (!written) return null;
     }
     // Due at once: should this process die before settling the step, the worker re-runs it once the lease expires.
-    // (Only ever earlier; a holder that read the state before cannot defer it: scheduleIfVersion checks for it.)
+    // (Only ever earlier; a holder that read the state before cannot defer it: scheduleIfUnchanged checks for it.)
     await this.repo.dueBy(t.id, now);
     return this.prisma.sagaStep.findUniqueOrThrow({ where: { transferId_step: { transferId: t.id, step } } });
   }
@@ -300,7 +300,7 @@ export class TransferSaga {
    */
   private async waitUntil(t: TransferRow, at: Date | null): Promise<'again' | 'wait'> {
     if ((t.nextRunAt?.getTime() ?? null) === (at?.getTime() ?? null)) return 'wait';
-    return (await this.repo.scheduleIfVersion(t.id, t.version, t.wakeSeq, at)) ? 'wait' : 'again';
+    return (await this.repo.scheduleIfUnchanged(t.id, t.eventSeq, t.wakeSeq, at)) ? 'wait' : 'again';
   }
 
   private async move(t: TransferRow, to: TransferStatus | undefined, ctx: SagaContext, detail: Record<string, unknown>, patch: TransferPatch = {}, cause?: Cause) {

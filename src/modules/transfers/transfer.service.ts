@@ -8,7 +8,7 @@ import type { Logger } from '../../shared/logger';
 import type { FundingCredentials } from '../checks/checks.credentials';
 import { convert, dec, fitsMinorUnits, formatAmount, sendAmountProblem, type CorridorRule } from '../../shared/money';
 import type { ApplyOutcome, PlatformTransactionLookup, PlatformTransactionEvent, TransferEventSink } from './transfer.ports';
-import type { TransferRepository, TransferRow } from './transfer.repository';
+import type { Shown, TransferRepository, TransferRow } from './transfer.repository';
 import type { SagaContext, TransferDetails, TransferSaga } from './transfer.saga';
 import { isTerminal, type TransferStatus } from './transfer.states';
 import { payoutRank, platformRank, platformTarget } from './transfer.platform';
@@ -47,6 +47,9 @@ export interface TransferServiceOptions {
   /** Confirms a webhook's platform transaction id before it is first linked to a transfer (absent: webhooks never link). */
   platform?: PlatformTransactionLookup;
 }
+
+/** What an app sees of a transfer just created (its version 1; see Shown). */
+const CREATED_SHOWN: Shown = { status: 'PENDING', nextAction: null, capturedAmount: null, failureCode: null, failureMessage: null };
 
 /** A transition patch that is also a "run now" request (next_run_at only ever earlier: not later than `now`; wake_seq + 1). */
 const WAKE = (now: Date) => ({ nextRunAt: now, wakeSeq: { increment: 1 } }) as const;
@@ -218,6 +221,7 @@ export class TransferService implements TransferEventSink {
           ownerId: caller.userId,
           status: 'PENDING',
           version: 1,
+          eventSeq: 1,
           quoteId: quote.id,
           personId: person.id,
           sendAmount: quote.sourceAmount,
@@ -232,7 +236,7 @@ export class TransferService implements TransferEventSink {
           nextRunAt: now,
           createdAt: now,
           updatedAt: now,
-          events: { create: { seq: 1, fromStatus: null, toStatus: 'PENDING', cause: 'mutation', actor: caller.userId, detail: { action: 'createTransfer' }, at: now } },
+          events: { create: { seq: 1, version: 1, shown: { ...CREATED_SHOWN }, fromStatus: null, toStatus: 'PENDING', cause: 'mutation', actor: caller.userId, detail: { action: 'createTransfer' }, at: now } },
         },
       });
       return id;
@@ -297,7 +301,15 @@ export class TransferService implements TransferEventSink {
         }
         await this.prisma.sagaStep.updateMany({ where: { transferId: t.id, step: 'check' }, data: { state: 'PENDING', updatedAt: this.clock.now() } });
         // Due at once (a wake-up): should this process stop before the saga runs, the worker re-runs the check.
-        await this.repo.transition({ transferId: t.id, to: 'PENDING', cause: 'mutation', actor: caller.userId, detail: { action: 'resumeTransfer', idempotencyKey: key }, patch: WAKE(this.clock.now()) });
+        // The challenge is behind us: PENDING shows no next action (a new challenge sets one again).
+        await this.repo.transition({
+          transferId: t.id,
+          to: 'PENDING',
+          cause: 'mutation',
+          actor: caller.userId,
+          detail: { action: 'resumeTransfer', idempotencyKey: key },
+          patch: { ...WAKE(this.clock.now()), nextAction: null as never },
+        });
         await this.saga.advance(t.id, { cause: 'worker', actor: 'worker' });
       });
       return { transferId: t0.id };

@@ -4,7 +4,7 @@ import type { PubSub } from '../../events/pubsub';
 import { isStaff, type Caller } from '../../auth/auth.types';
 import { badInput, forbidden } from '../../shared/errors';
 import { allTransfersTopic, ownerTransfersTopic, transferTopic, type TransferChangedMessage } from './transfer.ports';
-import type { TransferRepository, TransferRow } from './transfer.repository';
+import type { Shown, TransferRepository, TransferRow } from './transfer.repository';
 import type { TransferService } from './transfer.service';
 import { isTerminal, type TransferStatus } from './transfer.states';
 import type { Transfer } from './transfer.types';
@@ -15,13 +15,15 @@ export const LIST_REPLAY_LIMIT = 500;
 
 /**
  * transferUpdated: the first message is the current state (or, with afterVersion, every version after it);
- * then every change in version order, none skipped. Pub/sub messages only wake the subscriber: what is sent
+ * then every version in order, none skipped. A version is a change an app shows (TransferRepository: Shown);
+ * facts recorded for the audit trail only send nothing. Pub/sub messages only wake the subscriber: what is sent
  * is read from the database (versions > last sent), so a lost message, a Redis outage or a reconnect with
  * afterVersion never leaves a gap. A safety poll (pollMs) covers a missed wake-up. Completes once the
- * transfer is terminal and its last version was sent.
+ * transfer is terminal and its last version was sent — at once when it already was at subscribe time (after
+ * the current state, or after the versions following afterVersion, if any).
  *
- * Versions between two reads are replayed from the audit trail: status, version and updatedAt are those of
- * that version; the other fields are the current ones.
+ * Versions between two reads are replayed from the audit trail: what was shown at that version (status, next
+ * action, captured amount, failure), its version and updatedAt; the other fields are the current ones.
  */
 export class TransferSubscriptions {
   constructor(
@@ -112,12 +114,14 @@ export class TransferSubscriptions {
     let pending: Promise<IteratorResult<unknown>> | null = null;
     try {
       let last = afterVersion ?? -1;
-      // afterVersion: replay from the audit trail first; else the row is current and only a wake-up calls for a read
-      let mustRead = afterVersion !== null;
       if (afterVersion === null) {
         yield rowView(current);
         last = current.version;
       }
+      // terminal and nothing after `last`: nothing will ever follow
+      if (isTerminal(current.status as TransferStatus) && last >= current.version) return;
+      // versions after afterVersion: replay from the audit trail first; else only a wake-up calls for a read
+      let mustRead = last < current.version;
       let wokeAt = performance.now();
       for (;;) {
         const { events, cur: after } = mustRead ? await this.readSince(transferId, last, wokeAt) : { events: [], cur: null };
@@ -125,9 +129,10 @@ export class TransferSubscriptions {
         if (events.length) {
           const cur = after!;
           for (const e of events) {
-            if (e.seq > cur.version) break; // committed after `cur` was read: next round
-            yield versionView(cur, e);
-            last = e.seq;
+            const version = e.version!;
+            if (version > cur.version) break; // committed after `cur` was read: next round
+            yield versionView(cur, e, version);
+            last = version;
           }
           if (isTerminal(cur.status as TransferStatus) && last >= cur.version) return;
           continue;
@@ -153,7 +158,7 @@ export class TransferSubscriptions {
   }
 
   /**
-   * Events after `last` and the current row, read once for every subscriber of the transfer woken by the same
+   * Events of the versions after `last` and the current row, read once for every subscriber of the transfer woken by the same
    * change (issue 9: N subscribers cost two queries per change, not 2·N), and shared by their safety polls too.
    * A subscriber only gets a read that started after it woke up, so the read always sees the change that woke it.
    */
@@ -161,7 +166,7 @@ export class TransferSubscriptions {
     const sep = key.lastIndexOf(':');
     const transferId = key.slice(0, sep);
     const last = Number(key.slice(sep + 1));
-    const events = await this.prisma.transferEvent.findMany({ where: { transferId, seq: { gt: last } }, orderBy: { seq: 'asc' } });
+    const events = await this.prisma.transferEvent.findMany({ where: { transferId, version: { gt: last } }, orderBy: { version: 'asc' } });
     return { events, cur: events.length ? await this.repo.get(transferId) : null };
   });
   private readSince(transferId: string, last: number, wokeAt: number): Promise<{ events: TransferEvent[]; cur: TransferRow | null }> {
@@ -176,10 +181,15 @@ export class TransferSubscriptions {
  * `cur` it is combined with).
  */
 const views = new WeakMap<TransferEvent | TransferRow, Transfer>();
-function versionView(cur: TransferRow, e: TransferEvent): Transfer {
-  if (e.seq === cur.version) return rowView(cur);
+function versionView(cur: TransferRow, e: TransferEvent, version: number): Transfer {
+  if (version === cur.version) return rowView(cur);
   let v = views.get(e);
-  if (!v) views.set(e, (v = { ...rowView(cur), status: e.toStatus, version: e.seq, updatedAt: e.at }));
+  if (!v) {
+    // what was shown then (events from before `shown` was recorded: the current fields)
+    const shown = e.shown as Shown | null;
+    const then = shown ? { nextAction: shown.nextAction, capturedAmount: shown.capturedAmount, failureCode: shown.failureCode, failureMessage: shown.failureMessage } : {};
+    views.set(e, (v = toTransfer({ ...cur, ...(then as Partial<TransferRow>), status: e.toStatus, version, updatedAt: e.at })));
+  }
   return v;
 }
 /** The view of a row read once for several subscribers (the first message of those sharing a row read, too). */

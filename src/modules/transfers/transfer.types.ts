@@ -221,9 +221,10 @@ export class Failure {
   @Field({ description: 'What happened, for people (may change; branch on code).' }) message!: string;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'One entry of the audit trail: every change of the transfer, oldest first.' })
+@ObjectType({ simpleResolvers: true, description: 'One entry of the audit trail: every recorded change of the transfer (platform facts included), oldest first.' })
 export class TransferEventNode {
-  @Field(() => Int, { description: '= the transfer version this change produced.' }) seq!: number;
+  @Field(() => Int, { description: 'Position in the audit trail: 1, 2, … for every recorded change (= the transfer\'s lastEventSeq after it).' }) seq!: number;
+  @Field(() => Int, { nullable: true, description: 'The transfer version this change produced, when it changed what an app shows; null for a fact recorded for the audit trail only (no version, no subscription message).' }) version!: number | null;
   @Field(() => TransferStatusEnum, { nullable: true, description: 'The status before; null for the creation.' }) fromStatus!: string | null;
   @Field(() => TransferStatusEnum, { description: 'The status after (equal to fromStatus when only details changed).' }) toStatus!: string;
   @Field({ description: 'mutation | worker | webhook | timer' }) cause!: string;
@@ -247,7 +248,12 @@ export type TransferEventConnection = Connection<TransferEventNode>;
 export class Transfer {
   @Field(() => ID, { description: 'The transfer id (a UUID).' }) id!: string;
   @Field(() => TransferStatusEnum, { description: 'Where the transfer is now.' }) status!: string;
-  @Field(() => Int, { description: '+1 on every change.' }) version!: number;
+  @Field(() => Int, {
+    description:
+      '+1 on every change an app shows: status, nextAction, capturedAmount, failure (the amounts and the rate are fixed at creation). transferUpdated / myTransfers send one message per version. Platform facts that change none of these (complianceStatus, platformStatus, payout progress) are recorded in `events` without moving it.',
+  })
+  version!: number;
+  @Field(() => Int, { description: 'Back-office: the seq of the latest audit event (+1 on every recorded change, shown or not).' }) lastEventSeq!: number;
   @Field(() => Money, { description: 'What the sender pays, in the source currency (from the quote).' }) sendAmount!: Money;
   @Field(() => Money, { description: 'What the recipient gets, in the destination currency (from the quote).' }) receiveAmount!: Money;
   @Field(() => DecimalScalar, { description: 'Units of the destination currency per unit of the source currency, locked by the quote.' }) rate!: string;
@@ -257,10 +263,10 @@ export class Transfer {
   @Field(() => ID, { description: 'Who owns it (the customer).' }) ownerId!: string;
   @Field(() => FundingType, { description: 'How the sender pays.' }) fundingType!: string;
   @Field(() => String, { nullable: true, description: "The recipient's country (ISO 3166-1 alpha-2): the corridor's destination." }) destinationCountry!: string | null;
-  @Field(() => String, { nullable: true, description: "The platform's compliance status, when reported." }) complianceStatus!: string | null;
-  @Field(() => String, { nullable: true, description: "The platform's transaction status, when reported." }) platformStatus!: string | null;
+  @Field(() => String, { nullable: true, description: "The platform's compliance status, when reported (a platform fact: its changes alone do not move version)." }) complianceStatus!: string | null;
+  @Field(() => String, { nullable: true, description: "The platform's transaction status, when reported (a platform fact: its changes alone do not move version)." }) platformStatus!: string | null;
   @Field({ description: 'When it was created.' }) createdAt!: Date;
-  @Field({ description: 'When it last changed.' }) updatedAt!: Date;
+  @Field({ description: 'When version last moved (the last change an app shows).' }) updatedAt!: Date;
 }
 
 export const TransferConnection = connectionType(Transfer, {

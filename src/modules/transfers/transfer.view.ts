@@ -9,6 +9,7 @@ export function toTransfer(t: TransferRow): Transfer {
     id: t.id,
     status: t.status,
     version: t.version,
+    lastEventSeq: t.eventSeq,
     sendAmount: { amount: formatAmount(t.sendAmount, t.sendCurrency), currency: t.sendCurrency },
     receiveAmount: { amount: formatAmount(t.receiveAmount, t.receiveCurrency), currency: t.receiveCurrency },
     rate: formatRate(t.rate),
