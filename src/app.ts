@@ -45,6 +45,7 @@ import { RateLimiter } from './shared/rate-limit';
 import { anonymousRefusal, rateLimitPlugin, rateLimitRefusal, type RateLimitPluginOptions } from './shared/rate-limit.plugin';
 import { upstreamCost } from './graphql/upstream-fields';
 import { registerRequestContext, setRequestUser } from './shared/request-context';
+import { trustedProxies } from './shared/trust-proxy';
 import { startTracing, traceDatabase } from './shared/tracing';
 import { traceRootFields, tracingPlugin } from './graphql/tracing';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -192,7 +193,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     traceRootFields(schema);
     const formatError = createErrorFormatter(logger, { hideSchemaDetails: config.production, maxTokens: config.limits.maxTokens });
 
+    const proxies = trustedProxies(config.trustProxy);
     const fastify: FastifyInstance = Fastify({
+      // X-Forwarded-For is believed only from TRUST_PROXY's addresses: request.ip is then the client behind them
+      trustProxy: proxies.fastify,
       loggerInstance: logger as unknown as FastifyBaseLogger,
       logController: new LogController({ disableRequestLogging: true }),
       bodyLimit: config.limits.bodyLimitBytes,
@@ -273,11 +277,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
           const caller = await auth.fromAuthorizationHeader(request.headers.authorization);
           setRequestUser(caller?.userId);
           if (!caller) await countAnonymous(request.ip);
-          return { caller, authError: null, requestId: request.id };
+          return { caller, authError: null, requestId: request.id, clientIp: request.ip };
         } catch (e) {
           if (isAppError(e)) {
             await countAnonymous(request.ip);
-            return { caller: null, authError: e, requestId: request.id };
+            return { caller: null, authError: e, requestId: request.id, clientIp: request.ip };
           }
           throw e;
         }
@@ -315,6 +319,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       formatError,
       connectionInitWaitTimeoutMs: config.wsConnectionInitTimeoutMs,
       clock,
+      clientIp: (req) => proxies.clientIp(req),
       limits: {
         authFailure: (ip) => anonymousRefusal(rateLimiter, 'anonymous', ip),
         maxOperationsPerSocket: config.budgets.wsMaxSubscriptionsPerSocket,

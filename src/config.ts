@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseCorridors, type CorridorRule } from './shared/money';
+import { trustedProxies } from './shared/trust-proxy';
 
 /**
  * Every setting comes from the environment, parsed and validated once at start.
@@ -34,6 +35,14 @@ const url = (protocols: string[]) =>
         return false;
       }
     }, `must be a URL (${protocols.map((p) => p.replace(':', '')).join(', ')})`);
+const trustedProxyEntry = (p: string): boolean => {
+  try {
+    trustedProxies([p]);
+    return true;
+  } catch {
+    return false;
+  }
+};
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
 const httpUrl = url(['http:', 'https:']);
 /** The sandbox's corridor (USD → BRL) from 1 to 10,000 USD; any other corridor up to 10,000 of its source currency. */
@@ -88,6 +97,12 @@ const schema = z.object({
   UPSTREAM_RETRY_BASE_DELAY_MS: int(0, 60_000).default(100),
   UPSTREAM_RETRY_MAX_TOTAL_MS: int(0, 600_000).default(10_000),
   PUBLIC_URL: httpUrl.optional(),
+  TRUST_PROXY: z
+    .string()
+    .trim()
+    .default('')
+    .transform((v) => v.split(',').map((p) => p.trim()).filter(Boolean))
+    .refine((list) => list.every((p) => trustedProxyEntry(p)), 'must be a comma-separated list of proxy IP addresses or CIDR ranges, e.g. 10.0.0.0/8,fd00::/8'),
   AUTH_JWKS_URL: httpUrl.optional(),
   AUTH_PUBLIC_KEY: nonEmpty.optional(),
   AUTH_ISSUER: nonEmpty.optional(),
@@ -217,6 +232,8 @@ export interface Config {
     retry: { maxAttempts: number; baseDelayMs: number; maxTotalMs: number };
   };
   publicUrl: string | null;
+  /** Proxies (addresses/CIDRs) whose X-Forwarded-For is believed for the client IP; empty = the TCP peer is the client. */
+  trustProxy: string[];
   auth: {
     jwksUrl: string | null;
     publicKey: string | null;
@@ -423,6 +440,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       },
     },
     publicUrl: e.PUBLIC_URL ?? null,
+    trustProxy: e.TRUST_PROXY,
     auth: {
       jwksUrl: e.AUTH_JWKS_URL ?? null,
       publicKey: e.AUTH_PUBLIC_KEY ?? null,

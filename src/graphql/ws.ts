@@ -104,6 +104,8 @@ export function createGraphQLWsServer(opts: {
   maxPayloadBytes?: number;
   limits?: WsLimits;
   clock?: Clock;
+  /** The client address of the upgrade request (TRUST_PROXY applied); the TCP peer when absent. */
+  clientIp?: (req: IncomingMessage) => string;
 }): GraphQLWsServer {
   const clock = opts.clock ?? systemClock;
   const socketsPerUser = new Map<string, number>();
@@ -192,7 +194,8 @@ export function createGraphQLWsServer(opts: {
           endExpired(ctx.extra);
           return [new GraphQLError('Token expired', { extensions: { code: 'UNAUTHENTICATED' } })];
         }
-        const contextValue: GraphQLContext = { caller, authError: null, requestId };
+        const clientIp = opts.clientIp?.(ctx.extra.request) ?? ctx.extra.request.socket.remoteAddress ?? '';
+        const contextValue: GraphQLContext = { caller, authError: null, requestId, clientIp };
         return { schema: opts.schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue };
       },
       execute: (args) => {

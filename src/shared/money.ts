@@ -29,6 +29,14 @@ export function formatAmount(v: DecimalLike, currency: string): string {
   return dec(v).toFixed(minorUnits(currency), Decimal.ROUND_HALF_UP);
 }
 
+/**
+ * A Money value as the API shows it: an ISO 4217 currency (three capital letters) with exactly its minor units
+ * ("0.00" USD, "1500" JPY); any other asset code (a wallet may hold one) with its exact amount.
+ */
+export function moneyOf(v: DecimalLike, currency: string): { amount: string; currency: string } {
+  return { amount: /^[A-Z]{3}$/.test(currency) ? formatAmount(v, currency) : dec(v).toFixed(), currency };
+}
+
 /** A rate as a plain decimal string without trailing zeros or exponent ("5.0123"). */
 export function formatRate(v: DecimalLike): string {
   return dec(v).toFixed();

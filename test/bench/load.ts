@@ -223,7 +223,7 @@ async function saga(a: { url: string; token: string; n: number; concurrency: num
   let next = 0;
   const one = async (i: number) => {
     const q = await gql(a.url, a.token, 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }', {
-      i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'BANK_ACCOUNT', sourceAmount: '100.00' },
+      i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '100.00' },
     });
     const t = await gql(a.url, a.token, 'mutation($i: CreateTransferInput!) { createTransfer(input: $i) { id status } }', {
       i: {
@@ -241,7 +241,7 @@ async function saga(a: { url: string; token: string; n: number; concurrency: num
           destination: { type: 'PIX', pixKeyType: 'EMAIL', pixKey: 'maria@example.com' },
         },
         // ends in 1000–1999: never one of the sandbox's magic card endings (0002–0014: 3DS, failed checks, declines)
-        funding: { type: 'CARD', cardTokenId: benchCard(i) },
+        funding: { type: 'CARD', cardToken: benchCard(i) },
       },
     });
     ids.push(t.createTransfer.id);

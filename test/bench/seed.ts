@@ -1,3 +1,4 @@
+import { approvedPersonRow } from '../helpers/funding';
 /** Deterministic benchmark data: the same ids and rows in every database the benchmark seeds. */
 import type { PrismaClient } from '../../src/generated/prisma/client';
 
@@ -39,7 +40,7 @@ export async function seedTransfers(prisma: PrismaClient, count: number, events:
         expiresAt: new Date(at.getTime() + 300_000),
       },
     });
-    await prisma.person.create({ data: { id: personId, ownerId: OWNER, status: 'APPROVED', countryCode: 'US' } });
+    await prisma.person.create({ data: { id: personId, ...approvedPersonRow(OWNER) } });
     await prisma.transfer.create({
       data: {
         id,

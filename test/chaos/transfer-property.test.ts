@@ -1,3 +1,4 @@
+import { approvedPersonRow } from '../helpers/funding';
 /**
  * Property-based test of the saga: random command sequences — creates (magic cards, compliance outcomes),
  * duplicate creates, resumes, captures (same/different keys, partial), voids, platform events in random
@@ -50,7 +51,8 @@ let throwaway: Awaited<ReturnType<typeof createThrowawayPostgresDatabase>> | nul
 const clock = new ManualClock(Date.now());
 const alice: Caller = { userId: 'prop-alice', role: 'customer' } as Caller;
 const staff: Caller = { userId: 'prop-staff', role: 'backoffice' } as Caller;
-let personId: string;
+/** One sender per last name the commands use (the sender is the person: sandbox magic goes by its last name). */
+const personIds = new Map<string, string>();
 let crashySaga: TransferSaga;
 let crashArmed = false;
 
@@ -65,8 +67,8 @@ beforeAll(async () => {
   });
   app = await createApp(config, { clock, logDestination: new Writable({ write: (_c, _e, cb) => cb() }) });
   await app.start();
-  const person = await app.db.prisma.person.create({ data: { ownerId: alice.userId, status: 'APPROVED', countryCode: 'US' } });
-  personId = person.id;
+  for (const lastName of ['Doe', 'Compliance-Review', 'Compliance-Reject'])
+    personIds.set(lastName, (await app.db.prisma.person.create({ data: approvedPersonRow(alice.userId, lastName) })).id);
   // A saga whose crash hook throws (a worker dying mid-step: intent written, lease kept, nothing settled).
   const m = app.transfers;
   crashySaga = new TransferSaga(app.db.prisma, m.repository, app.upstream.gateway, clock, app.logger, { leaseMs: 5000, captureWindowMs: 6 * DAY, retryBaseMs: 1000, retryMaxMs: 10000 }, {
@@ -84,7 +86,7 @@ afterAll(async () => {
 
 async function newQuote(): Promise<string> {
   const fx = new FxService(app.db.prisma, app.upstream.gateway, clock, app.config.corridors);
-  return (await fx.createQuote(alice.userId, { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'BANK_ACCOUNT', sourceAmount: '40.00' })).id;
+  return (await fx.createQuote(alice.userId, { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '40.00' })).id;
 }
 
 type Cmd =
@@ -144,11 +146,11 @@ async function run(c: Cmd): Promise<void> {
         throw e;
       });
       if (!quoteId) return;
-      const input = transferInput({ quoteId, personId, key: `prop-${++seq}-${Date.now()}`, lastName: c.lastName });
-      (input.funding as { cardTokenId: string }).cardTokenId = cardToken(c.card, `aaaaaaaa-bbbb-4ccc-8${String(seq).padStart(3, '0')}`);
+      const input = transferInput({ quoteId, personId: personIds.get(c.lastName)!, key: `prop-${++seq}-${Date.now()}` });
+      (input.funding as { cardToken: string }).cardToken = cardToken(c.card, `aaaaaaaa-bbbb-4ccc-8${String(seq).padStart(3, '0')}`);
       lastCreate = input;
-      await new FundingCredentials(app.db.prisma, clock, { cardCheckMaxAgeMs: 0 }).bind('card', (input.funding as { cardTokenId: string }).cardTokenId, alice.userId); // as checkCard would
-      const t = await svc.create(alice, input as never).catch((e: { code?: string }) => {
+      await new FundingCredentials(app.db.prisma, clock, { cardCheckMaxAgeMs: 0 }).bind('card', (input.funding as { cardToken: string }).cardToken, alice.userId); // as checkCard would
+      const t = await svc.create(alice, input as never, '203.0.113.7').catch((e: { code?: string }) => {
         if (e?.code === 'QUOTE_EXPIRED') return null; // an answer: the clock moved past the quote
         throw e;
       });
@@ -157,7 +159,7 @@ async function run(c: Cmd): Promise<void> {
     }
     case 'dupCreate':
       if (lastCreate) {
-        const t = await svc.create(alice, lastCreate as never).catch((e: { code?: string }) => {
+        const t = await svc.create(alice, lastCreate as never, '203.0.113.7').catch((e: { code?: string }) => {
           if (['QUOTE_EXPIRED', 'QUOTE_ALREADY_USED'].includes(e?.code ?? '')) return null; // record expired after the clock moved
           throw e;
         });

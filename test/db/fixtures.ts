@@ -1,3 +1,4 @@
+import { approvedPersonRow } from '../helpers/funding';
 import { randomUUID } from 'node:crypto';
 import type { PrismaClient, Transfer } from '../../src/generated/prisma/client';
 
@@ -17,7 +18,7 @@ export async function seedTransfer(prisma: PrismaClient, ownerId = `user-${rando
         expiresAt: new Date(Date.now() + 60_000),
       },
     });
-    const person = await tx.person.create({ data: { ownerId, status: 'APPROVED', countryCode: 'US' } });
+    const person = await tx.person.create({ data: { ...approvedPersonRow(ownerId) } });
     const id = randomUUID();
     const transfer = await tx.transfer.create({
       data: {

@@ -51,7 +51,7 @@ async function waitTyped(token: string, id: string, statuses: string[], timeoutM
 test('happy path over GraphQL (typed documents): quote, person, card check, PENDING at once → AUTHORIZED → (compliance Approved) CAPTURED → PAYOUT_PENDING → COMPLETED; one authorization, one capture; transferUpdated follows it', async () => {
   const quote = await execute(t.url, CreateQuoteDocument, {
     token: alice,
-    variables: { input: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'BANK_ACCOUNT', sourceAmount: '100.00' } },
+    variables: { input: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '100.00' } },
   });
   expect(quote.errors).toBeUndefined();
   const quoteId = quote.data!.createQuote.id;
@@ -62,12 +62,11 @@ test('happy path over GraphQL (typed documents): quote, person, card check, PEND
     token: alice,
     variables: {
       input: {
-        cardTokenId: cardToken('1234'),
-        ipAddress: '203.0.113.7',
+        cardToken: cardToken('1234'),
         sender: {
           firstName: 'Jane', lastName: 'Doe', email: 'jane@example.com', phoneNumber: '+14155550100',
           documents: [{ number: 'X1234567', type: 'PASSPORT', countryCode: 'US' }],
-          address: { line1: '1 Main St', city: 'Springfield', stateCode: 'CA', zipCode: '94105', countryCode: 'US' },
+          address: { line1: '1 Main St', city: 'Springfield', region: 'California', regionCode: 'CA', postalCode: '94105', countryCode: 'US' },
         },
       },
     },
@@ -87,7 +86,7 @@ test('happy path over GraphQL (typed documents): quote, person, card check, PEND
   // same key + same args → the same transfer; other args → IDEMPOTENCY_KEY_REUSED
   const again = await execute(t.url, CreateTransferDocument, { token: alice, variables: { input } });
   expect(again.data!.createTransfer.id).toBe(tr.id);
-  const reused = await execute(t.url, CreateTransferDocument, { token: alice, variables: { input: { ...input, ipAddress: '203.0.113.8' } } });
+  const reused = await execute(t.url, CreateTransferDocument, { token: alice, variables: { input: { ...input, recipient: { ...input.recipient, customer: { ...input.recipient.customer, lastName: 'Souza' } } } } });
   expect(reused.errors?.[0]?.extensions?.code).toBe('IDEMPOTENCY_KEY_REUSED');
   // the quote is single-use
   const second = await execute(t.url, CreateTransferDocument, { token: alice, variables: { input: { ...input, idempotencyKey: 'happy-path-2' } } });
@@ -141,16 +140,16 @@ test('happy path over GraphQL (typed documents): quote, person, card check, PEND
   expect((await getTransfer(t.url, alice, tr.id)).version).toBe(done.version);
 }, 60_000);
 
-test('ACCOUNT_TOKEN funding: check-account form A gives an accountTokenId; the token PULL is authorized, no platform transaction → waits for back-office capture, which completes the funding leg', async () => {
+test('ACCOUNT_TOKEN funding: check-account form A gives an accountToken; the token PULL is authorized, no platform transaction → waits for back-office capture, which completes the funding leg', async () => {
   const check = await execute(t.url, CheckBankAccountDocument, {
     token: alice,
     variables: { input: { linked: { accountCheckToken: 'public-sandbox-transfer', accountCheckId: 'acc-transfer-1', countryCode: 'US' } } },
   });
   expect(check.errors).toBeUndefined();
-  const accountTokenId = check.data!.checkBankAccount.accountTokenId!;
-  expect(accountTokenId).toEqual(expect.any(String));
-  const quoteId = await newQuote(t.url, alice, '75.00');
-  const input = transferInput({ quoteId, personId, key: 'account-token-1', funding: { type: 'ACCOUNT_TOKEN', accountTokenId } }) as unknown as CreateTransferInput;
+  const accountToken = check.data!.checkBankAccount.accountToken!;
+  expect(accountToken).toEqual(expect.any(String));
+  const quoteId = await newQuote(t.url, alice, '75.00', 'BANK_ACCOUNT');
+  const input = transferInput({ quoteId, personId, key: 'account-token-1', funding: { type: 'ACCOUNT_TOKEN', accountToken } }) as unknown as CreateTransferInput;
   const created = await execute(t.url, CreateTransferDocument, { token: alice, variables: { input } });
   expect(created.errors).toBeUndefined();
   const id = created.data!.createTransfer.id;

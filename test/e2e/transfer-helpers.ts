@@ -1,42 +1,41 @@
 import { gql, type TestApp } from '../helpers/app';
-import { checkFundingAs } from '../helpers/funding';
+import { checkFundingAs, personInput, withSenderLastName } from '../helpers/funding';
 import { cardToken } from '../helpers/sandbox';
 
 export const TRANSFER_FIELDS = `id status version sendAmount { amount currency } receiveAmount { amount currency } rate capturedAmount { amount currency }
   nextAction { type redirectUrl } failure { code message } complianceStatus createdAt updatedAt`;
 
-export const personInput = (lastName = 'Doe') => ({
-  type: 'INDIVIDUAL',
-  firstName: 'Jane',
-  lastName,
-  identificationType: 'SSN',
-  identification: '123-45-6789',
-  address: { addressLine1: '1 Main St', city: 'Springfield', state: 'CA', postalCode: '94105', countryCode: 'US', phoneNumber: '+14155550100', emailAddress: 'jane@example.com' },
-});
+export { personInput };
 
+/** The recipient of the test transfers: a PIX key in Brazil. */
+export const RECIPIENT = {
+  customer: { firstName: 'Maria', lastName: 'Silva' },
+  address: { line1: 'Rua A 1', city: 'Sao Paulo', region: 'Sao Paulo', regionCode: 'SP', postalCode: '01000-000', countryCode: 'BR' },
+  destination: { type: 'PIX', pixKeyType: 'EMAIL', pixKey: 'maria@example.com' },
+};
+
+/**
+ * A createTransfer input. `lastName` asks for a sender of that name (sandbox magic such as Compliance-Review):
+ * createTransfer (the helper) then creates that person first and uses it instead of `personId`.
+ */
 export function transferInput(opts: { quoteId: string; personId: string; key: string; card?: string; lastName?: string; funding?: Record<string, unknown> }) {
-  return {
-    idempotencyKey: opts.key,
-    quoteId: opts.quoteId,
-    personId: opts.personId,
-    ipAddress: '203.0.113.7',
-    sender: {
-      customer: { firstName: 'Jane', lastName: opts.lastName ?? 'Doe', email: 'jane@example.com', phoneNumber: '+14155550100', documentNumber: 'X1234567', documentType: 'PASSPORT', countryCode: 'US' },
-      address: { line1: '1 Main St', city: 'Springfield', state: 'California', stateCode: 'CA', zipCode: '94105', countryCode: 'US' },
+  return withSenderLastName(
+    {
+      idempotencyKey: opts.key,
+      quoteId: opts.quoteId,
+      personId: opts.personId,
+      recipient: RECIPIENT,
+      funding: opts.funding ?? { type: 'CARD', cardToken: cardToken(opts.card ?? '1234') },
     },
-    recipient: {
-      customer: { firstName: 'Maria', lastName: 'Silva', countryCode: 'BR' },
-      address: { line1: 'Rua A 1', city: 'Sao Paulo', state: 'Sao Paulo', stateCode: 'SP', zipCode: '01000-000', countryCode: 'BR' },
-      destination: { type: 'PIX', pixKeyType: 'EMAIL', pixKey: 'maria@example.com' },
-    },
-    funding: opts.funding ?? { type: 'CARD', cardTokenId: cardToken(opts.card ?? '1234') },
-  };
+    opts.lastName,
+  );
 }
 
-export async function newQuote(url: string, token: string, amount = '100.00'): Promise<string> {
+/** A quote for `paymentMethod` (CARD by default, as transferInput funds with a card). */
+export async function newQuote(url: string, token: string, amount = '100.00', paymentMethod = 'CARD'): Promise<string> {
   const r = await gql<any>(url, `mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }`, {
     token,
-    variables: { i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'BANK_ACCOUNT', sourceAmount: amount } },
+    variables: { i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod, sourceAmount: amount } },
   });
   if (!r.body.data) throw new Error(JSON.stringify(r.body.errors));
   return r.body.data.createQuote.id;

@@ -7,7 +7,8 @@
  *   WEBHOOK_E2E_TRANSFERS=500 npx jest test/e2e/webhook-flow.test.ts
  */
 import { gql, startTestApp, type TestApp } from '../helpers/app';
-import { checkFundingAs } from '../helpers/funding';
+import { checkFundingAs, personInput, withSenderLastName } from '../helpers/funding';
+import { RECIPIENT } from './transfer-helpers';
 import { cardToken, http } from '../helpers/sandbox';
 import { collect, wsClient } from '../helpers/ws';
 import { END_TO_END_ENV, ownSubscription, waitFor } from '../integration/webhook.helpers';
@@ -18,30 +19,8 @@ let t: TestApp;
 let alice: string;
 let personId: string;
 
-const personInput = {
-  type: 'INDIVIDUAL',
-  firstName: 'Jane',
-  lastName: 'Doe',
-  identificationType: 'SSN',
-  identification: '123-45-6789',
-  address: { addressLine1: '1 Main St', city: 'Springfield', state: 'CA', postalCode: '94105', countryCode: 'US', phoneNumber: '+14155550100', emailAddress: 'jane@example.com' },
-};
-const transferInput = (quoteId: string, key: string, opts: { card?: string; lastName?: string } = {}) => ({
-  idempotencyKey: key,
-  quoteId,
-  personId,
-  ipAddress: '203.0.113.7',
-  sender: {
-    customer: { firstName: 'Jane', lastName: opts.lastName ?? 'Doe', email: 'jane@example.com', phoneNumber: '+14155550100', documentNumber: 'X1234567', documentType: 'PASSPORT', countryCode: 'US' },
-    address: { line1: '1 Main St', city: 'Springfield', state: 'California', stateCode: 'CA', zipCode: '94105', countryCode: 'US' },
-  },
-  recipient: {
-    customer: { firstName: 'Maria', lastName: 'Silva', countryCode: 'BR' },
-    address: { line1: 'Rua A 1', city: 'Sao Paulo', state: 'Sao Paulo', stateCode: 'SP', zipCode: '01000-000', countryCode: 'BR' },
-    destination: { type: 'PIX', pixKeyType: 'EMAIL', pixKey: 'maria@example.com' },
-  },
-  funding: { type: 'CARD', cardTokenId: cardToken(opts.card ?? '1234') },
-});
+const transferInput = (quoteId: string, key: string, opts: { card?: string; lastName?: string } = {}) =>
+  withSenderLastName({ idempotencyKey: key, quoteId, personId, recipient: RECIPIENT, funding: { type: 'CARD', cardToken: cardToken(opts.card ?? '1234') } }, opts.lastName);
 
 async function must<T>(p: Promise<{ body: { data?: T | null; errors?: unknown } }>): Promise<T> {
   const r = await p;
@@ -51,7 +30,7 @@ async function must<T>(p: Promise<{ body: { data?: T | null; errors?: unknown } 
 const newQuote = async () =>
   (await must<{ createQuote: { id: string } }>(gql(t.url, 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }', {
     token: alice,
-    variables: { i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'BANK_ACCOUNT', sourceAmount: '100.00' } },
+    variables: { i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '100.00' } },
   }))).createQuote.id;
 const createTransfer = async (input: unknown) => {
   await checkFundingAs(t.url, alice, input);
@@ -69,7 +48,7 @@ async function completedEventProcessed(transferIds: string[]): Promise<boolean> 
 beforeAll(async () => {
   t = await startTestApp(END_TO_END_ENV);
   alice = await t.token('alice', 'customer');
-  personId = (await must<{ createPerson: { id: string } }>(gql(t.url, 'mutation($i: PersonInput!) { createPerson(input: $i) { id } }', { token: alice, variables: { i: personInput } }))).createPerson.id;
+  personId = (await must<{ createPerson: { id: string } }>(gql(t.url, 'mutation($i: PersonInput!) { createPerson(input: $i) { id } }', { token: alice, variables: { i: personInput() } }))).createPerson.id;
 }, 60_000);
 afterAll(async () => t?.close());
 

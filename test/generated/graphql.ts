@@ -27,7 +27,7 @@ export type Scalars = {
 /** The account holder for a raw-details check (check-account form B). */
 export type AccountHolderInput = {
   /** The holder's address. */
-  address: CheckAddressInput;
+  address: AddressInput;
   /** Identity documents of the holder: 1 to 5. */
   documents: Array<IdentityDocumentInput>;
   /** E-mail address, e.g. ana@example.com. */
@@ -40,13 +40,31 @@ export type AccountHolderInput = {
   phoneNumber: Scalars['String']['input'];
 };
 
+/** A postal address (the same shape wherever an address is taken). countryCode is ISO 3166-1 alpha-2. */
+export type AddressInput = {
+  /** City (1 to 100 characters). */
+  city: Scalars['String']['input'];
+  /** ISO 3166-1 alpha-2 country, e.g. "US". */
+  countryCode: Scalars['String']['input'];
+  /** First address line (1 to 200 characters). */
+  line1: Scalars['String']['input'];
+  /** Second address line (at most 200 characters, optional). */
+  line2?: InputMaybe<Scalars['String']['input']>;
+  /** Postal code (1 to 16 characters; personRequirements gives the pattern of a country). */
+  postalCode: Scalars['String']['input'];
+  /** State, province or region as written, e.g. "California" (1 to 100 characters). */
+  region: Scalars['String']['input'];
+  /** Code of the region, e.g. "CA" or "SP" (1 to 10 characters; personRequirements gives the pattern of a country). Optional: region stands in for it when absent. */
+  regionCode?: InputMaybe<Scalars['String']['input']>;
+};
+
 /** The result of a bank account check: VERIFIED or DECLINED for a linked account, APPROVED or DECLINED for raw details. */
 export type BankAccountCheckStatus =
   /** Raw details: the gateway accepted the account (see accountStatus). */
   | 'APPROVED'
   /** The account was not accepted (see message). */
   | 'DECLINED'
-  /** Linked account: verified; accountTokenId can fund transfers (ACCOUNT_TOKEN). */
+  /** Linked account: verified; accountToken can fund transfers (ACCOUNT_TOKEN funding). */
   | 'VERIFIED';
 
 /** A bank account. */
@@ -86,8 +104,8 @@ export type CardCheckStatus =
 
 /** The cardholder, as given to the tokenizer (names are compared with the issuer records). */
 export type CardHolderInput = {
-  /** Used for address verification (AVS). */
-  address?: InputMaybe<CheckAddressInput>;
+  /** The billing address, used for address verification (AVS). */
+  address?: InputMaybe<AddressInput>;
   /** Date of birth, YYYY-MM-DD (ISO 8601 date), optional. */
   birthDate?: InputMaybe<Scalars['String']['input']>;
   /** Identity documents of the cardholder: 1 to 5. */
@@ -102,40 +120,20 @@ export type CardHolderInput = {
   phoneNumber: Scalars['String']['input'];
 };
 
-/** A postal address. countryCode is ISO 3166-1 alpha-2. */
-export type CheckAddressInput = {
-  /** City (1 to 100 characters). */
-  city: Scalars['String']['input'];
-  /** ISO 3166-1 alpha-2 country, e.g. "US" (sent to the gateway as alpha-3 where it wants that). */
-  countryCode: Scalars['String']['input'];
-  /** First address line (1 to 200 characters). */
-  line1: Scalars['String']['input'];
-  /** Second address line (at most 200 characters, optional). */
-  line2?: InputMaybe<Scalars['String']['input']>;
-  /** State or region code, e.g. "CA". */
-  stateCode: Scalars['String']['input'];
-  /** Postal code (1 to 16 characters). */
-  zipCode: Scalars['String']['input'];
-};
-
 /** Bank account check: either `linked` (bank-linking widget) or `holder` + `account` (raw details). */
 export type CheckBankAccountInput = {
-  /** Form B: the raw account details (with holder and ipAddress). */
+  /** Form B: the raw account details (with holder). */
   account?: InputMaybe<BankAccountInput>;
-  /** Form B: the account holder (with account and ipAddress). */
+  /** Form B: the account holder (with account). */
   holder?: InputMaybe<AccountHolderInput>;
-  /** The customer's IP address (required with raw details). */
-  ipAddress?: InputMaybe<Scalars['String']['input']>;
   /** Form A: the bank-linking widget result. Give it alone. */
   linked?: InputMaybe<LinkedAccountInput>;
 };
 
 /** A card check (v2) without charging the card. */
 export type CheckCardInput = {
-  /** Token UUID from the client-side tokenizer. */
-  cardTokenId: Scalars['String']['input'];
-  /** The customer's IPv4 or IPv6 address. */
-  ipAddress?: InputMaybe<Scalars['String']['input']>;
+  /** Card token UUID from the client-side tokenizer. */
+  cardToken: Scalars['String']['input'];
   /** The cardholder. */
   sender: CardHolderInput;
 };
@@ -143,7 +141,7 @@ export type CheckCardInput = {
 /** Legacy card check (no charge). */
 export type CheckCardLegacyInput = {
   /** Billing address; without it AVS is NOT_SENT. */
-  address?: InputMaybe<LegacyCardAddressInput>;
+  address?: InputMaybe<AddressInput>;
   /** Card token UUID from the client-side tokenizer (never the card number). */
   cardToken: Scalars['String']['input'];
   /** Cardholder e-mail address. */
@@ -152,8 +150,6 @@ export type CheckCardLegacyInput = {
   firstName: Scalars['String']['input'];
   /** Your key for this check (1 to 128 characters): repeating it repeats the same check at the gateway. */
   idempotencyKey: Scalars['String']['input'];
-  /** The cardholder device's IPv4 or IPv6 address. */
-  ipAddress: Scalars['String']['input'];
   /** Cardholder last name, as given to the tokenizer (1 to 35 characters). */
   lastName: Scalars['String']['input'];
 };
@@ -192,22 +188,18 @@ export type CreateQuoteInput = {
   sourceCurrency: Scalars['String']['input'];
 };
 
-/** A new transfer: a quote, the KYC-approved sender, both parties and the funding. */
+/** A new transfer: a quote, the KYC-approved sender (the person createPerson stored: nothing about the sender is asked again), the recipient and the funding. The customer's IP is taken from the request. */
 export type CreateTransferInput = {
   /** How the sender pays. */
   funding: FundingInput;
   /** Your key for this request: 8 to 128 letters, digits, "-", "_" or ":" (e.g. a UUID), new for every new intent and reused on every retry of it. Keys are per caller and operation and remembered for at least 24 hours. A retry with the same key and arguments returns the same transfer (no second transfer); the same key with other arguments is IDEMPOTENCY_KEY_REUSED; while the first request still runs, IDEMPOTENCY_IN_PROGRESS. */
   idempotencyKey: Scalars['String']['input'];
-  /** The sender's IPv4 or IPv6 address. */
-  ipAddress: Scalars['String']['input'];
-  /** The sender's KYC person: the id createPerson answered with status APPROVED (another caller's person is NOT_FOUND). */
+  /** The sender: the id createPerson answered with status APPROVED (another caller's person is NOT_FOUND). The sender's name, contact, identification and address are the person's; it must be an INDIVIDUAL with all of them (else BAD_USER_INPUT). */
   personId: Scalars['ID']['input'];
-  /** A quote of yours from createQuote, with a sourceAmount, not expired (QUOTE_EXPIRED) and not used by another transfer (QUOTE_ALREADY_USED). Someone else's quote is NOT_FOUND. */
+  /** A quote of yours from createQuote, with a sourceAmount, not expired (QUOTE_EXPIRED) and not used by another transfer (QUOTE_ALREADY_USED), priced for a payment method of the funding (CARD: CARD, CREDIT_CARD, DEBIT_CARD or AFT; BANK_ACCOUNT and ACCOUNT_TOKEN: BANK_ACCOUNT or ACH; else BAD_USER_INPUT). Someone else's quote is NOT_FOUND. */
   quoteId: Scalars['ID']['input'];
   /** Who receives the money, and where. */
   recipient: RecipientInput;
-  /** Who sends the money. */
-  sender: TransferPartyInput;
 };
 
 /** Runs a verification in one of the caller's sessions. */
@@ -226,24 +218,6 @@ export type CreateWalletInput = {
   currency: Scalars['String']['input'];
   /** PERSONAL (default) or BUSINESS. */
   type?: WalletType;
-};
-
-/** A person in a transfer. countryCode (ISO alpha-2) is the document/nationality country. */
-export type CustomerInput = {
-  /** ISO 3166-1 alpha-2 country of the document / nationality, e.g. "US". */
-  countryCode: Scalars['String']['input'];
-  /** Number of the identity document (1 to 64 characters). */
-  documentNumber: Scalars['String']['input'];
-  /** e.g. PASSPORT, NATIONAL_ID, DRIVER_LICENSE */
-  documentType: Scalars['String']['input'];
-  /** E-mail address, e.g. ana@example.com. */
-  email: Scalars['String']['input'];
-  /** At most 35 characters, no prefix or suffix (card name check). */
-  firstName: Scalars['String']['input'];
-  /** At most 35 characters, no prefix or suffix (card name check). */
-  lastName: Scalars['String']['input'];
-  /** E.164, e.g. +14155550100. */
-  phoneNumber: Scalars['String']['input'];
 };
 
 /** Where the money goes: a wallet, or a PIX key (BRL). */
@@ -279,23 +253,23 @@ export type FundingBankAccountInput = {
 
 /** How the sender pays: exactly the field of its type. */
 export type FundingInput = {
-  /** ACCOUNT_TOKEN: accountTokenId from checkBankAccount(linked). */
-  accountTokenId?: InputMaybe<Scalars['String']['input']>;
+  /** ACCOUNT_TOKEN: the accountToken from checkBankAccount(linked). */
+  accountToken?: InputMaybe<Scalars['String']['input']>;
   /** BANK_ACCOUNT: the raw account details. */
   bankAccount?: InputMaybe<FundingBankAccountInput>;
-  /** CARD: token UUID from the tokenizer. */
-  cardTokenId?: InputMaybe<Scalars['String']['input']>;
+  /** CARD: the card token UUID from the tokenizer (checked with checkCard). */
+  cardToken?: InputMaybe<Scalars['String']['input']>;
   /** CARD, BANK_ACCOUNT or ACCOUNT_TOKEN; give the field of that type (BAD_USER_INPUT when it is missing). */
   type: FundingType;
 };
 
 /** How the sender pays: CARD (token from the tokenizer), BANK_ACCOUNT (raw details), ACCOUNT_TOKEN (from a linked-account check). */
 export type FundingType =
-  /** A bank account linked earlier: the accountTokenId answered to the caller by checkBankAccount with `linked` (funding.accountTokenId); anyone else's is NOT_FOUND. */
+  /** A bank account linked earlier: the accountToken answered to the caller by checkBankAccount with `linked` (funding.accountToken); anyone else's is NOT_FOUND. */
   | 'ACCOUNT_TOKEN'
   /** A bank account by its raw details (funding.bankAccount). */
   | 'BANK_ACCOUNT'
-  /** A card, by the token UUID from the client-side tokenizer (funding.cardTokenId), that the caller checked with checkCard within CARD_CHECK_MAX_AGE_S (else NOT_FOUND). Checked again (possibly with 3-D Secure) before authorization. */
+  /** A card, by the token UUID from the client-side tokenizer (funding.cardToken), that the caller checked with checkCard within CARD_CHECK_MAX_AGE_S (else NOT_FOUND). Checked again (possibly with 3-D Secure) before authorization. */
   | 'CARD';
 
 /** An identity document. countryCode is ISO 3166-1 alpha-2 (converted where an upstream wants alpha-3). */
@@ -306,22 +280,6 @@ export type IdentityDocumentInput = {
   number: Scalars['String']['input'];
   /** e.g. PASSPORT, NATIONAL_ID, DRIVER_LICENSE, SSN */
   type: Scalars['String']['input'];
-};
-
-/** Billing address for address verification (AVS). */
-export type LegacyCardAddressInput = {
-  /** City. */
-  city: Scalars['String']['input'];
-  /** ISO 3166-1 alpha-3 country, e.g. "USA". */
-  countryCode: Scalars['String']['input'];
-  /** First address line. */
-  line1: Scalars['String']['input'];
-  /** Second address line. */
-  line2?: InputMaybe<Scalars['String']['input']>;
-  /** State or province code, e.g. "CA". */
-  stateCode: Scalars['String']['input'];
-  /** Postal code. */
-  zipCode: Scalars['String']['input'];
 };
 
 /** APPROVED; REJECTED (see reasonCode); CHALLENGE (send the cardholder to redirectUrl for 3-D Secure). */
@@ -357,24 +315,6 @@ export type NoticeSeverity =
   /** Something works worse than usual, e.g. slow payouts: show visibly. */
   | 'WARNING';
 
-/** A postal address. countryCode is ISO 3166-1 alpha-2. */
-export type PartyAddressInput = {
-  /** City (1 to 100 characters). */
-  city: Scalars['String']['input'];
-  /** ISO 3166-1 alpha-2 country, e.g. "US". */
-  countryCode: Scalars['String']['input'];
-  /** First address line (1 to 200 characters). */
-  line1: Scalars['String']['input'];
-  /** Second address line (at most 200 characters, optional). */
-  line2?: InputMaybe<Scalars['String']['input']>;
-  /** State or region name. */
-  state: Scalars['String']['input'];
-  /** State or region code, e.g. "CA". */
-  stateCode: Scalars['String']['input'];
-  /** Postal code (1 to 16 characters). */
-  zipCode: Scalars['String']['input'];
-};
-
 /** The payment method the gateway prices an FX v2 quote for (it can change the rate). */
 export type PaymentMethod =
   /** A US ACH bank transfer. */
@@ -404,32 +344,14 @@ export type PaymentMethod =
   /** A gateway wallet. */
   | 'WALLET';
 
-/** Address of a KYC person. */
-export type PersonAddressInput = {
-  /** First address line (1 to 200 characters). */
-  addressLine1: Scalars['String']['input'];
-  /** Second address line (at most 200 characters, optional). */
-  addressLine2?: InputMaybe<Scalars['String']['input']>;
-  /** City (1 to 100 characters). */
-  city: Scalars['String']['input'];
-  /** ISO 3166-1 alpha-2, e.g. "US". */
-  countryCode: Scalars['String']['input'];
-  /** E-mail address, e.g. ana@example.com. */
-  emailAddress: Scalars['String']['input'];
-  /** 7 to 15 digits, optionally with a leading +. */
-  phoneNumber: Scalars['String']['input'];
-  /** Postal code (1 to 16 characters; personRequirements gives the pattern of a country). */
-  postalCode: Scalars['String']['input'];
-  /** State or region (e.g. "CA", "SP"). */
-  state: Scalars['String']['input'];
-};
-
-/** A payment person for KYC (the sender of transfers). */
+/** A payment person for KYC. The sender of a transfer is built from it: a person that will send needs type INDIVIDUAL, firstName and lastName (at most 35 characters each when paying by card), identificationType and identification, email, phoneNumber and address. */
 export type PersonInput = {
-  /** The person's address and contact details. */
-  address?: InputMaybe<PersonAddressInput>;
+  /** The person's address; its countryCode is the person's country (and the identification's). */
+  address?: InputMaybe<AddressInput>;
   /** Registered company name (1 to 200 characters); required for a BUSINESS. */
   companyName?: InputMaybe<Scalars['String']['input']>;
+  /** E-mail address, e.g. ana@example.com (required with an address; a sender needs it). */
+  email?: InputMaybe<Scalars['String']['input']>;
   /** First name (1 to 100 characters); required for an INDIVIDUAL. */
   firstName?: InputMaybe<Scalars['String']['input']>;
   /** M or F */
@@ -440,6 +362,8 @@ export type PersonInput = {
   identificationType?: InputMaybe<Scalars['String']['input']>;
   /** Last name (1 to 100 characters); required for an INDIVIDUAL. */
   lastName?: InputMaybe<Scalars['String']['input']>;
+  /** E.164 phone number, e.g. +14155550100 (required with an address; a sender needs it). */
+  phoneNumber?: InputMaybe<Scalars['String']['input']>;
   /** INDIVIDUAL (default) or BUSINESS. */
   type?: PersonType;
 };
@@ -457,22 +381,6 @@ export type PersonType =
   | 'BUSINESS'
   /** A natural person: firstName and lastName are required. */
   | 'INDIVIDUAL';
-
-/** An address to check and normalise at the remittances platform (every part optional; a check reports what is missing). */
-export type PlatformAddressInput = {
-  /** City. */
-  city?: InputMaybe<Scalars['String']['input']>;
-  /** ISO 3166-1 alpha-2 country code, e.g. "US". */
-  country?: InputMaybe<Scalars['String']['input']>;
-  /** First address line, e.g. "1 Main St". */
-  line1?: InputMaybe<Scalars['String']['input']>;
-  /** Second address line (apartment, suite…). */
-  line2?: InputMaybe<Scalars['String']['input']>;
-  /** Postal code. */
-  postalCode?: InputMaybe<Scalars['String']['input']>;
-  /** State, province or region code, e.g. "CA". */
-  state?: InputMaybe<Scalars['String']['input']>;
-};
 
 /** How new FX transaction metadata is written. */
 export type PlatformMetadataWriteMode =
@@ -508,8 +416,6 @@ export type PublishSystemNoticeInput = {
 
 /** The recipient person (contact and document optional). */
 export type RecipientCustomerInput = {
-  /** ISO 3166-1 alpha-2 country of the recipient, e.g. "BR": the corridor's destination country. */
-  countryCode: Scalars['String']['input'];
   /** Number of an identity document (1 to 64 characters, optional). */
   documentNumber?: InputMaybe<Scalars['String']['input']>;
   /** Kind of document, e.g. PASSPORT, NATIONAL_ID, CPF (optional). */
@@ -526,8 +432,8 @@ export type RecipientCustomerInput = {
 
 /** The recipient: customer + address + destination. */
 export type RecipientInput = {
-  /** The recipient's address. */
-  address: PartyAddressInput;
+  /** The recipient's address; its countryCode is the corridor's destination country. */
+  address: AddressInput;
   /** The recipient as a person. */
   customer: RecipientCustomerInput;
   /** Where the recipient receives the money. */
@@ -592,14 +498,6 @@ export type TransferFilter = {
   sourceCurrency?: InputMaybe<Scalars['String']['input']>;
   /** Only transfers in one of these statuses. */
   status?: InputMaybe<Array<TransferStatus>>;
-};
-
-/** The sender: customer + address. */
-export type TransferPartyInput = {
-  /** The sender's address. */
-  address: PartyAddressInput;
-  /** The sender as a person (names must match the funding card or account). */
-  customer: CustomerInput;
 };
 
 /** PENDING → (ACTION_REQUIRED →) AUTHORIZED → CAPTURED → PAYOUT_PENDING → COMPLETED; or REJECTED (compliance said no before money moved), DECLINED (funding refused), VOIDED (authorization released), EXPIRED (quote or authorization window ran out), FAILED (gave up; see failure). COMPLETED, REJECTED, DECLINED, VOIDED, EXPIRED and FAILED are final. */
@@ -687,7 +585,7 @@ export type CheckBankAccountMutationVariables = Exact<{
 }>;
 
 
-export type CheckBankAccountMutation = { checkBankAccount: { status: BankAccountCheckStatus, accountTokenId: string | null, accountStatus: string | null, message: string | null, bankAccountName: string | null, accountNumberMasked: string | null } };
+export type CheckBankAccountMutation = { checkBankAccount: { status: BankAccountCheckStatus, accountToken: string | null, accountStatus: string | null, message: string | null, bankAccountName: string | null, accountNumberMasked: string | null } };
 
 export type TransferFieldsFragment = { id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: string, message: string } | null };
 
@@ -762,7 +660,7 @@ export const SystemNoticesDocument = {"kind":"Document","definitions":[{"kind":"
 export const CreateQuoteDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateQuote"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CreateQuoteInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createQuote"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"fxId"}},{"kind":"Field","name":{"kind":"Name","value":"rate"}},{"kind":"Field","name":{"kind":"Name","value":"paymentMethod"}},{"kind":"Field","name":{"kind":"Name","value":"source"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"amount"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"destination"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"amount"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}}]}}]}}]} as unknown as DocumentNode<CreateQuoteMutation, CreateQuoteMutationVariables>;
 export const CreatePersonDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreatePerson"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"PersonInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createPerson"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"message"}}]}}]}}]} as unknown as DocumentNode<CreatePersonMutation, CreatePersonMutationVariables>;
 export const CheckCardDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CheckCard"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CheckCardInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"checkCard"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"redirectUrl"}},{"kind":"Field","name":{"kind":"Name","value":"reasons"}},{"kind":"Field","name":{"kind":"Name","value":"avs"}},{"kind":"Field","name":{"kind":"Name","value":"cvc"}},{"kind":"Field","name":{"kind":"Name","value":"lastFour"}},{"kind":"Field","name":{"kind":"Name","value":"canFund"}}]}}]}}]} as unknown as DocumentNode<CheckCardMutation, CheckCardMutationVariables>;
-export const CheckBankAccountDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CheckBankAccount"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CheckBankAccountInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"checkBankAccount"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"accountTokenId"}},{"kind":"Field","name":{"kind":"Name","value":"accountStatus"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"bankAccountName"}},{"kind":"Field","name":{"kind":"Name","value":"accountNumberMasked"}}]}}]}}]} as unknown as DocumentNode<CheckBankAccountMutation, CheckBankAccountMutationVariables>;
+export const CheckBankAccountDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CheckBankAccount"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CheckBankAccountInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"checkBankAccount"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"accountToken"}},{"kind":"Field","name":{"kind":"Name","value":"accountStatus"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"bankAccountName"}},{"kind":"Field","name":{"kind":"Name","value":"accountNumberMasked"}}]}}]}}]} as unknown as DocumentNode<CheckBankAccountMutation, CheckBankAccountMutationVariables>;
 export const CreateTransferDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateTransfer"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CreateTransferInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createTransfer"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"TransferFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"TransferFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Transfer"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"ownerId"}},{"kind":"Field","name":{"kind":"Name","value":"fundingType"}},{"kind":"Field","name":{"kind":"Name","value":"sendAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"amount"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"receiveAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"amount"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"rate"}},{"kind":"Field","name":{"kind":"Name","value":"capturedAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"amount"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nextAction"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"redirectUrl"}}]}},{"kind":"Field","name":{"kind":"Name","value":"failure"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceStatus"}},{"kind":"Field","name":{"kind":"Name","value":"platformStatus"}},{"kind":"Field","name":{"kind":"Name","value":"destinationCountry"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<CreateTransferMutation, CreateTransferMutationVariables>;
 export const ResumeTransferDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ResumeTransfer"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ResumeTransferInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"resumeTransfer"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"TransferFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"TransferFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Transfer"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"ownerId"}},{"kind":"Field","name":{"kind":"Name","value":"fundingType"}},{"kind":"Field","name":{"kind":"Name","value":"sendAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"amount"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"receiveAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"amount"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"rate"}},{"kind":"Field","name":{"kind":"Name","value":"capturedAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"amount"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nextAction"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"redirectUrl"}}]}},{"kind":"Field","name":{"kind":"Name","value":"failure"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceStatus"}},{"kind":"Field","name":{"kind":"Name","value":"platformStatus"}},{"kind":"Field","name":{"kind":"Name","value":"destinationCountry"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<ResumeTransferMutation, ResumeTransferMutationVariables>;
 export const CaptureTransferDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CaptureTransfer"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CaptureTransferInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"captureTransfer"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"TransferFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"TransferFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Transfer"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"ownerId"}},{"kind":"Field","name":{"kind":"Name","value":"fundingType"}},{"kind":"Field","name":{"kind":"Name","value":"sendAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"amount"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"receiveAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"amount"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"rate"}},{"kind":"Field","name":{"kind":"Name","value":"capturedAmount"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"amount"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nextAction"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"redirectUrl"}}]}},{"kind":"Field","name":{"kind":"Name","value":"failure"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceStatus"}},{"kind":"Field","name":{"kind":"Name","value":"platformStatus"}},{"kind":"Field","name":{"kind":"Name","value":"destinationCountry"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<CaptureTransferMutation, CaptureTransferMutationVariables>;

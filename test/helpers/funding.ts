@@ -13,24 +13,75 @@ export const CARD_HOLDER = {
   documents: [{ number: 'X1234567', type: 'PASSPORT', countryCode: 'US' }],
 };
 
+/** A KYC person that can send (createPerson input): the sender of a transfer is built from it. */
+export const personInput = (lastName = 'Doe') => ({
+  type: 'INDIVIDUAL',
+  firstName: 'Jane',
+  lastName,
+  identificationType: 'SSN',
+  identification: '123-45-6789',
+  email: 'jane@example.com',
+  phoneNumber: '+14155550100',
+  address: { line1: '1 Main St', city: 'Springfield', region: 'California', regionCode: 'CA', postalCode: '94105', countryCode: 'US' },
+});
+
+/** A persons row as createPerson stores an APPROVED sender (for tests that seed the database directly). */
+export const approvedPersonRow = (ownerId: string, lastName = 'Doe') => ({
+  ownerId,
+  status: 'APPROVED',
+  countryCode: 'US',
+  details: personInput(lastName),
+});
+
+/**
+ * A createTransfer input whose sender must have this last name (sandbox magic such as Compliance-Review): the
+ * sender is the person, so the transfer needs a person of that name. Kept off the GraphQL variables
+ * (non-enumerable); checkFundingAs creates that person and puts its id in the input.
+ */
+export function withSenderLastName<T extends object>(input: T, lastName: string | undefined): T {
+  if (lastName) Object.defineProperty(input, 'senderLastName', { value: lastName, enumerable: false });
+  return input;
+}
+
 /** checkCard as the caller (the result does not matter: the check binds the token to the caller). */
-export async function checkCardAs(url: string, token: string, cardTokenId: string): Promise<void> {
+export async function checkCardAs(url: string, token: string, cardToken: string): Promise<void> {
   const res = await fetch(`${url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query: CHECK_CARD, variables: { i: { cardTokenId, sender: CARD_HOLDER } } }),
+    body: JSON.stringify({ query: CHECK_CARD, variables: { i: { cardToken, sender: CARD_HOLDER } } }),
   }).catch(() => null); // a dead service (chaos): the createTransfer that follows gets the same answer
   await res?.text();
 }
 
 /** The card of a createTransfer input, if it is card-funded. */
 export const cardOf = (input: unknown): string | null => {
-  const f = (input as { funding?: { type?: string; cardTokenId?: string } } | null)?.funding;
-  return f?.type === 'CARD' && f.cardTokenId ? f.cardTokenId : null;
+  const f = (input as { funding?: { type?: string; cardToken?: string } } | null)?.funding;
+  return f?.type === 'CARD' && f.cardToken ? f.cardToken : null;
 };
 
-/** Before createTransfer(input) as `token`: check its card, if card-funded. */
+const senders = new Map<string, string>();
+
+/** Before createTransfer(input) as `token`: check its card, if card-funded; create its sender, if it names one (withSenderLastName). */
 export async function checkFundingAs(url: string, token: string, input: unknown): Promise<void> {
   const card = cardOf(input);
   if (card) await checkCardAs(url, token, card);
+  const lastName = (input as { senderLastName?: string } | null)?.senderLastName;
+  if (lastName) {
+    // one person per caller and name: a retry of the same input stays the same request (same personId)
+    const known = senders.get(`${url}|${token}|${lastName}`);
+    if (known) {
+      (input as { personId: string }).personId = known;
+      return;
+    }
+    const res = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: 'mutation($i: PersonInput!) { createPerson(input: $i) { id } }', variables: { i: personInput(lastName) } }),
+    }).catch(() => null);
+    const id = ((await res?.json().catch(() => null)) as { data?: { createPerson?: { id?: string } } } | null)?.data?.createPerson?.id;
+    if (id) {
+      senders.set(`${url}|${token}|${lastName}`, id);
+      (input as { personId: string }).personId = id;
+    }
+  }
 }

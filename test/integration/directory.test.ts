@@ -21,10 +21,10 @@ const ALIAS = `query($c: String!, $t: String!, $k: String!) {
 describe('resolveAlias', () => {
   it('found: masked account and holder, the key never echoed', async () => {
     const key = '12345678909';
-    const { body } = await gql<any>(t.url, ALIAS, { token: customer, variables: { c: 'BRA', t: 'CPF', k: key } });
+    const { body } = await gql<any>(t.url, ALIAS, { token: customer, variables: { c: 'BR', t: 'CPF', k: key } });
     expect(body.errors).toBeUndefined();
     const r = body.data.resolveAlias;
-    expect(r).toMatchObject({ __typename: 'AliasFound', found: true, countryCode: 'BRA', system: 'PIX', keyType: 'CPF' });
+    expect(r).toMatchObject({ __typename: 'AliasFound', found: true, countryCode: 'BR', system: 'PIX', keyType: 'CPF' });
     expect(r.account.accountNumberMasked).toMatch(/^\*+[^*]{1,4}$|^[*\W]*[\w]{0,4}$/);
     expect(r.account.accountNumberMasked.replace(/[^0-9A-Za-z]/g, '').length).toBeLessThanOrEqual(4);
     expect(r.holder.displayName).toMatch(/^\S+ \S\.$/); // "Maria S."
@@ -34,9 +34,9 @@ describe('resolveAlias', () => {
   });
 
   it('not found is a result, not an error', async () => {
-    const { body } = await gql<any>(t.url, ALIAS, { token: customer, variables: { c: 'BRA', t: 'CPF', k: '00000000000' } });
+    const { body } = await gql<any>(t.url, ALIAS, { token: customer, variables: { c: 'BR', t: 'CPF', k: '00000000000' } });
     expect(body.errors).toBeUndefined();
-    expect(body.data.resolveAlias).toMatchObject({ __typename: 'AliasNotFound', found: false, countryCode: 'BRA', keyType: 'CPF' });
+    expect(body.data.resolveAlias).toMatchObject({ __typename: 'AliasNotFound', found: false, countryCode: 'BR', keyType: 'CPF' });
     expect(body.data.resolveAlias.message).toMatch(/No account/);
   });
 
@@ -47,7 +47,7 @@ describe('resolveAlias', () => {
     const keyType = await gql<any>(t.url, ALIAS, { token: customer, variables: { c: 'IND', t: 'CPF', k: '1' } });
     expect(keyType.body.errors![0]!).toMatchObject({ extensions: { code: 'BAD_USER_INPUT' } });
     expect(keyType.body.errors![0]!.message).toMatch(/VPA, MOBILE, AADHAAR/);
-    const format = await gql<any>(t.url, ALIAS, { token: customer, variables: { c: 'BRA', t: 'CPF', k: 'not-a-cpf' } });
+    const format = await gql<any>(t.url, ALIAS, { token: customer, variables: { c: 'BR', t: 'CPF', k: 'not-a-cpf' } });
     expect(format.body.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
     expect(format.body.errors![0]!.message).not.toContain('not-a-cpf');
   });

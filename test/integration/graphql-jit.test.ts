@@ -73,7 +73,7 @@ describe('GRAPHQL_JIT on (the default): through the service', () => {
 
   it('a union with an async resolveType (TypeGraphQL createUnionType) falls back to graphql-js and still answers', async () => {
     const [f0, j0] = [await fallbacks(), await byJs()];
-    const query = `query JitAlias($k: String!) { resolveAlias(countryCode: "BRA", keyType: "CPF", key: $k) {
+    const query = `query JitAlias($k: String!) { resolveAlias(countryCode: "BR", keyType: "CPF", key: $k) {
       __typename ... on AliasFound { found keyType } ... on AliasNotFound { found message } } }`;
     const found = await gql<any>(t.url, query, { token: customer, variables: { k: '12345678909' } });
     expect(found.body.errors).toBeUndefined();

@@ -10,7 +10,7 @@ import { newPerson, newQuote, transferInput, TRANSFER_FIELDS } from '../e2e/tran
  */
 
 const CHECK_CARD = `mutation($input: CheckCardInput!) { checkCard(input: $input) { status lastFour } }`;
-const CHECK_BANK = `mutation($input: CheckBankAccountInput!) { checkBankAccount(input: $input) { status accountTokenId } }`;
+const CHECK_BANK = `mutation($input: CheckBankAccountInput!) { checkBankAccount(input: $input) { status accountToken } }`;
 const CREATE = `mutation($i: CreateTransferInput!) { createTransfer(input: $i) { ${TRANSFER_FIELDS} } }`;
 const LEGACY = `mutation($i: CheckCardLegacyInput!) { checkCardLegacy(input: $i) { status } }`;
 
@@ -35,15 +35,15 @@ const errorOf = (r: { body: { errors?: { message: string; extensions?: Record<st
   message: r.body.errors?.[0]?.message,
 });
 
-async function checkCard(token: string, cardTokenId: string) {
-  return gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardTokenId, sender: CARD_HOLDER } } });
+async function checkCard(token: string, cardToken: string) {
+  return gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardToken, sender: CARD_HOLDER } } });
 }
 
 async function linkAccount(token: string, widgetToken: string): Promise<string> {
   const r = await gql<any>(t.url, CHECK_BANK, { token, variables: { input: { linked: { accountCheckToken: widgetToken, accountCheckId: 'acc-1', countryCode: 'US' } } } });
   expect(r.body.errors).toBeUndefined();
   expect(r.body.data.checkBankAccount.status).toBe('VERIFIED');
-  return r.body.data.checkBankAccount.accountTokenId;
+  return r.body.data.checkBankAccount.accountToken;
 }
 
 /**
@@ -51,7 +51,7 @@ async function linkAccount(token: string, widgetToken: string): Promise<string> 
  * nothing stored — no transfer, his quote still unused, no idempotency record for his key.
  */
 async function refusedWithoutEffect(token: string, owner: string, personId: string, funding: Record<string, unknown>, key: string) {
-  const quoteId = await newQuote(t.url, token, '20.00');
+  const quoteId = await newQuote(t.url, token, '20.00', funding.type === 'CARD' ? 'CARD' : 'BANK_ACCOUNT');
   const before = callCount();
   const transfersBefore = await t.app.db.prisma.transfer.count({ where: { ownerId: owner } });
   const r = await gql<any>(t.url, CREATE, { token, variables: { i: transferInput({ quoteId, personId, key, funding }) } });
@@ -65,8 +65,8 @@ async function refusedWithoutEffect(token: string, owner: string, personId: stri
 describe('bank account tokens (ACCOUNT_TOKEN funding)', () => {
   test("Bob cannot fund a transfer with Alice's linked account token: the same NOT_FOUND as an unknown token, no upstream call, nothing stored", async () => {
     const aliceToken = await linkAccount(alice, 'public-sandbox-alice-bank');
-    const stolen = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'ACCOUNT_TOKEN', accountTokenId: aliceToken }, 'bob-steals-account');
-    const unknown = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'ACCOUNT_TOKEN', accountTokenId: 'no-such-account-token' }, 'bob-unknown-account');
+    const stolen = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'ACCOUNT_TOKEN', accountToken: aliceToken }, 'bob-steals-account');
+    const unknown = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'ACCOUNT_TOKEN', accountToken: 'no-such-account-token' }, 'bob-unknown-account');
     expect(stolen.code).toBe('NOT_FOUND');
     expect(stolen).toEqual(unknown);
     expect(stolen.message).not.toContain(aliceToken);
@@ -75,14 +75,14 @@ describe('bank account tokens (ACCOUNT_TOKEN funding)', () => {
   test('back-office cannot fund a transfer with a customer\'s account token either (funding is always the caller\'s own)', async () => {
     const aliceToken = await linkAccount(alice, 'public-sandbox-alice-bank-2');
     const staffPerson = await newPerson(t.url, staff);
-    const r = await refusedWithoutEffect(staff, 'bind-ops', staffPerson, { type: 'ACCOUNT_TOKEN', accountTokenId: aliceToken }, 'ops-uses-account');
+    const r = await refusedWithoutEffect(staff, 'bind-ops', staffPerson, { type: 'ACCOUNT_TOKEN', accountToken: aliceToken }, 'ops-uses-account');
     expect(r.code).toBe('NOT_FOUND');
   });
 
   test('the owner funds a transfer with her own linked account token', async () => {
     const aliceToken = await linkAccount(alice, 'public-sandbox-alice-bank-3');
-    const quoteId = await newQuote(t.url, alice, '20.00');
-    const r = await gql<any>(t.url, CREATE, { token: alice, variables: { i: transferInput({ quoteId, personId: alicePerson, key: 'alice-account-1', funding: { type: 'ACCOUNT_TOKEN', accountTokenId: aliceToken } }) } });
+    const quoteId = await newQuote(t.url, alice, '20.00', 'BANK_ACCOUNT');
+    const r = await gql<any>(t.url, CREATE, { token: alice, variables: { i: transferInput({ quoteId, personId: alicePerson, key: 'alice-account-1', funding: { type: 'ACCOUNT_TOKEN', accountToken: aliceToken } }) } });
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.createTransfer.status).toBe('PENDING');
   });
@@ -109,9 +109,9 @@ describe('card tokens (CARD funding)', () => {
   test("Bob cannot fund with Alice's checked card token, nor check it (which would show him her card's facts): NOT_FOUND as for an unknown token, no upstream call", async () => {
     const token = cardToken('1234', 'a11ce000-0000-4000-8000');
     expect((await checkCard(alice, token)).body.data.checkCard.status).toBe('APPROVED');
-    const used = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'CARD', cardTokenId: token }, 'bob-steals-card');
-    const upper = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'CARD', cardTokenId: token.toUpperCase() }, 'bob-steals-card-upper');
-    const unknown = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'CARD', cardTokenId: cardToken('1234', 'b0b00000-0000-4000-8000') }, 'bob-unknown-card');
+    const used = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'CARD', cardToken: token }, 'bob-steals-card');
+    const upper = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'CARD', cardToken: token.toUpperCase() }, 'bob-steals-card-upper');
+    const unknown = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'CARD', cardToken: cardToken('1234', 'b0b00000-0000-4000-8000') }, 'bob-unknown-card');
     expect(used.code).toBe('NOT_FOUND');
     expect(used).toEqual(unknown);
     expect(upper).toEqual(unknown);
@@ -123,7 +123,7 @@ describe('card tokens (CARD funding)', () => {
   });
 
   test('a card token nobody checked with checkCard cannot fund a transfer', async () => {
-    const r = await refusedWithoutEffect(alice, 'bind-alice', alicePerson, { type: 'CARD', cardTokenId: cardToken('1234', 'ccccccc0-0000-4000-8000') }, 'alice-unchecked-card');
+    const r = await refusedWithoutEffect(alice, 'bind-alice', alicePerson, { type: 'CARD', cardToken: cardToken('1234', 'ccccccc0-0000-4000-8000') }, 'alice-unchecked-card');
     expect(r.code).toBe('NOT_FOUND');
     expect(r.message).toMatch(/checkCard/);
   });
@@ -142,11 +142,11 @@ describe('card tokens (CARD funding)', () => {
     const token = cardToken('1234', 'a11ce000-0000-4000-8001');
     expect((await checkCard(alice, token)).body.data.checkCard.status).toBe('APPROVED');
     await t.app.db.prisma.fundingCredential.updateMany({ where: { ownerId: 'bind-alice', kind: 'card' }, data: { checkedAt: new Date(Date.now() - 24 * 3600_000) } });
-    const stale = await refusedWithoutEffect(alice, 'bind-alice', alicePerson, { type: 'CARD', cardTokenId: token }, 'alice-stale-card');
+    const stale = await refusedWithoutEffect(alice, 'bind-alice', alicePerson, { type: 'CARD', cardToken: token }, 'alice-stale-card');
     expect(stale.code).toBe('NOT_FOUND');
     expect((await checkCard(alice, token)).body.data.checkCard.status).toBe('APPROVED');
     const quoteId = await newQuote(t.url, alice, '20.00');
-    const r = await gql<any>(t.url, CREATE, { token: alice, variables: { i: transferInput({ quoteId, personId: alicePerson, key: 'alice-card-1', funding: { type: 'CARD', cardTokenId: token } }) } });
+    const r = await gql<any>(t.url, CREATE, { token: alice, variables: { i: transferInput({ quoteId, personId: alicePerson, key: 'alice-card-1', funding: { type: 'CARD', cardToken: token } }) } });
     expect(r.body.errors).toBeUndefined();
   });
 
@@ -154,7 +154,7 @@ describe('card tokens (CARD funding)', () => {
     const token = cardToken('1234', 'a11ce000-0000-4000-8002');
     expect((await checkCard(alice, token)).body.data.checkCard.status).toBe('APPROVED');
     const legacy = (who: string, cardTok: string, key: string) =>
-      gql<any>(t.url, LEGACY, { token: who, variables: { i: { idempotencyKey: key, ipAddress: '203.0.113.7', cardToken: cardTok, firstName: 'Jane', lastName: 'Doe' } } });
+      gql<any>(t.url, LEGACY, { token: who, variables: { i: { idempotencyKey: key, cardToken: cardTok, firstName: 'Jane', lastName: 'Doe' } } });
     const before = callCount();
     const r = await legacy(bob, token, 'bob-legacy-1');
     expect(callCount()).toBe(before);
@@ -162,7 +162,7 @@ describe('card tokens (CARD funding)', () => {
     const bobs = cardToken('1234', 'b0b00000-0000-4000-8002');
     expect((await legacy(bob, bobs, 'bob-legacy-2')).body.errors).toBeUndefined();
     const quoteId = await newQuote(t.url, bob, '20.00');
-    const own = await gql<any>(t.url, CREATE, { token: bob, variables: { i: transferInput({ quoteId, personId: bobPerson, key: 'bob-card-legacy', funding: { type: 'CARD', cardTokenId: bobs } }) } });
+    const own = await gql<any>(t.url, CREATE, { token: bob, variables: { i: transferInput({ quoteId, personId: bobPerson, key: 'bob-card-legacy', funding: { type: 'CARD', cardToken: bobs } }) } });
     expect(own.body.errors).toBeUndefined();
   });
 });
@@ -174,7 +174,7 @@ describe('quotes, persons, transfers, idempotency keys', () => {
   beforeAll(async () => {
     await checkCard(alice, aliceCard);
     const quoteId = await newQuote(t.url, alice, '20.00');
-    const r = await gql<any>(t.url, CREATE, { token: alice, variables: { i: transferInput({ quoteId, personId: alicePerson, key: 'shared-key', funding: { type: 'CARD', cardTokenId: aliceCard } }) } });
+    const r = await gql<any>(t.url, CREATE, { token: alice, variables: { i: transferInput({ quoteId, personId: alicePerson, key: 'shared-key', funding: { type: 'CARD', cardToken: aliceCard } }) } });
     expect(r.body.errors).toBeUndefined();
     aliceTransfer = r.body.data.createTransfer.id;
   });
@@ -184,11 +184,11 @@ describe('quotes, persons, transfers, idempotency keys', () => {
     await checkCard(bob, bobCard);
     const aliceQuote = await newQuote(t.url, alice, '20.00');
     const before = callCount();
-    const q = await gql<any>(t.url, CREATE, { token: bob, variables: { i: transferInput({ quoteId: aliceQuote, personId: bobPerson, key: 'bob-quote', funding: { type: 'CARD', cardTokenId: bobCard } }) } });
+    const q = await gql<any>(t.url, CREATE, { token: bob, variables: { i: transferInput({ quoteId: aliceQuote, personId: bobPerson, key: 'bob-quote', funding: { type: 'CARD', cardToken: bobCard } }) } });
     expect(errorOf(q)).toEqual({ code: 'NOT_FOUND', message: 'Quote not found' });
     expect((await t.app.db.prisma.quote.findUniqueOrThrow({ where: { id: aliceQuote } })).usedByTransferId).toBeNull();
     expect(callCount()).toBe(before);
-    const p = await refusedWithoutEffect(bob, 'bind-bob', alicePerson, { type: 'CARD', cardTokenId: bobCard }, 'bob-person');
+    const p = await refusedWithoutEffect(bob, 'bind-bob', alicePerson, { type: 'CARD', cardToken: bobCard }, 'bob-person');
     expect(p).toEqual({ code: 'NOT_FOUND', message: 'Person not found' });
   });
 
@@ -196,7 +196,7 @@ describe('quotes, persons, transfers, idempotency keys', () => {
     const bobCard = cardToken('1234', 'b0b00000-0000-4000-8004');
     await checkCard(bob, bobCard);
     const quoteId = await newQuote(t.url, bob, '20.00');
-    const r = await gql<any>(t.url, CREATE, { token: bob, variables: { i: transferInput({ quoteId, personId: bobPerson, key: 'shared-key', funding: { type: 'CARD', cardTokenId: bobCard } }) } });
+    const r = await gql<any>(t.url, CREATE, { token: bob, variables: { i: transferInput({ quoteId, personId: bobPerson, key: 'shared-key', funding: { type: 'CARD', cardToken: bobCard } }) } });
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.createTransfer.id).not.toBe(aliceTransfer);
   });

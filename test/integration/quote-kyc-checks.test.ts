@@ -5,7 +5,7 @@ const CREATE_QUOTE = `mutation($input: CreateQuoteInput!) { createQuote(input: $
 const CREATE_PERSON = `mutation($input: PersonInput!) { createPerson(input: $input) { id status message } }`;
 const VALIDATE_PERSON = `mutation($input: PersonInput!) { validatePerson(input: $input) { id status message } }`;
 const CHECK_CARD = `mutation($input: CheckCardInput!) { checkCard(input: $input) { status redirectUrl reasons avs cvc lastFour canFund } }`;
-const CHECK_BANK = `mutation($input: CheckBankAccountInput!) { checkBankAccount(input: $input) { status accountStatus message accountTokenId } }`;
+const CHECK_BANK = `mutation($input: CheckBankAccountInput!) { checkBankAccount(input: $input) { status accountStatus message accountToken } }`;
 
 export const person = (lastName = 'Doe') => ({
   type: 'INDIVIDUAL',
@@ -100,7 +100,7 @@ describe('persons', () => {
 
 describe('checks', () => {
   test('card magic values: approved, 3DS challenge, cvc FAILED', async () => {
-    const run = (suffix: string) => gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardTokenId: cardToken(suffix), ipAddress: '203.0.113.7', sender: holder } } });
+    const run = (suffix: string) => gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardToken: cardToken(suffix), ipAddress: '203.0.113.7', sender: holder } } });
     expect((await run('1234')).body.data.checkCard).toMatchObject({ status: 'APPROVED', reasons: [], redirectUrl: null, canFund: true });
     const challenge = (await run('0002')).body.data.checkCard;
     expect(challenge.status).toBe('CHALLENGE');
@@ -111,7 +111,7 @@ describe('checks', () => {
   test('card names: > 35 characters or with a prefix → BAD_USER_INPUT; phone must be E.164', async () => {
     const r = await gql<any>(t.url, CHECK_CARD, {
       token,
-      variables: { input: { cardTokenId: cardToken('1234'), sender: { ...holder, firstName: 'Dr Jane', lastName: 'x'.repeat(36), phoneNumber: '4155550100' } } },
+      variables: { input: { cardToken: cardToken('1234'), sender: { ...holder, firstName: 'Dr Jane', lastName: 'x'.repeat(36), phoneNumber: '4155550100' } } },
     });
     expect(r.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     const paths = (r.body.errors![0].extensions!.fields as { path: string }[]).map((f) => f.path).sort();
@@ -126,10 +126,10 @@ describe('checks', () => {
     expect(bad.body.data.checkBankAccount).toMatchObject({ status: 'DECLINED', accountStatus: 'INVALID' });
   });
 
-  test('bank-linking token → reusable accountTokenId', async () => {
+  test('bank-linking token → reusable accountToken', async () => {
     const r = await gql<any>(t.url, CHECK_BANK, { token, variables: { input: { linked: { accountCheckToken: 'public-sandbox-abc', accountCheckId: 'acc-1', countryCode: 'US' } } } });
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.checkBankAccount.status).toBe('VERIFIED');
-    expect(r.body.data.checkBankAccount.accountTokenId).toEqual(expect.any(String));
+    expect(r.body.data.checkBankAccount.accountToken).toEqual(expect.any(String));
   });
 });

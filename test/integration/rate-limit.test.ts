@@ -49,7 +49,7 @@ describe('per-user rate limits', () => {
 
   it('resolveAlias has its own, tighter per-user budget (the upstream quota)', async () => {
     const dave = await t.token('rl-dave', 'customer');
-    const q = `{ resolveAlias(countryCode: "BRA", keyType: "CPF", key: "12345678909") { __typename } }`;
+    const q = `{ resolveAlias(countryCode: "BR", keyType: "CPF", key: "12345678909") { __typename } }`;
     expect((await gql<any>(t.url, q, { token: dave })).body.errors).toBeUndefined();
     expect((await gql<any>(t.url, q, { token: dave })).body.errors).toBeUndefined();
     const third = await gql<any>(t.url, q, { token: dave });

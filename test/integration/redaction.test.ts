@@ -20,12 +20,12 @@ describe('no secrets or PII in the logs of a full flow of the issue-7 operations
     const ops: [string, string, Record<string, unknown>?][] = [
       [customer, `{ fxQuoteV1(sourceCurrency: "USD", destinationCurrency: "BRL") { rate } }`],
       [customer, `{ personRequirements(countryCode: "BR") { countryCode } }`],
-      [customer, `query($k: String!) { resolveAlias(countryCode: "BRA", keyType: "CPF", key: $k) { ... on AliasFound { account { accountNumberMasked bank { name } } holder { documentMasked } } } }`, { k: cpf }],
-      [customer, `query($k: String!) { resolveAlias(countryCode: "BRA", keyType: "CPF", key: $k) { __typename } }`, { k: '00000000000' }],
+      [customer, `query($k: String!) { resolveAlias(countryCode: "BR", keyType: "CPF", key: $k) { ... on AliasFound { account { accountNumberMasked bank { name } } holder { documentMasked } } } }`, { k: cpf }],
+      [customer, `query($k: String!) { resolveAlias(countryCode: "BR", keyType: "CPF", key: $k) { __typename } }`, { k: '00000000000' }],
       [customer, `{ banks(countryCode: "BR", first: 3) { totalCount } bank(countryCode: "BR", bankCode: "001") { name } }`],
       [customer, `mutation { startVerificationSession { id } }`],
       [customer, `mutation { createWallet(input: { currency: "USD" }) { id } }`],
-      [customer, `mutation($i: CheckCardLegacyInput!) { checkCardLegacy(input: $i) { status } }`, { i: { idempotencyKey: 'r1', ipAddress: '203.0.113.9', cardToken, firstName: 'Ana', lastName: 'Silva', email: 'ana@example.com' } }],
+      [customer, `mutation($i: CheckCardLegacyInput!) { checkCardLegacy(input: $i) { status } }`, { i: { idempotencyKey: 'r1', cardToken, firstName: 'Ana', lastName: 'Silva', email: 'ana@example.com' } }],
       [admin, `{ payerBalances { providerId } }`],
       [admin, `mutation($i: CreateAgentInput!) { createAgent(input: $i) { apiKey } }`, { i: { email, businessName: 'Redaction Shop' } }],
     ];
@@ -65,7 +65,7 @@ describe('no secrets or PII in the logs of a full transfer flow', () => {
   it('card token, bank account and routing numbers, document numbers, names and contact data: none logged', async () => {
     const customer = await t.token('redaction-sender', 'customer');
     const staff = await t.token('redaction-ops', 'backoffice');
-    const person = { ...personInput(), identification: '987-65-4321', address: { ...personInput().address, emailAddress: 'sender-pii@example.com', phoneNumber: '+14155550177' } };
+    const person = { ...personInput(), identification: 'PP-PII-445566', email: 'sender-pii@example.com', phoneNumber: '+14155550177' };
     const created = await gql<any>(t.url, `mutation($i: PersonInput!) { createPerson(input: $i) { id status } }`, { token: customer, variables: { i: person } });
     expect(created.body.errors).toBeUndefined();
     const personId = created.body.data.createPerson.id as string;
@@ -80,11 +80,10 @@ describe('no secrets or PII in the logs of a full transfer flow', () => {
         token: customer,
         variables: {
           i: {
-            ipAddress: '203.0.113.7',
             holder: {
               firstName: 'Jane', lastName: 'Doe', email: 'sender-pii@example.com', phoneNumber: '14155550177',
               documents: [{ number: 'DOC-PII-778899', type: 'PASSPORT', countryCode: 'US' }],
-              address: { line1: '1 Main St', city: 'Springfield', stateCode: 'CA', zipCode: '94105', countryCode: 'US' },
+              address: { line1: '1 Main St', city: 'Springfield', region: 'California', regionCode: 'CA', postalCode: '94105', countryCode: 'US' },
             },
             account: { type: 'BANK_ACCOUNT', accountType: 'CHECKING', accountNumber, routingNumber, countryCode: 'US' },
           },
@@ -97,8 +96,8 @@ describe('no secrets or PII in the logs of a full transfer flow', () => {
     // A card-funded transfer to COMPLETED (webhooks, capture, payout), all at debug level
     const cardToken = 'aaaaaaaa-bbbb-4ccc-8ddd-00000000f00d';
     const quoteId = await newQuote(t.url, customer);
-    const input = transferInput({ quoteId, personId, key: 'redaction-transfer-1', funding: { type: 'CARD', cardTokenId: cardToken } });
-    input.sender.customer.documentNumber = 'PP-PII-445566';
+    const input = transferInput({ quoteId, personId, key: 'redaction-transfer-1', funding: { type: 'CARD', cardToken: cardToken } });
+    // the sender (and its document number, PP-PII-445566) is the person's
     const r = await createTransfer(t.url, customer, input);
     expect(r.body.errors).toBeUndefined();
     await waitForStatus(t, staff, r.body.data.createTransfer.id, ['COMPLETED'], 60_000);

@@ -1,3 +1,4 @@
+import { approvedPersonRow } from '../helpers/funding';
 import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '../../src/generated/prisma/client';
 
@@ -18,7 +19,7 @@ export async function insertTransfer(prisma: PrismaClient, opts: { ownerId?: str
       expiresAt: new Date(createdAt.getTime() + 300_000),
     },
   });
-  const person = await prisma.person.create({ data: { ownerId, status: 'APPROVED', countryCode: 'US' } });
+  const person = await prisma.person.create({ data: { ...approvedPersonRow(ownerId) } });
   const id = randomUUID();
   const transfer = await prisma.transfer.create({
     data: {

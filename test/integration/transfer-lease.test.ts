@@ -1,3 +1,4 @@
+import { approvedPersonRow } from '../helpers/funding';
 /**
  * Lease renewal (heartbeat): a saga advance that outlasts its lease — a slow upstream call while the clock
  * moves far past lease_until — keeps the transfer: no other instance can claim it meanwhile. When the lease is
@@ -48,7 +49,7 @@ beforeAll(async () => {
   });
   app = await createApp(config, { clock, logDestination: new Writable({ write: (_c, _e, cb) => cb() }) });
   await app.start();
-  personId = (await app.db.prisma.person.create({ data: { ownerId: alice.userId, status: 'APPROVED', countryCode: 'US' } })).id;
+  personId = (await app.db.prisma.person.create({ data: { ...approvedPersonRow(alice.userId) } })).id;
   // The real gateway client, except that checkCard waits for the test to open the gate.
   const real = app.upstream.gateway;
   const slow = new Proxy(real, {
@@ -77,10 +78,10 @@ afterAll(async () => {
 
 async function newTransfer(key: string): Promise<string> {
   const fx = new FxService(app.db.prisma, app.upstream.gateway, clock, app.config.corridors);
-  const quoteId = (await fx.createQuote(alice.userId, { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'BANK_ACCOUNT', sourceAmount: '25.00' })).id;
+  const quoteId = (await fx.createQuote(alice.userId, { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '25.00' })).id;
   const input = transferInput({ quoteId, personId, key: `${key}-${Date.now()}` });
-  await new FundingCredentials(app.db.prisma, clock, { cardCheckMaxAgeMs: 0 }).bind('card', input.funding.cardTokenId as string, alice.userId); // as checkCard would
-  const t = await app.transfers.service.create(alice, input as never);
+  await new FundingCredentials(app.db.prisma, clock, { cardCheckMaxAgeMs: 0 }).bind('card', input.funding.cardToken as string, alice.userId); // as checkCard would
+  const t = await app.transfers.service.create(alice, input as never, '203.0.113.7');
   return t.id;
 }
 

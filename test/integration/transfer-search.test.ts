@@ -1,3 +1,4 @@
+import { approvedPersonRow } from '../helpers/funding';
 /**
  * Back-office search on `transfers` (owner, corridor, amount range, with status/date from before) and the
  * `myTransfers` list subscription over a real graphql-ws socket.
@@ -225,7 +226,7 @@ test('myTransfers(changedSince): first what changed since (own list only, oldest
 
 test('myTransfers(changedSince) replays at most 500 transfers: beyond, BAD_USER_INPUT (re-read the list)', async () => {
   const owner = 'search-carol';
-  const person = await t.app.db.prisma.person.create({ data: { ownerId: owner, status: 'APPROVED', countryCode: 'US' } });
+  const person = await t.app.db.prisma.person.create({ data: { ...approvedPersonRow(owner) } });
   const ids = Array.from({ length: 501 }, () => randomUUID());
   const now = new Date();
   await t.app.db.prisma.quote.createMany({

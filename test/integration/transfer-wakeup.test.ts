@@ -39,7 +39,7 @@ async function ticksUntil(id: string, status: string): Promise<string> {
 
 /** A transfer run by the saga until it waits (Compliance-Review: the sandbox never decides by itself). */
 async function waiting(key: string, card = '1234', funding?: Record<string, unknown>): Promise<{ id: string; ext: string }> {
-  const quoteId = await newQuote(t.url, alice);
+  const quoteId = await newQuote(t.url, alice, '100.00', funding ? 'BANK_ACCOUNT' : 'CARD');
   const r = await createTransfer(t.url, alice, transferInput({ quoteId, personId, key, card, lastName: 'Compliance-Review', funding }));
   if (!r.body.data) throw new Error(JSON.stringify(r.body.errors));
   const id: string = r.body.data.createTransfer.id;
@@ -135,13 +135,13 @@ async function accountToken(checkId: string): Promise<Record<string, unknown>> {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${alice}` },
     body: JSON.stringify({
-      query: 'mutation($i: CheckBankAccountInput!) { checkBankAccount(input: $i) { accountTokenId } }',
+      query: 'mutation($i: CheckBankAccountInput!) { checkBankAccount(input: $i) { accountToken } }',
       variables: { i: { linked: { accountCheckToken: 'public-sandbox-transfer', accountCheckId: checkId, countryCode: 'US' } } },
     }),
   });
-  const body = (await res.json()) as { data?: { checkBankAccount: { accountTokenId: string } }; errors?: unknown };
+  const body = (await res.json()) as { data?: { checkBankAccount: { accountToken: string } }; errors?: unknown };
   if (!body.data) throw new Error(JSON.stringify(body.errors));
-  return { type: 'ACCOUNT_TOKEN', accountTokenId: body.data.checkBankAccount.accountTokenId };
+  return { type: 'ACCOUNT_TOKEN', accountToken: body.data.checkBankAccount.accountToken };
 }
 
 it('a platform fact recorded while our capture was in flight is applied even if the run stops right after the capture is recorded', async () => {

@@ -35,7 +35,8 @@ describe('wallets', () => {
     const q = `query($id: ID!) { wallet(id: $id) { id currency } walletBalance(walletId: $id) { walletId available { amount currency } held { amount } total { amount } } }`;
     const own = await gql<any>(t.url, q, { token: alice, variables: { id: walletId } });
     expect(own.body.errors).toBeUndefined();
-    expect(own.body.data.walletBalance).toEqual({ walletId, available: { amount: '0', currency: 'USD' }, held: { amount: '0' }, total: { amount: '0' } });
+    // Money always carries the currency's minor units, as transfers do ("100.00"): a USD balance of zero is "0.00"
+    expect(own.body.data.walletBalance).toEqual({ walletId, available: { amount: '0.00', currency: 'USD' }, held: { amount: '0.00' }, total: { amount: '0.00' } });
     const ops = await gql<any>(t.url, q, { token: staff, variables: { id: walletId } });
     expect(ops.body.errors).toBeUndefined();
 

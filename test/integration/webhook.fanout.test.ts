@@ -5,7 +5,8 @@
  * sees the transfer complete. Runs only where DATABASE_URL (postgres) and REDIS_URL are set; needs dist/.
  */
 import { randomBytes } from 'node:crypto';
-import { checkCardAs } from '../helpers/funding';
+import { checkCardAs, personInput } from '../helpers/funding';
+import { RECIPIENT } from '../e2e/transfer-helpers';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -96,10 +97,10 @@ if (!pgUrl || !redis) {
         return r.body.data!;
       };
       const person = await must<{ createPerson: { id: string } }>(a.url, 'mutation($i: PersonInput!) { createPerson(input: $i) { id } }', {
-        i: { type: 'INDIVIDUAL', firstName: 'Gina', lastName: 'Doe', identificationType: 'SSN', identification: '123-45-6789', address: { addressLine1: '1 Main St', city: 'Springfield', state: 'CA', postalCode: '94105', countryCode: 'US', phoneNumber: '+14155550100', emailAddress: 'gina@example.com' } },
+        i: { ...personInput(), firstName: 'Gina', email: 'gina@example.com' },
       });
       const quote = await must<{ createQuote: { id: string } }>(a.url, 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }', {
-        i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'BANK_ACCOUNT', sourceAmount: '100.00' },
+        i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '100.00' },
       });
       await checkCardAs(a.url, gina, cardToken('1234')); // a card funds only the transfers of the customer who checked it
       const tr = await must<{ createTransfer: { id: string } }>(a.url, 'mutation($i: CreateTransferInput!) { createTransfer(input: $i) { id } }', {
@@ -107,17 +108,8 @@ if (!pgUrl || !redis) {
           idempotencyKey: 'fanout-1',
           quoteId: quote.createQuote.id,
           personId: person.createPerson.id,
-          ipAddress: '203.0.113.7',
-          sender: {
-            customer: { firstName: 'Gina', lastName: 'Doe', email: 'gina@example.com', phoneNumber: '+14155550100', documentNumber: 'X1234567', documentType: 'PASSPORT', countryCode: 'US' },
-            address: { line1: '1 Main St', city: 'Springfield', state: 'California', stateCode: 'CA', zipCode: '94105', countryCode: 'US' },
-          },
-          recipient: {
-            customer: { firstName: 'Maria', lastName: 'Silva', countryCode: 'BR' },
-            address: { line1: 'Rua A 1', city: 'Sao Paulo', state: 'Sao Paulo', stateCode: 'SP', zipCode: '01000-000', countryCode: 'BR' },
-            destination: { type: 'PIX', pixKeyType: 'EMAIL', pixKey: 'maria@example.com' },
-          },
-          funding: { type: 'CARD', cardTokenId: cardToken('1234') },
+          recipient: RECIPIENT,
+          funding: { type: 'CARD', cardToken: cardToken('1234') },
         },
       });
 

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../../generated/prisma/client';
+import { moneyOf } from '../../shared/money';
 import type { Caller } from '../../auth/auth.types';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { RemittancesClient } from '../../upstream/remittances/remittances.client';
@@ -35,7 +36,7 @@ export class AdminService {
     });
     return providers.map((p) => ({
       providerId: p.providerId,
-      balances: p.balances.map((b) => ({ amount: decimalFromNumber(b.balance), currency: b.currencyCode })),
+      balances: p.balances.map((b) => moneyOf(decimalFromNumber(b.balance), b.currencyCode)),
     }));
   }
 

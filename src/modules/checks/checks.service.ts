@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { badInput } from '../../shared/errors';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
-import type { AccountCheckRequest, AccountTokenCheck, CardCheck as GatewayCardCheck, CardCheckRequest, CheckAddress, CheckDocument } from '../../upstream/gateway/gateway.types';
+import type { AccountCheckRequest, AccountTokenCheck, CardCheck as GatewayCardCheck, CardCheckRequest, CheckDocument } from '../../upstream/gateway/gateway.types';
+import { gatewayCheckAddress, type PostalAddress } from '../../shared/address';
 import { toAppError } from '../../upstream/http/upstream.errors';
 import type { FundingCredentials } from './checks.credentials';
 import { alpha3 } from './countries';
 
 export interface DocumentArgs { number: string; type: string; countryCode: string }
-export interface AddressArgs { line1: string; line2?: string; city: string; stateCode: string; zipCode: string; countryCode: string }
 export interface CardHolderArgs {
   firstName: string;
   lastName: string;
@@ -15,9 +15,9 @@ export interface CardHolderArgs {
   phoneNumber: string;
   birthDate?: string;
   documents: DocumentArgs[];
-  address?: AddressArgs;
+  address?: PostalAddress;
 }
-export interface CardCheckArgs { cardTokenId: string; ipAddress?: string; sender: CardHolderArgs }
+export interface CardCheckArgs { cardToken: string; sender: CardHolderArgs }
 
 export interface CardCheckView {
   status: 'APPROVED' | 'CHALLENGE' | 'FAILED';
@@ -34,15 +34,14 @@ export interface CardCheckView {
 }
 
 export interface BankCheckArgs {
-  ipAddress?: string;
   linked?: { accountCheckToken: string; accountCheckId: string; countryCode: string };
-  holder?: { firstName: string; lastName: string; email: string; phoneNumber: string; documents: DocumentArgs[]; address: AddressArgs };
+  holder?: { firstName: string; lastName: string; email: string; phoneNumber: string; documents: DocumentArgs[]; address: PostalAddress };
   account?: { type: string; accountType: string; accountNumber: string; routingNumber?: string; bankCode?: string; countryCode: string };
 }
 
 export interface BankCheckView {
   status: 'APPROVED' | 'DECLINED' | 'VERIFIED';
-  accountTokenId: string | null;
+  accountToken: string | null;
   accountStatus: string | null;
   message: string | null;
   bankAccountName: string | null;
@@ -53,20 +52,13 @@ export interface BankCheckView {
 /** Gateway documents/addresses in alpha-3, as the card check and form B want. */
 export const gatewayDocuments = (docs: DocumentArgs[]): CheckDocument[] =>
   docs.map((d) => ({ document: d.number, type: d.type, countryCode: alpha3(d.countryCode) }));
-export const gatewayAddress = (a: AddressArgs, form: 'alpha2' | 'alpha3'): CheckAddress => ({
-  countryCode: form === 'alpha3' ? alpha3(a.countryCode) : a.countryCode,
-  stateCode: a.stateCode,
-  city: a.city,
-  line1: a.line1,
-  ...(a.line2 ? { line2: a.line2 } : {}),
-  zipCode: a.zipCode,
-});
 
-export function cardCheckRequest(args: CardCheckArgs, externalPaymentId?: string): CardCheckRequest {
+/** The v2 card check body; `clientIp` is the customer's address as the service saw the request. */
+export function cardCheckRequest(args: CardCheckArgs, clientIp: string, externalPaymentId?: string): CardCheckRequest {
   const s = args.sender;
   return {
     ...(externalPaymentId ? { externalPaymentId } : {}),
-    ...(args.ipAddress ? { ipAddress: args.ipAddress } : {}),
+    ipAddress: clientIp,
     sender: {
       firstName: s.firstName,
       lastName: s.lastName,
@@ -74,8 +66,8 @@ export function cardCheckRequest(args: CardCheckArgs, externalPaymentId?: string
       phoneNumber: s.phoneNumber,
       ...(s.birthDate ? { birthDate: s.birthDate } : {}),
       documents: gatewayDocuments(s.documents),
-      ...(s.address ? { address: gatewayAddress(s.address, 'alpha3') } : {}),
-      paymentMethod: { type: 'CARD', cardTokenId: args.cardTokenId },
+      ...(s.address ? { address: gatewayCheckAddress(s.address, 'alpha3') } : {}),
+      paymentMethod: { type: 'CARD', cardTokenId: args.cardToken },
     },
   };
 }
@@ -108,19 +100,19 @@ export function evaluateCardCheck(r: GatewayCardCheck): CardCheckView {
   };
 }
 
-export function accountCheckRequest(args: BankCheckArgs, externalPaymentId: string): AccountCheckRequest {
+export function accountCheckRequest(args: BankCheckArgs, clientIp: string, externalPaymentId: string): AccountCheckRequest {
   const h = args.holder!;
   const a = args.account!;
   return {
     externalPaymentId,
-    ipAddress: args.ipAddress!,
+    ipAddress: clientIp,
     sender: {
       firstName: h.firstName,
       lastName: h.lastName,
       email: h.email,
       phoneNumber: h.phoneNumber,
       documents: gatewayDocuments(h.documents),
-      address: gatewayAddress(h.address, 'alpha2'),
+      address: gatewayCheckAddress(h.address, 'alpha2'),
       paymentMethod: {
         type: a.type,
         accountType: a.accountType as AccountCheckRequest['sender']['paymentMethod']['accountType'],
@@ -135,7 +127,7 @@ export function accountCheckRequest(args: BankCheckArgs, externalPaymentId: stri
 
 /**
  * Card and bank-account checks (no charge). What a check vouched for is bound to the caller (FundingCredentials):
- * the card token, the linked account's accountTokenId (and the widget's public token that produced it). A
+ * the card token, the linked account's token (and the widget's public token that produced it). A
  * credential bound to another customer is refused before the gateway is asked; nothing else is stored.
  */
 export class ChecksService {
@@ -144,34 +136,33 @@ export class ChecksService {
     private readonly credentials: FundingCredentials,
   ) {}
 
-  async checkCard(ownerId: string, args: CardCheckArgs): Promise<CardCheckView> {
-    await this.credentials.assertCheckable('card', args.cardTokenId, ownerId);
+  async checkCard(ownerId: string, clientIp: string, args: CardCheckArgs): Promise<CardCheckView> {
+    await this.credentials.assertCheckable('card', args.cardToken, ownerId);
     let r: GatewayCardCheck;
     try {
-      r = await this.gateway.checkCard(cardCheckRequest(args, randomUUID()));
+      r = await this.gateway.checkCard(cardCheckRequest(args, clientIp, randomUUID()));
     } catch (e) {
       throw toAppError(e);
     }
     const view = evaluateCardCheck(r);
     // Only a card the gateway accepted (or challenges) is bound: a failed check must not let whoever learnt a token
     // claim it, nor count as a fresh check for funding.
-    if (view.status !== 'FAILED') await this.credentials.bind('card', args.cardTokenId, ownerId);
+    if (view.status !== 'FAILED') await this.credentials.bind('card', args.cardToken, ownerId);
     return view;
   }
 
-  async checkBankAccount(ownerId: string, args: BankCheckArgs): Promise<BankCheckView> {
+  async checkBankAccount(ownerId: string, clientIp: string, args: BankCheckArgs): Promise<BankCheckView> {
     const raw = Boolean(args.holder || args.account);
     if (Boolean(args.linked) === raw) throw badInput('Give either linked (bank-linking widget) or holder + account (raw details)');
     if (args.linked) return this.checkLinkedAccount(ownerId, args.linked);
     if (!args.holder || !args.account) throw badInput('holder and account are both required for a raw-details check');
-    if (!args.ipAddress) throw badInput('ipAddress is required for a raw-details check');
     if (args.account.countryCode === 'US' && !args.account.routingNumber) throw badInput('routingNumber is required for a US account');
     if (args.account.countryCode !== 'US' && !args.account.bankCode) throw badInput('bankCode is required outside the US');
     try {
-      const r = await this.gateway.checkBankAccount(accountCheckRequest(args, randomUUID()));
+      const r = await this.gateway.checkBankAccount(accountCheckRequest(args, clientIp, randomUUID()));
       return {
         status: r.status,
-        accountTokenId: null,
+        accountToken: null,
         accountStatus: r.accountVerification.accountStatus,
         message: r.accountVerification.message ?? null,
         bankAccountName: null,
@@ -184,7 +175,7 @@ export class ChecksService {
   }
 
   /**
-   * Form A. The widget's public token is bound like the accountTokenId it yields: replaying another customer's
+   * Form A. The widget's public token is bound like the account token it yields: replaying another customer's
    * widget result is refused before the gateway is asked (it would link their account to the caller).
    */
   private async checkLinkedAccount(ownerId: string, linked: NonNullable<BankCheckArgs['linked']>): Promise<BankCheckView> {
@@ -201,7 +192,7 @@ export class ChecksService {
     }
     return {
       status: r.approved ? 'VERIFIED' : 'DECLINED',
-      accountTokenId: r.approved ? r.accountTokenId : null,
+      accountToken: r.approved ? r.accountTokenId : null,
       accountStatus: null,
       message: null,
       bankAccountName: r.bankAccountName ?? null,

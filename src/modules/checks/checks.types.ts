@@ -4,7 +4,6 @@ import {
   ArrayMinSize,
   IsEmail,
   IsIn,
-  IsIP,
   IsISO31661Alpha2,
   IsOptional,
   IsString,
@@ -13,7 +12,7 @@ import {
   Matches,
   ValidateNested,
 } from 'class-validator';
-import { PostalAddressFields } from '../../graphql/address.types';
+import { AddressInput } from '../../graphql/address.types';
 
 /** Card-network name rules: ≤ 35 characters, no prefix (Mr, Dr…) nor suffix (Jr, III…). */
 export const CARD_NAME = /^(?!\s*(mr|mrs|ms|miss|mx|dr|prof|sir|madam|rev)\.?(\s|$))(?!.*\s(jr|sr|ii|iii|iv|phd|md|esq|dds)\.?\s*$).+$/i;
@@ -23,18 +22,13 @@ export const E164_MESSAGE = '$property must be an E.164 phone number such as +14
 const PHONE_MESSAGE = '$property must be 7 to 15 digits, optionally after a +, without spaces, e.g. +14155550100';
 const DOCUMENTS_MESSAGE = '$property must contain 1 to 5 documents';
 
-@InputType({ description: 'An identity document. countryCode is ISO 3166-1 alpha-2 (converted where an upstream wants alpha-3).' })
+@InputType({ description: 'An identity document. countryCode is ISO 3166-1 alpha-2.' })
 export class IdentityDocumentInput {
   @Field({ description: 'Document number.' }) @IsString() @Length(1, 64, { message: 'number must be 1 to 64 characters' }) number!: string;
   @Field({ description: 'e.g. PASSPORT, NATIONAL_ID, DRIVER_LICENSE, SSN' })
   @Matches(/^[A-Z_]{2,32}$/, { message: 'type must be 2 to 32 capital letters or "_", e.g. PASSPORT' })
   type!: string;
   @Field({ description: 'ISO 3166-1 alpha-2 country that issued the document, e.g. "US".' }) @IsISO31661Alpha2({ message: 'countryCode must be an ISO 3166-1 alpha-2 code such as US' }) countryCode!: string;
-}
-
-@InputType({ description: 'A postal address. countryCode is ISO 3166-1 alpha-2.' })
-export class CheckAddressInput extends PostalAddressFields {
-  @Field({ description: 'ISO 3166-1 alpha-2 country, e.g. "US" (sent to the gateway as alpha-3 where it wants that).' }) @IsISO31661Alpha2({ message: 'countryCode must be an ISO 3166-1 alpha-2 code such as US' }) countryCode!: string;
 }
 
 @InputType({ description: 'The cardholder, as given to the tokenizer (names are compared with the issuer records).' })
@@ -49,13 +43,12 @@ export class CardHolderInput {
   @Field({ description: 'E.164, e.g. +14155550100.' }) @Matches(E164, { message: E164_MESSAGE }) phoneNumber!: string;
   @Field({ nullable: true, description: 'Date of birth, YYYY-MM-DD (ISO 8601 date), optional.' }) @IsOptional() @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'birthDate must be a date in the form YYYY-MM-DD, e.g. 1990-04-21' }) birthDate?: string;
   @Field(() => [IdentityDocumentInput], { description: 'Identity documents of the cardholder: 1 to 5.' }) @ArrayMinSize(1, { message: DOCUMENTS_MESSAGE }) @ArrayMaxSize(5, { message: DOCUMENTS_MESSAGE }) @ValidateNested({ each: true }) documents!: IdentityDocumentInput[];
-  @Field(() => CheckAddressInput, { nullable: true, description: 'Used for address verification (AVS).' }) @IsOptional() @ValidateNested() address?: CheckAddressInput;
+  @Field(() => AddressInput, { nullable: true, description: 'The billing address, used for address verification (AVS).' }) @IsOptional() @ValidateNested() address?: AddressInput;
 }
 
 @InputType({ description: 'A card check (v2) without charging the card.' })
 export class CheckCardInput {
-  @Field({ description: 'Token UUID from the client-side tokenizer.' }) @IsUUID('all', { message: 'cardTokenId must be the token UUID from the tokenizer' }) cardTokenId!: string;
-  @Field({ nullable: true, description: "The customer's IPv4 or IPv6 address." }) @IsOptional() @IsIP(undefined, { message: 'ipAddress must be an IPv4 or IPv6 address' }) ipAddress?: string;
+  @Field({ description: 'Card token UUID from the client-side tokenizer.' }) @IsUUID('all', { message: 'cardToken must be the token UUID from the tokenizer' }) cardToken!: string;
   @Field(() => CardHolderInput, { description: 'The cardholder.' }) @ValidateNested() sender!: CardHolderInput;
 }
 
@@ -113,15 +106,14 @@ export class AccountHolderInput {
   @Field({ description: 'E-mail address, e.g. ana@example.com.' }) @IsEmail({}, { message: 'email must be an email address such as ana@example.com' }) email!: string;
   @Field({ description: '7 to 15 digits, optionally with a leading +.' }) @Matches(/^\+?\d{7,15}$/, { message: PHONE_MESSAGE }) phoneNumber!: string;
   @Field(() => [IdentityDocumentInput], { description: 'Identity documents of the holder: 1 to 5.' }) @ArrayMinSize(1, { message: DOCUMENTS_MESSAGE }) @ArrayMaxSize(5, { message: DOCUMENTS_MESSAGE }) @ValidateNested({ each: true }) documents!: IdentityDocumentInput[];
-  @Field(() => CheckAddressInput, { description: "The holder's address." }) @ValidateNested() address!: CheckAddressInput;
+  @Field(() => AddressInput, { description: "The holder's address." }) @ValidateNested() address!: AddressInput;
 }
 
 @InputType({ description: 'Bank account check: either `linked` (bank-linking widget) or `holder` + `account` (raw details).' })
 export class CheckBankAccountInput {
   @Field(() => LinkedAccountInput, { nullable: true, description: 'Form A: the bank-linking widget result. Give it alone.' }) @IsOptional() @ValidateNested() linked?: LinkedAccountInput;
-  @Field(() => AccountHolderInput, { nullable: true, description: 'Form B: the account holder (with account and ipAddress).' }) @IsOptional() @ValidateNested() holder?: AccountHolderInput;
-  @Field(() => BankAccountInput, { nullable: true, description: 'Form B: the raw account details (with holder and ipAddress).' }) @IsOptional() @ValidateNested() account?: BankAccountInput;
-  @Field({ nullable: true, description: "The customer's IP address (required with raw details)." }) @IsOptional() @IsIP(undefined, { message: 'ipAddress must be an IPv4 or IPv6 address' }) ipAddress?: string;
+  @Field(() => AccountHolderInput, { nullable: true, description: 'Form B: the account holder (with account).' }) @IsOptional() @ValidateNested() holder?: AccountHolderInput;
+  @Field(() => BankAccountInput, { nullable: true, description: 'Form B: the raw account details (with holder).' }) @IsOptional() @ValidateNested() account?: BankAccountInput;
 }
 
 export enum BankAccountCheckStatus {
@@ -135,14 +127,14 @@ registerEnumType(BankAccountCheckStatus, {
   valuesConfig: {
     APPROVED: { description: 'Raw details: the gateway accepted the account (see accountStatus).' },
     DECLINED: { description: 'The account was not accepted (see message).' },
-    VERIFIED: { description: 'Linked account: verified; accountTokenId can fund transfers (ACCOUNT_TOKEN).' },
+    VERIFIED: { description: 'Linked account: verified; accountToken can fund transfers (ACCOUNT_TOKEN funding).' },
   },
 });
 
 @ObjectType({ description: 'Result of a bank account check (masked facts only).' })
 export class BankAccountCheck {
   @Field(() => BankAccountCheckStatus, { description: 'The overall result.' }) status!: BankAccountCheckStatus;
-  @Field(() => String, { nullable: true, description: 'Reusable token for ACCOUNT_TOKEN funding (linked accounts).' }) accountTokenId!: string | null;
+  @Field(() => String, { nullable: true, description: 'Reusable token for ACCOUNT_TOKEN funding (funding.accountToken; linked accounts).' }) accountToken!: string | null;
   @Field(() => String, { nullable: true, description: 'VALID or INVALID (raw details).' }) accountStatus!: string | null;
   @Field(() => String, { nullable: true, description: "The gateway's explanation (raw details), when it gives one." }) message!: string | null;
   @Field(() => String, { nullable: true, description: 'The account name the bank reports (linked accounts).' }) bankAccountName!: string | null;

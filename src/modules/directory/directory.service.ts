@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import { alpha3 } from '../checks/countries';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { AliasLookupResult, Bank as UpstreamBank } from '../../upstream/gateway/gateway.types';
 import { isUpstreamError, toAppError } from '../../upstream/http/upstream.errors';
@@ -19,17 +20,17 @@ export interface AliasView {
   [k: string]: unknown;
 }
 
-/** Alias directory countries and their key types (payments-gateway.md). */
+/** Alias directory countries (ISO alpha-2, as the API takes them; the gateway is sent alpha-3) and their key types. */
 export const ALIAS_RAILS: Record<string, readonly string[]> = {
-  BRA: ['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP'],
-  IND: ['VPA', 'MOBILE', 'AADHAAR'],
-  SGP: ['NRIC_FIN', 'UEN', 'MOBILE', 'VPA'],
-  THA: ['CITIZEN_ID', 'PHONE', 'TAX_ID'],
-  PHL: ['MOBILE', 'EMAIL', 'ACCOUNT_NUMBER'],
+  BR: ['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP'],
+  IN: ['VPA', 'MOBILE', 'AADHAAR'],
+  SG: ['NRIC_FIN', 'UEN', 'MOBILE', 'VPA'],
+  TH: ['CITIZEN_ID', 'PHONE', 'TAX_ID'],
+  PH: ['MOBILE', 'EMAIL', 'ACCOUNT_NUMBER'],
 };
 
 /** Rail names, for a not-found answer without one. */
-const RAIL_NAMES: Record<string, string> = { BRA: 'PIX', IND: 'UPI', SGP: 'PayNow', THA: 'PromptPay', PHL: 'InstaPay' };
+const RAIL_NAMES: Record<string, string> = { BR: 'PIX', IN: 'UPI', SG: 'PayNow', TH: 'PromptPay', PH: 'InstaPay' };
 
 export interface DirectoryOptions {
   /** How long a bank look-up is reused (default 5 min). */
@@ -116,11 +117,11 @@ export class DirectoryService {
    */
   async resolveAlias(countryCode: string, keyType: string, key: string) {
     const keyTypes = ALIAS_RAILS[countryCode];
-    if (!keyTypes) throw badInput(`countryCode must be one of ${Object.keys(ALIAS_RAILS).join(', ')} (ISO alpha-3)`);
+    if (!keyTypes) throw badInput(`countryCode must be one of ${Object.keys(ALIAS_RAILS).join(', ')} (ISO 3166-1 alpha-2)`);
     if (!keyTypes.includes(keyType)) throw badInput(`keyType for ${countryCode} must be one of ${keyTypes.join(', ')}`);
     let r: AliasLookupResult;
     try {
-      r = await this.gateway.lookupAlias({ countryCode, keyType, key: key.trim() });
+      r = await this.gateway.lookupAlias({ countryCode: alpha3(countryCode), keyType, key: key.trim() });
     } catch (e) {
       if (isUpstreamError(e) && e.kind === 'rate_limited') {
         const retryAfterSeconds = Math.max(1, Math.ceil((e.retryAfterMs ?? 60_000) / 1000));
@@ -143,7 +144,7 @@ export class DirectoryService {
     const business = r.holder.type === 'BUSINESS';
     return {
       found: true as const,
-      countryCode: r.countryCode,
+      countryCode,
       system: r.system,
       keyType: r.keyType,
       account: {
@@ -152,7 +153,7 @@ export class DirectoryService {
         accountType: r.account.accountType ?? null,
         accountNumberMasked: maskKeepLast(r.account.accountNumber, 4),
         branchCode: r.account.branchCode ?? null,
-        countryCode: r.countryCode,
+        countryCode,
       },
       holder: {
         displayName: business ? r.holder.name : maskPersonName(r.holder.name),

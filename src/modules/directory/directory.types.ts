@@ -1,5 +1,5 @@
 import { ArgsType, Field, ObjectType, createUnionType } from 'type-graphql';
-import { IsIn, IsString, Length, Matches } from 'class-validator';
+import { IsIn, IsISO31661Alpha2, IsString, Length, Matches } from 'class-validator';
 import { AFTER_CURSOR_HINT, type CountedConnection, connectionType, PageArgs } from '../../graphql/relay';
 
 import { ALIAS_RAILS as ALIAS_KEY_TYPES } from './directory.service';
@@ -34,8 +34,8 @@ export type BankConnection = CountedConnection<Bank>;
 
 @ArgsType()
 export class BankArgs {
-  @Field({ description: 'ISO 3166-1 country code of the bank, alpha-2 ("BR") or alpha-3 ("BRA").' })
-  @Matches(/^[A-Za-z]{2,3}$/, { message: 'countryCode must be an ISO 3166-1 alpha-2 or alpha-3 code, e.g. "BR"' })
+  @Field({ description: 'ISO 3166-1 alpha-2 country of the bank, e.g. "BR".' })
+  @IsISO31661Alpha2({ message: 'countryCode must be an ISO 3166-1 alpha-2 code such as BR' })
   countryCode!: string;
 
   @Field({ description: 'National bank code, e.g. "001" (Brazil) or a 9-digit ABA routing number (US).' })
@@ -46,15 +46,15 @@ export class BankArgs {
 
 @ArgsType()
 export class BanksArgs extends PageArgs {
-  @Field({ description: 'ISO 3166-1 country code, alpha-2 ("BR") or alpha-3 ("BRA").' })
-  @Matches(/^[A-Za-z]{2,3}$/, { message: 'countryCode must be an ISO 3166-1 alpha-2 or alpha-3 code, e.g. "BR"' })
+  @Field({ description: 'ISO 3166-1 alpha-2 country of the banks, e.g. "BR".' })
+  @IsISO31661Alpha2({ message: 'countryCode must be an ISO 3166-1 alpha-2 code such as BR' })
   countryCode!: string;
 }
 
 @ArgsType()
 export class ResolveAliasArgs {
-  @Field({ description: `ISO 3166-1 alpha-3 country of the instant payment rail: ${ALIAS_COUNTRIES.join(', ')}.` })
-  @IsIn(ALIAS_COUNTRIES, { message: `countryCode must be one of ${ALIAS_COUNTRIES.join(', ')} (ISO alpha-3)` })
+  @Field({ description: `ISO 3166-1 alpha-2 country of the instant payment rail: ${ALIAS_COUNTRIES.join(', ')}.` })
+  @IsIn(ALIAS_COUNTRIES, { message: `countryCode must be one of ${ALIAS_COUNTRIES.join(', ')} (ISO 3166-1 alpha-2)` })
   countryCode!: string;
 
   @Field({
@@ -88,7 +88,7 @@ export class AliasAccount {
   @Field(() => String, { nullable: true, description: 'Branch code, when the rail uses one.' })
   branchCode!: string | null;
 
-  /** ISO alpha-3 of the rail, for the bank look-up (not exposed). */
+  /** ISO alpha-2 of the rail, for the bank look-up (not exposed). */
   countryCode!: string;
 }
 
@@ -117,7 +117,7 @@ export class AliasFound {
   @Field({ description: 'Always true.' })
   found!: true;
 
-  @Field({ description: 'ISO alpha-3 country of the rail.' })
+  @Field({ description: 'ISO 3166-1 alpha-2 country of the rail, e.g. "BR".' })
   countryCode!: string;
 
   @Field({ description: 'Name of the instant payment rail, e.g. PIX, UPI.' })
@@ -138,7 +138,7 @@ export class AliasNotFound {
   @Field({ description: 'Always false.' })
   found!: false;
 
-  @Field({ description: 'ISO alpha-3 country of the rail.' })
+  @Field({ description: 'ISO 3166-1 alpha-2 country of the rail, e.g. "BR".' })
   countryCode!: string;
 
   @Field({ description: 'Name of the instant payment rail, e.g. PIX.' })

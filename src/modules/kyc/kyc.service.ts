@@ -1,9 +1,10 @@
-import type { PrismaClient } from '../../generated/prisma/client';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import { badInput } from '../../shared/errors';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { PersonRequest } from '../../upstream/gateway/gateway.types';
 import { toAppError } from '../../upstream/http/upstream.errors';
+import { gatewayPersonAddress, type PostalAddress } from '../../shared/address';
 
 export interface PersonArgs {
   type: 'INDIVIDUAL' | 'BUSINESS';
@@ -13,15 +14,38 @@ export interface PersonArgs {
   identificationType?: string;
   identification?: string;
   gender?: string;
-  address?: {
-    addressLine1: string;
-    addressLine2?: string;
-    city: string;
-    state: string;
-    postalCode: string;
-    countryCode: string;
-    phoneNumber: string;
-    emailAddress: string;
+  email?: string;
+  phoneNumber?: string;
+  address?: PostalAddress;
+}
+
+/** What createPerson keeps of an APPROVED person (persons.details): what the gateway approved, to build the sender from. */
+export type PersonDetails = PersonArgs;
+
+/** The sender of a transfer, from what createPerson kept: the KYC'd person is the sender (nothing is asked twice). */
+export interface Sender {
+  customer: { firstName: string; lastName: string; email: string; phoneNumber: string; documentNumber: string; documentType: string; countryCode: string };
+  address: PostalAddress;
+}
+
+/** The sender built from a stored person, or what the person lacks to send money (for a BAD_USER_INPUT). */
+export function senderOf(details: unknown): Sender | string {
+  const p = (details ?? null) as PersonDetails | null;
+  if (!p) return 'the person was created before senders were kept; create the person again with createPerson';
+  if (p.type !== 'INDIVIDUAL') return 'the person must be an INDIVIDUAL to send money';
+  const missing = (['firstName', 'lastName', 'identificationType', 'identification', 'email', 'phoneNumber', 'address'] as const).filter((k) => !p[k]);
+  if (missing.length) return `the person has no ${missing.join(', ')}; create a person with them (createPerson)`;
+  return {
+    customer: {
+      firstName: p.firstName!,
+      lastName: p.lastName!,
+      email: p.email!,
+      phoneNumber: p.phoneNumber!,
+      documentNumber: p.identification!,
+      documentType: p.identificationType!,
+      countryCode: p.address!.countryCode,
+    },
+    address: p.address!,
   };
 }
 
@@ -32,8 +56,9 @@ export interface PersonResultView {
 }
 
 /**
- * KYC persons (gateway /person/validate and /person). Only the decision, the upstream id and the country are
- * stored; the person's details stay at the gateway. A REJECTED person is not stored and has no id.
+ * KYC persons (gateway /person/validate and /person). An APPROVED person is stored with the decision, the
+ * upstream id, the country and what the gateway approved (persons.details): createTransfer builds the sender
+ * from it. A REJECTED person is not stored and has no id.
  */
 export class KycService {
   constructor(
@@ -46,6 +71,7 @@ export class KycService {
     if (args.type === 'INDIVIDUAL' && (!args.firstName || !args.lastName))
       throw badInput('firstName and lastName are required for an individual');
     if (args.type === 'BUSINESS' && !args.companyName) throw badInput('companyName is required for a business');
+    if (args.address && (!args.email || !args.phoneNumber)) throw badInput('email and phoneNumber are required with an address');
     return {
       type: args.type,
       firstName: args.firstName,
@@ -54,7 +80,7 @@ export class KycService {
       identificationType: args.identificationType,
       identification: args.identification,
       gender: args.gender as 'M' | 'F' | undefined,
-      address: args.address,
+      ...(args.address ? { address: gatewayPersonAddress(args.address, { email: args.email!, phoneNumber: args.phoneNumber! }) } : {}),
     };
   }
 
@@ -84,6 +110,7 @@ export class KycService {
         status: r.status,
         message: r.message ?? null,
         countryCode: args.address?.countryCode ?? '',
+        details: JSON.parse(JSON.stringify(args)) as Prisma.InputJsonValue,
         createdAt: this.clock.now(),
       },
     });

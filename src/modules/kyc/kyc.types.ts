@@ -1,5 +1,7 @@
 import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
-import { IsEmail, IsIn, IsISO31661Alpha2, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
+import { IsEmail, IsIn, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
+import { AddressInput } from '../../graphql/address.types';
+import { E164, E164_MESSAGE } from '../checks/checks.types';
 
 export enum PersonStatus {
   APPROVED = 'APPROVED',
@@ -27,23 +29,10 @@ registerEnumType(PersonType, {
   },
 });
 
-@InputType({ description: 'Address of a KYC person.' })
-export class PersonAddressInput {
-  @Field({ description: 'First address line (1 to 200 characters).' }) @IsString() @Length(1, 200, { message: 'addressLine1 must be 1 to 200 characters' }) addressLine1!: string;
-  @Field({ nullable: true, description: 'Second address line (at most 200 characters, optional).' }) @IsOptional() @IsString() @Length(0, 200, { message: 'addressLine2 must be at most 200 characters' }) addressLine2?: string;
-  @Field({ description: 'City (1 to 100 characters).' }) @IsString() @Length(1, 100, { message: 'city must be 1 to 100 characters' }) city!: string;
-  @Field({ description: 'State or region (e.g. "CA", "SP").' }) @IsString() @Length(1, 100, { message: 'state must be 1 to 100 characters' }) state!: string;
-  @Field({ description: 'Postal code (1 to 16 characters; personRequirements gives the pattern of a country).' }) @IsString() @Length(1, 16, { message: 'postalCode must be 1 to 16 characters' }) postalCode!: string;
-  @Field({ description: 'ISO 3166-1 alpha-2, e.g. "US".' })
-  @IsISO31661Alpha2({ message: 'countryCode must be an ISO 3166-1 alpha-2 code such as US' })
-  countryCode!: string;
-  @Field({ description: '7 to 15 digits, optionally with a leading +.' })
-  @Matches(/^\+?\d{7,15}$/, { message: 'phoneNumber must be 7 to 15 digits, optionally after a +, without spaces, e.g. +14155550100' })
-  phoneNumber!: string;
-  @Field({ description: 'E-mail address, e.g. ana@example.com.' }) @IsEmail({}, { message: 'emailAddress must be an email address such as ana@example.com' }) emailAddress!: string;
-}
-
-@InputType({ description: 'A payment person for KYC (the sender of transfers).' })
+@InputType({
+  description:
+    'A payment person for KYC. The sender of a transfer is built from it: a person that will send needs type INDIVIDUAL, firstName and lastName (at most 35 characters each when paying by card), identificationType and identification, email, phoneNumber and address.',
+})
 export class PersonInput {
   @Field(() => PersonType, { defaultValue: PersonType.INDIVIDUAL, description: 'INDIVIDUAL (default) or BUSINESS.' }) @IsIn(Object.values(PersonType), { message: 'type must be INDIVIDUAL or BUSINESS' }) type!: PersonType;
   @Field({ nullable: true, description: 'First name (1 to 100 characters); required for an INDIVIDUAL.' }) @IsOptional() @IsString() @Length(1, 100, { message: 'firstName must be 1 to 100 characters' }) firstName?: string;
@@ -54,7 +43,9 @@ export class PersonInput {
   identificationType?: string;
   @Field({ nullable: true, description: 'The identification number (1 to 64 characters; personRequirements gives the pattern of a country).' }) @IsOptional() @IsString() @Length(1, 64, { message: 'identification must be 1 to 64 characters' }) identification?: string;
   @Field({ nullable: true, description: 'M or F' }) @IsOptional() @IsIn(['M', 'F'], { message: 'gender must be M or F' }) gender?: string;
-  @Field(() => PersonAddressInput, { nullable: true, description: "The person's address and contact details." }) @IsOptional() @ValidateNested() address?: PersonAddressInput;
+  @Field({ nullable: true, description: 'E-mail address, e.g. ana@example.com (required with an address; a sender needs it).' }) @IsOptional() @IsEmail({}, { message: 'email must be an email address such as ana@example.com' }) email?: string;
+  @Field({ nullable: true, description: 'E.164 phone number, e.g. +14155550100 (required with an address; a sender needs it).' }) @IsOptional() @Matches(E164, { message: E164_MESSAGE }) phoneNumber?: string;
+  @Field(() => AddressInput, { nullable: true, description: "The person's address; its countryCode is the person's country (and the identification's)." }) @IsOptional() @ValidateNested() address?: AddressInput;
 }
 
 @ObjectType({ description: 'The KYC decision. `id` is set when createPerson stored an APPROVED person.' })

@@ -14,6 +14,6 @@ export class LegacyCardResolver {
       '(CARD_CHECK_LEGACY_ENABLED); otherwise FORBIDDEN — use checkCard.',
   })
   checkCardLegacy(@Arg('input', () => CheckCardLegacyInput, { description: 'The card token, the cardholder and your idempotency key.' }) input: CheckCardLegacyInput, @Ctx() ctx: GraphQLContext): Promise<LegacyCardCheck> {
-    return this.cards.check(ctx.caller!, input) as Promise<LegacyCardCheck>;
+    return this.cards.check(ctx.caller!, ctx.clientIp, input) as Promise<LegacyCardCheck>;
   }
 }

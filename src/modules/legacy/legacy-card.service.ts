@@ -4,15 +4,15 @@ import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import { isUpstreamError, toAppError } from '../../upstream/http/upstream.errors';
 import { AppError, badInput } from '../../shared/errors';
 import type { FundingCredentials } from '../checks/checks.credentials';
+import { gatewayCheckAddress, type PostalAddress } from '../../shared/address';
 
 export interface LegacyCardCheckCommand {
   idempotencyKey: string;
-  ipAddress: string;
   cardToken: string;
   firstName: string;
   lastName: string;
   email?: string;
-  address?: { countryCode: string; stateCode: string; city: string; line1: string; line2?: string; zipCode: string };
+  address?: PostalAddress;
 }
 
 /**
@@ -29,18 +29,18 @@ export class LegacyCardService {
     private readonly credentials: FundingCredentials,
   ) {}
 
-  async check(caller: Caller, c: LegacyCardCheckCommand) {
+  async check(caller: Caller, clientIp: string, c: LegacyCardCheckCommand) {
     if (!this.enabled) throw new AppError('FORBIDDEN', 'The legacy card check is not enabled on this deployment; use checkCard');
     await this.credentials.assertCheckable('card', c.cardToken, caller.userId);
     const r = await this.gateway
       .checkCardLegacy({
         externalPaymentId: externalIdFor(caller.userId, c.idempotencyKey),
-        ipAddress: c.ipAddress,
+        ipAddress: clientIp,
         sender: {
           firstName: c.firstName,
           lastName: c.lastName,
           ...(c.email ? { email: c.email } : {}),
-          ...(c.address ? { address: c.address } : {}),
+          ...(c.address ? { address: gatewayCheckAddress(c.address, 'alpha3') } : {}),
           paymentMethod: { type: 'CARD', cardTokenId: c.cardToken },
         },
       })

@@ -1,5 +1,6 @@
 import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
-import { IsEmail, IsIP, IsOptional, IsUUID, Length, Matches, ValidateNested } from 'class-validator';
+import { IsEmail, IsOptional, IsUUID, Length, ValidateNested } from 'class-validator';
+import { AddressInput } from '../../graphql/address.types';
 
 export enum LegacyCardCheckStatus {
   APPROVED = 'APPROVED',
@@ -16,43 +17,11 @@ registerEnumType(LegacyCardCheckStatus, {
   },
 });
 
-@InputType({ description: 'Billing address for address verification (AVS).' })
-export class LegacyCardAddressInput {
-  @Field({ description: 'ISO 3166-1 alpha-3 country, e.g. "USA".' })
-  @Matches(/^[A-Z]{3}$/, { message: 'countryCode must be an ISO 3166-1 alpha-3 code in capitals, e.g. "USA"' })
-  countryCode!: string;
-
-  @Field({ description: 'State or province code, e.g. "CA".' })
-  @Length(1, 10, { message: 'stateCode must be 1 to 10 characters' })
-  stateCode!: string;
-
-  @Field({ description: 'City.' })
-  @Length(1, 100, { message: 'city must be 1 to 100 characters' })
-  city!: string;
-
-  @Field({ description: 'First address line.' })
-  @Length(1, 200, { message: 'line1 must be 1 to 200 characters' })
-  line1!: string;
-
-  @Field(() => String, { nullable: true, description: 'Second address line.' })
-  @IsOptional()
-  @Length(1, 200, { message: 'line2 must be 1 to 200 characters' })
-  line2?: string;
-
-  @Field({ description: 'Postal code.' })
-  @Length(1, 20, { message: 'zipCode must be 1 to 20 characters' })
-  zipCode!: string;
-}
-
 @InputType({ description: 'Legacy card check (no charge).' })
 export class CheckCardLegacyInput {
   @Field({ description: 'Your key for this check (1 to 128 characters): repeating it repeats the same check at the gateway.' })
   @Length(1, 128, { message: 'idempotencyKey must be 1 to 128 characters' })
   idempotencyKey!: string;
-
-  @Field({ description: 'The cardholder device\'s IPv4 or IPv6 address.' })
-  @IsIP(undefined, { message: 'ipAddress must be an IPv4 or IPv6 address' })
-  ipAddress!: string;
 
   @Field({ description: 'Card token UUID from the client-side tokenizer (never the card number).' })
   @IsUUID('all', { message: 'cardToken must be the token UUID returned by the card tokenizer' })
@@ -71,10 +40,10 @@ export class CheckCardLegacyInput {
   @IsEmail({}, { message: 'email must be an e-mail address' })
   email?: string;
 
-  @Field(() => LegacyCardAddressInput, { nullable: true, description: 'Billing address; without it AVS is NOT_SENT.' })
+  @Field(() => AddressInput, { nullable: true, description: 'Billing address; without it AVS is NOT_SENT.' })
   @IsOptional()
   @ValidateNested()
-  address?: LegacyCardAddressInput;
+  address?: AddressInput;
 }
 
 @ObjectType({ description: 'Result of the legacy card check (gateway POST /check-card-account).' })

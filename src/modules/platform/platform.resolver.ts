@@ -1,4 +1,5 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { AddressInput } from '../../graphql/address.types';
 import type { GraphQLContext } from '../../graphql/context';
 import { JSONObjectScalar } from '../../graphql/json.scalar';
 import { DecimalScalar } from '../../graphql/scalars';
@@ -6,7 +7,6 @@ import { CreateAgentInput, CreatedAgent } from '../admin/admin.types';
 import type { PlatformService } from './platform.service';
 import {
   CreatePlatformFxTransactionInput,
-  PlatformAddressInput,
   PlatformFxTransactionConnection,
   PlatformFxTransactionsArgs,
   PlatformMetadataWriteMode,
@@ -71,7 +71,7 @@ export class PlatformResolver {
 
   @Authorized(...STAFF)
   @Query(() => JSONObjectScalar, { description: 'Back-office and admins: check and normalise an address at the platform (valid, problems, normalized).' })
-  platformAddressCheck(@Arg('address', () => PlatformAddressInput, { description: 'The address to check.' }) address: PlatformAddressInput): Promise<Obj> {
+  platformAddressCheck(@Arg('address', () => AddressInput, { description: 'The address to check.' }) address: AddressInput): Promise<Obj> {
     return this.platform.checkAddress(address);
   }
 

@@ -1,4 +1,5 @@
 import type { Caller } from '../../auth/auth.types';
+import { platformAddress, type PostalAddress } from '../../shared/address';
 import type { RemittancesClient } from '../../upstream/remittances/remittances.client';
 import type { PayoutSchemaKind, RemittancesObject } from '../../upstream/remittances/remittances.types';
 import { isUpstreamError, toAppError } from '../../upstream/http/upstream.errors';
@@ -50,8 +51,8 @@ export class PlatformService {
     return call(() => this.remittances.uploadDocument(personId, document, documentType ?? undefined));
   }
 
-  checkAddress(address: { line1?: string; line2?: string; city?: string; state?: string; postalCode?: string; country?: string }) {
-    return call(() => this.remittances.checkAddress({ ...address }));
+  checkAddress(address: PostalAddress) {
+    return call(() => this.remittances.checkAddress(platformAddress(address)));
   }
 
   // ── payout ──

@@ -32,44 +32,6 @@ registerEnumType(PlatformMetadataWriteMode, {
   },
 });
 
-@InputType({ description: 'An address to check and normalise at the remittances platform (every part optional; a check reports what is missing).' })
-export class PlatformAddressInput {
-  @Field(() => String, { nullable: true, description: 'First address line, e.g. "1 Main St".' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 200, { message: 'line1 must be 1 to 200 characters' })
-  line1?: string;
-
-  @Field(() => String, { nullable: true, description: 'Second address line (apartment, suite…).' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 200, { message: 'line2 must be 1 to 200 characters' })
-  line2?: string;
-
-  @Field(() => String, { nullable: true, description: 'City.' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 100, { message: 'city must be 1 to 100 characters' })
-  city?: string;
-
-  @Field(() => String, { nullable: true, description: 'State, province or region code, e.g. "CA".' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 50, { message: 'state must be 1 to 50 characters' })
-  state?: string;
-
-  @Field(() => String, { nullable: true, description: 'Postal code.' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 20, { message: 'postalCode must be 1 to 20 characters' })
-  postalCode?: string;
-
-  @Field(() => String, { nullable: true, description: 'ISO 3166-1 alpha-2 country code, e.g. "US".' })
-  @IsOptional()
-  @Matches(/^[A-Za-z]{2}$/, { message: 'country must be an ISO 3166-1 alpha-2 code such as "US"' })
-  country?: string;
-}
-
 @InputType({ description: 'An amount of money as the platform takes it.' })
 export class PlatformMoneyInput {
   @Field(() => DecimalScalar, { description: 'Exact decimal string, e.g. "100.10".' })

@@ -99,7 +99,7 @@ export class TransferResolver {
       'Any authenticated caller, for themselves: creates the transfer (PENDING) and returns at once; checks, authorization and payout continue in the background (follow transferUpdated). Idempotent on idempotencyKey. Errors: BAD_USER_INPUT, NOT_FOUND (quote, person or funding token not yours — the same answer as an unknown one; a card not checked by you with checkCard recently), QUOTE_EXPIRED, QUOTE_ALREADY_USED, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_IN_PROGRESS, RATE_LIMITED.',
   })
   async createTransfer(@Arg('input', { description: 'The transfer to create.' }) input: CreateTransferInput, @Ctx() ctx: GraphQLContext): Promise<Transfer> {
-    return toTransfer(await this.service.create(requireCaller(ctx), input));
+    return toTransfer(await this.service.create(requireCaller(ctx), input, ctx.clientIp));
   }
 
   @Authorized()

@@ -4,7 +4,7 @@ import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { convert, dec, formatAmount, minorUnits } from '../../shared/money';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
-import type { Payment, PaymentCustomer, PaymentCustomerAddress, PullPushPaymentRequest } from '../../upstream/gateway/gateway.types';
+import type { Payment, PaymentCustomer, PullPushPaymentRequest } from '../../upstream/gateway/gateway.types';
 import { isUnknownOutcome, isUpstreamError, type MoneyMovingResult, type UpstreamError } from '../../upstream/http/upstream.errors';
 import { accountCheckRequest, cardCheckRequest, evaluateCardCheck } from '../checks/checks.service';
 import { alpha3 } from '../checks/countries';
@@ -12,20 +12,23 @@ import type { CrashHook } from './transfer.faults';
 import type { TransferRepository, TransferRow, TransferPatch } from './transfer.repository';
 import { isTerminal, type Cause, type TransferStatus } from './transfer.states';
 import { platformTarget } from './transfer.platform';
+import { gatewayPaymentAddress, type PostalAddress } from '../../shared/address';
+import type { Sender } from '../kyc/kyc.service';
 
-/** The transfer's submitted details (transfers.details; the only place PII is stored). */
+/**
+ * The transfer's details (transfers.details: PII, kept only here and in persons.details): the sender as built
+ * from the KYC'd person, the recipient and funding as submitted, and the client's IP as the request came.
+ */
 export interface TransferDetails {
+  /** The customer's address as the service saw the createTransfer request (request.ip, TRUST_PROXY applied). */
   ipAddress: string;
-  sender: {
-    customer: { firstName: string; lastName: string; email: string; phoneNumber: string; documentNumber: string; documentType: string; countryCode: string };
-    address: { line1: string; line2?: string; city: string; state: string; stateCode: string; zipCode: string; countryCode: string };
-  };
+  sender: Sender;
   recipient: {
-    customer: { firstName: string; lastName: string; email?: string; phoneNumber?: string; documentNumber?: string; documentType?: string; countryCode: string };
-    address: { line1: string; line2?: string; city: string; state: string; stateCode: string; zipCode: string; countryCode: string };
+    customer: { firstName: string; lastName: string; email?: string; phoneNumber?: string; documentNumber?: string; documentType?: string };
+    address: PostalAddress;
     destination: { type: 'WALLET' | 'PIX'; walletId?: string; pixKeyType?: string; pixKey?: string };
   };
-  funding: { type: 'CARD' | 'BANK_ACCOUNT' | 'ACCOUNT_TOKEN'; cardTokenId?: string; bankAccount?: { accountType: string; accountNumber: string; routingNumber: string; countryCode: string }; accountTokenId?: string };
+  funding: { type: 'CARD' | 'BANK_ACCOUNT' | 'ACCOUNT_TOKEN'; cardToken?: string; bankAccount?: { accountType: string; accountNumber: string; routingNumber: string; countryCode: string }; accountToken?: string };
   fxId: string;
   quoteExpiresAt: string;
 }
@@ -435,7 +438,7 @@ export class TransferSaga {
     this.crash.at('check', 'before');
     try {
       if (d.funding.type === 'CARD') {
-        const res = evaluateCardCheck(await this.gateway.checkCard(cardCheckRequest(this.cardHolder(d), stepKey(t, 'check'))));
+        const res = evaluateCardCheck(await this.gateway.checkCard(cardCheckRequest(this.cardHolder(d), d.ipAddress, stepKey(t, 'check'))));
         this.crash.at('check', 'after');
         await this.settle(s, 'SUCCEEDED', { outcome: res.status, reasons: res.reasons, lastFour: res.lastFour });
         if (res.status === 'CHALLENGE') {
@@ -455,7 +458,7 @@ export class TransferSaga {
         if (t.status === 'PENDING' && t.nextAction) await this.move(t, undefined, ctx, { action: 'card check', outcome: 'APPROVED' }, { nextAction: null as never });
         return 'again';
       }
-      const res = await this.gateway.checkBankAccount(accountCheckRequest(this.bankHolder(d), stepKey(t, 'check')));
+      const res = await this.gateway.checkBankAccount(accountCheckRequest(this.bankHolder(d), d.ipAddress, stepKey(t, 'check')));
       this.crash.at('check', 'after');
       const ok = res.status === 'APPROVED' && res.accountVerification.accountStatus === 'VALID';
       await this.settle(s, 'SUCCEEDED', { outcome: ok ? 'APPROVED' : 'FAILED' });
@@ -478,34 +481,30 @@ export class TransferSaga {
 
   private cardHolder(d: TransferDetails) {
     const c = d.sender.customer;
-    const a = d.sender.address;
     return {
-      cardTokenId: d.funding.cardTokenId!,
-      ipAddress: d.ipAddress,
+      cardToken: d.funding.cardToken!,
       sender: {
         firstName: c.firstName,
         lastName: c.lastName,
         email: c.email,
         phoneNumber: c.phoneNumber,
         documents: [{ number: c.documentNumber, type: c.documentType, countryCode: c.countryCode }],
-        address: { line1: a.line1, line2: a.line2, city: a.city, stateCode: a.stateCode, zipCode: a.zipCode, countryCode: a.countryCode },
+        address: d.sender.address,
       },
     };
   }
 
   private bankHolder(d: TransferDetails) {
     const c = d.sender.customer;
-    const a = d.sender.address;
     const b = d.funding.bankAccount!;
     return {
-      ipAddress: d.ipAddress,
       holder: {
         firstName: c.firstName,
         lastName: c.lastName,
         email: c.email,
         phoneNumber: c.phoneNumber,
         documents: [{ number: c.documentNumber, type: c.documentType, countryCode: c.countryCode }],
-        address: { line1: a.line1, line2: a.line2, city: a.city, stateCode: a.stateCode, zipCode: a.zipCode, countryCode: a.countryCode },
+        address: d.sender.address,
       },
       account: { type: 'BANK_ACCOUNT', accountType: b.accountType, accountNumber: b.accountNumber, routingNumber: b.routingNumber, countryCode: b.countryCode },
     };
@@ -516,18 +515,17 @@ export class TransferSaga {
   /** The payment body, rebuilt identically on every attempt from the stored details (the gateway checks replays). */
   private paymentRequest(t: TransferRow): PullPushPaymentRequest & { capture: false } {
     const d = t.details as unknown as TransferDetails;
-    const customer = (c: TransferDetails['recipient']['customer']): PaymentCustomer => ({
+    const customer = (c: TransferDetails['recipient']['customer'], countryCode: string): PaymentCustomer => ({
       firstName: c.firstName,
       lastName: c.lastName,
       phoneNumber: c.phoneNumber ?? '',
       documentNumber: c.documentNumber ?? '',
       documentType: c.documentType ?? '',
       email: c.email ?? '',
-      countryCodeAlpha3: alpha3(c.countryCode),
+      countryCodeAlpha3: alpha3(countryCode),
     });
     const strip = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== '' && v !== undefined)) as T;
-    const address = (a: TransferDetails['sender']['address']): PaymentCustomerAddress =>
-      strip({ stateCode: a.stateCode, city: a.city, line1: a.line1, line2: a.line2, state: a.state, zipCode: a.zipCode });
+    const address = gatewayPaymentAddress;
     const s = d.sender.customer;
     const f = d.funding;
     const dest = d.recipient.destination;
@@ -540,11 +538,11 @@ export class TransferSaga {
       exchangeRate: dec(t.rate).toFixed(),
       fxId: d.fxId,
       sender: {
-        customer: customer(s),
+        customer: customer(s, s.countryCode),
         customerAddress: address(d.sender.address),
         source:
           f.type === 'CARD'
-            ? { type: 'CARD', card: { token: f.cardTokenId! } }
+            ? { type: 'CARD', card: { token: f.cardToken! } }
             : {
                 type: 'BANK_ACCOUNT',
                 accountType: f.bankAccount!.accountType.toLowerCase(),
@@ -554,7 +552,7 @@ export class TransferSaga {
               },
       },
       recipient: {
-        customer: strip(customer(d.recipient.customer)),
+        customer: strip(customer(d.recipient.customer, d.recipient.address.countryCode)),
         customerAddress: address(d.recipient.address),
         destination: dest.type === 'WALLET' ? { type: 'WALLET', wallet: { walletId: dest.walletId! } } : { type: 'PIX', pix: { keyType: dest.pixKeyType!, key: dest.pixKey! } },
       },
@@ -573,7 +571,7 @@ export class TransferSaga {
               ipAddress: d.ipAddress,
               capture: false,
               amount: { total: formatAmount(t.sendAmount, t.sendCurrency), currency: t.sendCurrency },
-              sender: { firstName: d.sender.customer.firstName, lastName: d.sender.customer.lastName, paymentMethod: { type: 'BANK_DEPOSIT', accountTokenId: d.funding.accountTokenId! } },
+              sender: { firstName: d.sender.customer.firstName, lastName: d.sender.customer.lastName, paymentMethod: { type: 'BANK_DEPOSIT', accountTokenId: d.funding.accountToken! } },
             })
           : await this.gateway.createPayment(this.paymentRequest(t));
     } catch (e) {

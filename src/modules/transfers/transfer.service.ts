@@ -12,13 +12,12 @@ import type { Shown, TransferRepository, TransferRow } from './transfer.reposito
 import type { SagaContext, TransferDetails, TransferSaga } from './transfer.saga';
 import { isTerminal, type TransferStatus } from './transfer.states';
 import { payoutRank, platformRank, platformTarget } from './transfer.platform';
+import { senderOf } from '../kyc/kyc.service';
 
 export interface CreateTransferArgs {
   idempotencyKey: string;
   quoteId: string;
   personId: string;
-  ipAddress: string;
-  sender: TransferDetails['sender'];
   recipient: TransferDetails['recipient'];
   funding: TransferDetails['funding'];
 }
@@ -57,6 +56,13 @@ const WAKE = (now: Date) => ({ nextRunAt: now, wakeSeq: { increment: 1 } }) as c
 /** A platform transaction id other than the event's was recorded for this transfer (seen again on the locked row). */
 const boundElsewhere = (row: { externalTransactionId: string | null }, e: PlatformTransactionEvent) =>
   row.externalTransactionId !== null && row.externalTransactionId !== e.transactionId;
+/** The quote's payment methods that price each funding type (createQuote.paymentMethod must be one of them). */
+export const QUOTE_METHODS_FOR_FUNDING: Record<TransferDetails['funding']['type'], readonly string[]> = {
+  CARD: ['CARD', 'CREDIT_CARD', 'DEBIT_CARD', 'AFT'],
+  BANK_ACCOUNT: ['BANK_ACCOUNT', 'ACH'],
+  ACCOUNT_TOKEN: ['BANK_ACCOUNT', 'ACH'],
+};
+
 const mismatchOf = (transferId: string): ApplyOutcome => ({ applied: false, transferId, reason: 'mismatch', mismatch: 'transaction_id' });
 
 /** Documented order of the platform's transaction statuses (the happy path, then the side branches). */
@@ -155,13 +161,14 @@ export class TransferService implements TransferEventSink {
 
   // ── createTransfer ────────────────────────────────────────────────────────────────────────────────
 
-  async create(caller: Caller, args: CreateTransferArgs): Promise<TransferRow> {
+  /** `clientIp`: the customer's address as this request came (not part of the request's identity: a retry may come from another). */
+  async create(caller: Caller, args: CreateTransferArgs, clientIp: string): Promise<TransferRow> {
     this.validateParties(args);
     const { idempotencyKey, ...rest } = args;
     const { transferId } = await this.idempotency.run(
       { caller: caller.userId, operation: 'createTransfer', key: idempotencyKey },
       rest,
-      async () => ({ transferId: await this.insert(caller, createTransferId(caller.userId, idempotencyKey, rest), args) }),
+      async () => ({ transferId: await this.insert(caller, createTransferId(caller.userId, idempotencyKey, rest), args, clientIp) }),
     );
     this.nudge();
     return (await this.repo.get(transferId))!;
@@ -169,9 +176,9 @@ export class TransferService implements TransferEventSink {
 
   private validateParties(a: CreateTransferArgs): void {
     const f = a.funding;
-    if (f.type === 'CARD' && !f.cardTokenId) throw badInput('funding.cardTokenId is required for CARD funding');
+    if (f.type === 'CARD' && !f.cardToken) throw badInput('funding.cardToken is required for CARD funding');
     if (f.type === 'BANK_ACCOUNT' && !f.bankAccount) throw badInput('funding.bankAccount is required for BANK_ACCOUNT funding');
-    if (f.type === 'ACCOUNT_TOKEN' && !f.accountTokenId) throw badInput('funding.accountTokenId is required for ACCOUNT_TOKEN funding');
+    if (f.type === 'ACCOUNT_TOKEN' && !f.accountToken) throw badInput('funding.accountToken is required for ACCOUNT_TOKEN funding');
     const d = a.recipient.destination;
     if (d.type === 'WALLET' && !d.walletId) throw badInput('recipient.destination.walletId is required for a WALLET destination');
     if (d.type === 'PIX' && (!d.pixKeyType || !d.pixKey)) throw badInput('recipient.destination.pixKeyType and pixKey are required for a PIX destination');
@@ -181,7 +188,7 @@ export class TransferService implements TransferEventSink {
    * Inserts the transfer `id` (derived from the request: createTransferId) — or, if this request already made it
    * (a re-run after a crash left its idempotency record unfinished), returns it, before any other check.
    */
-  private async insert(caller: Caller, id: string, a: CreateTransferArgs): Promise<string> {
+  private async insert(caller: Caller, id: string, a: CreateTransferArgs, clientIp: string): Promise<string> {
     const now = this.clock.now();
     return this.prisma.$transaction(async (tx) => {
       const made = async () => {
@@ -196,20 +203,25 @@ export class TransferService implements TransferEventSink {
       if (quote.sourceAmount === null) throw badInput('The quote has no sourceAmount; get a quote with the amount to send');
       const amountProblem = sendAmountProblem("The quote's sourceAmount", quote.sourceAmount, quote, this.opts.corridors);
       if (amountProblem) throw badInput(amountProblem.message, amountProblem.details);
+      const methods = QUOTE_METHODS_FOR_FUNDING[a.funding.type];
+      if (!methods.includes(quote.paymentMethod))
+        throw badInput(`quoteId: the quote was priced for paymentMethod ${quote.paymentMethod}, which does not fund a ${a.funding.type} transfer; get a quote with paymentMethod ${methods.join(' or ')} (or change funding.type)`);
       const person = await tx.person.findUnique({ where: { id: a.personId } });
       if (!person || person.ownerId !== caller.userId) throw notFound('Person');
       if (person.status !== 'APPROVED') throw badInput('The sender person is not APPROVED by KYC');
+      const sender = senderOf(person.details);
+      if (typeof sender === 'string') throw badInput(`personId: ${sender}`);
       // The funding credential must be the caller's own (staff included): bound by the caller's own check.
-      if (a.funding.type === 'CARD') await this.credentials.assertUsable(tx, 'card', a.funding.cardTokenId!, caller.userId);
-      if (a.funding.type === 'ACCOUNT_TOKEN') await this.credentials.assertUsable(tx, 'account_token', a.funding.accountTokenId!, caller.userId);
+      if (a.funding.type === 'CARD') await this.credentials.assertUsable(tx, 'card', a.funding.cardToken!, caller.userId);
+      if (a.funding.type === 'ACCOUNT_TOKEN') await this.credentials.assertUsable(tx, 'account_token', a.funding.accountToken!, caller.userId);
       const receive = quote.destinationAmount !== null ? formatAmount(quote.destinationAmount, quote.destinationCurrency) : convert(quote.sourceAmount, quote.rate, quote.destinationCurrency);
       const claimed = await tx.quote.updateMany({ where: { id: quote.id, usedByTransferId: null }, data: { usedByTransferId: id } });
       // a duplicate of this very request (one that took over a claim it thought abandoned) may have just committed it
       if (claimed.count !== 1 && (await made())) return id;
       if (claimed.count !== 1) throw new AppError('QUOTE_ALREADY_USED', 'This quote was already used by another transfer; get a new quote');
       const details: TransferDetails = {
-        ipAddress: a.ipAddress,
-        sender: a.sender,
+        ipAddress: clientIp,
+        sender,
         recipient: a.recipient,
         funding: a.funding,
         fxId: quote.fxId,

@@ -3,7 +3,6 @@ import {
   IsEmail,
   IsEnum,
   IsIn,
-  IsIP,
   IsISO31661Alpha2,
   IsOptional,
   IsString,
@@ -14,9 +13,9 @@ import {
 } from 'class-validator';
 import { DecimalScalar } from '../../graphql/scalars';
 import { Money } from '../../graphql/money.types';
-import { PostalAddressFields } from '../../graphql/address.types';
+import { AddressInput } from '../../graphql/address.types';
 import { AFTER_CURSOR_HINT, type Connection, connectionType, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../graphql/relay';
-import { CARD_NAME, CARD_NAME_MESSAGE, E164, E164_MESSAGE } from '../checks/checks.types';
+import { E164, E164_MESSAGE } from '../checks/checks.types';
 import { TRANSFER_STATUSES } from './transfer.states';
 
 export const TransferStatusEnum = Object.fromEntries(TRANSFER_STATUSES.map((s) => [s, s])) as { [K in (typeof TRANSFER_STATUSES)[number]]: K };
@@ -57,9 +56,9 @@ registerEnumType(FundingType, {
   name: 'FundingType',
   description: 'How the sender pays: CARD (token from the tokenizer), BANK_ACCOUNT (raw details), ACCOUNT_TOKEN (from a linked-account check).',
   valuesConfig: {
-    CARD: { description: 'A card, by the token UUID from the client-side tokenizer (funding.cardTokenId), that the caller checked with checkCard within CARD_CHECK_MAX_AGE_S (else NOT_FOUND). Checked again (possibly with 3-D Secure) before authorization.' },
+    CARD: { description: 'A card, by the token UUID from the client-side tokenizer (funding.cardToken), that the caller checked with checkCard within CARD_CHECK_MAX_AGE_S (else NOT_FOUND). Checked again (possibly with 3-D Secure) before authorization.' },
     BANK_ACCOUNT: { description: 'A bank account by its raw details (funding.bankAccount).' },
-    ACCOUNT_TOKEN: { description: 'A bank account linked earlier: the accountTokenId answered to the caller by checkBankAccount with `linked` (funding.accountTokenId); anyone else\'s is NOT_FOUND.' },
+    ACCOUNT_TOKEN: { description: 'A bank account linked earlier: the accountToken answered to the caller by checkBankAccount with `linked` (funding.accountToken); anyone else\'s is NOT_FOUND.' },
   },
 });
 
@@ -79,21 +78,6 @@ registerEnumType(DestinationType, {
 const ALPHA2 = { message: '$property must be an ISO 3166-1 alpha-2 code such as US' };
 const DOC_TYPE_MESSAGE = '$property must be 2 to 32 capital letters or "_", e.g. PASSPORT';
 
-@InputType({ description: 'A person in a transfer. countryCode (ISO alpha-2) is the document/nationality country.' })
-export class CustomerInput {
-  @Field({ description: 'At most 35 characters, no prefix or suffix (card name check).' })
-  @Length(1, 35, { message: 'firstName must be 1 to 35 characters' }) @Matches(CARD_NAME, { message: CARD_NAME_MESSAGE })
-  firstName!: string;
-  @Field({ description: 'At most 35 characters, no prefix or suffix (card name check).' })
-  @Length(1, 35, { message: 'lastName must be 1 to 35 characters' }) @Matches(CARD_NAME, { message: CARD_NAME_MESSAGE })
-  lastName!: string;
-  @Field({ description: 'E-mail address, e.g. ana@example.com.' }) @IsEmail({}, { message: 'email must be an email address such as ana@example.com' }) email!: string;
-  @Field({ description: 'E.164, e.g. +14155550100.' }) @Matches(E164, { message: E164_MESSAGE }) phoneNumber!: string;
-  @Field({ description: 'Number of the identity document (1 to 64 characters).' }) @IsString() @Length(1, 64, { message: 'documentNumber must be 1 to 64 characters' }) documentNumber!: string;
-  @Field({ description: 'e.g. PASSPORT, NATIONAL_ID, DRIVER_LICENSE' }) @Matches(/^[A-Z_]{2,32}$/, { message: DOC_TYPE_MESSAGE }) documentType!: string;
-  @Field({ description: 'ISO 3166-1 alpha-2 country of the document / nationality, e.g. "US".' }) @IsISO31661Alpha2(ALPHA2) countryCode!: string;
-}
-
 @InputType({ description: 'The recipient person (contact and document optional).' })
 export class RecipientCustomerInput {
   @Field({ description: 'First name (1 to 100 characters).' }) @IsString() @Length(1, 100, { message: 'firstName must be 1 to 100 characters' }) firstName!: string;
@@ -102,19 +86,6 @@ export class RecipientCustomerInput {
   @Field({ nullable: true, description: 'E.164, e.g. +5511912345678 (optional).' }) @IsOptional() @Matches(E164, { message: E164_MESSAGE }) phoneNumber?: string;
   @Field({ nullable: true, description: 'Number of an identity document (1 to 64 characters, optional).' }) @IsOptional() @IsString() @Length(1, 64, { message: 'documentNumber must be 1 to 64 characters' }) documentNumber?: string;
   @Field({ nullable: true, description: 'Kind of document, e.g. PASSPORT, NATIONAL_ID, CPF (optional).' }) @IsOptional() @Matches(/^[A-Z_]{2,32}$/, { message: DOC_TYPE_MESSAGE }) documentType?: string;
-  @Field({ description: "ISO 3166-1 alpha-2 country of the recipient, e.g. \"BR\": the corridor's destination country." }) @IsISO31661Alpha2(ALPHA2) countryCode!: string;
-}
-
-@InputType({ description: 'A postal address. countryCode is ISO 3166-1 alpha-2.' })
-export class PartyAddressInput extends PostalAddressFields {
-  @Field({ description: 'State or region name.' }) @IsString() @Length(1, 100, { message: 'state must be 1 to 100 characters' }) state!: string;
-  @Field({ description: 'ISO 3166-1 alpha-2 country, e.g. "US".' }) @IsISO31661Alpha2(ALPHA2) countryCode!: string;
-}
-
-@InputType({ description: 'The sender: customer + address.' })
-export class TransferPartyInput {
-  @Field(() => CustomerInput, { description: 'The sender as a person (names must match the funding card or account).' }) @ValidateNested() customer!: CustomerInput;
-  @Field(() => PartyAddressInput, { description: "The sender's address." }) @ValidateNested() address!: PartyAddressInput;
 }
 
 @InputType({ description: 'Where the money goes: a wallet, or a PIX key (BRL).' })
@@ -128,7 +99,7 @@ export class DestinationInput {
 @InputType({ description: 'The recipient: customer + address + destination.' })
 export class RecipientInput {
   @Field(() => RecipientCustomerInput, { description: 'The recipient as a person.' }) @ValidateNested() customer!: RecipientCustomerInput;
-  @Field(() => PartyAddressInput, { description: "The recipient's address." }) @ValidateNested() address!: PartyAddressInput;
+  @Field(() => AddressInput, { description: "The recipient's address; its countryCode is the corridor's destination country." }) @ValidateNested() address!: AddressInput;
   @Field(() => DestinationInput, { description: 'Where the recipient receives the money.' }) @ValidateNested() destination!: DestinationInput;
 }
 
@@ -143,9 +114,9 @@ export class FundingBankAccountInput {
 @InputType({ description: 'How the sender pays: exactly the field of its type.' })
 export class FundingInput {
   @Field(() => FundingType, { description: 'CARD, BANK_ACCOUNT or ACCOUNT_TOKEN; give the field of that type (BAD_USER_INPUT when it is missing).' }) @IsEnum(FundingType, { message: 'type must be CARD, BANK_ACCOUNT or ACCOUNT_TOKEN' }) type!: FundingType;
-  @Field({ nullable: true, description: 'CARD: token UUID from the tokenizer.' }) @IsOptional() @IsUUID('all', { message: 'cardTokenId must be the token UUID from the tokenizer' }) cardTokenId?: string;
+  @Field({ nullable: true, description: 'CARD: the card token UUID from the tokenizer (checked with checkCard).' }) @IsOptional() @IsUUID('all', { message: 'cardToken must be the token UUID from the tokenizer' }) cardToken?: string;
   @Field(() => FundingBankAccountInput, { nullable: true, description: 'BANK_ACCOUNT: the raw account details.' }) @IsOptional() @ValidateNested() bankAccount?: FundingBankAccountInput;
-  @Field({ nullable: true, description: 'ACCOUNT_TOKEN: accountTokenId from checkBankAccount(linked).' }) @IsOptional() @IsString() @Length(1, 128, { message: 'accountTokenId must be the accountTokenId returned by checkBankAccount (1 to 128 characters)' }) accountTokenId?: string;
+  @Field({ nullable: true, description: 'ACCOUNT_TOKEN: the accountToken from checkBankAccount(linked).' }) @IsOptional() @IsString() @Length(1, 128, { message: 'accountToken must be the accountToken returned by checkBankAccount (1 to 128 characters)' }) accountToken?: string;
 }
 
 const TRANSFER_ID_MESSAGE = 'transferId must be the id of a transfer (a UUID)';
@@ -153,13 +124,11 @@ const KEY = { message: 'idempotencyKey must be 8 to 128 letters, digits, "-", "_
 const KEY_RE = /^[A-Za-z0-9_:-]{8,128}$/;
 const IDEMPOTENCY_KEY_DOC = 'Your key for this request: 8 to 128 letters, digits, "-", "_" or ":" (e.g. a UUID), new for every new intent and reused on every retry of it. Keys are per caller and operation and remembered for at least 24 hours.';
 
-@InputType({ description: 'A new transfer: a quote, the KYC-approved sender, both parties and the funding.' })
+@InputType({ description: "A new transfer: a quote, the KYC-approved sender (the person createPerson stored: nothing about the sender is asked again), the recipient and the funding. The customer's IP is taken from the request." })
 export class CreateTransferInput {
   @Field({ description: IDEMPOTENCY_KEY_DOC + ' A retry with the same key and arguments returns the same transfer (no second transfer); the same key with other arguments is IDEMPOTENCY_KEY_REUSED; while the first request still runs, IDEMPOTENCY_IN_PROGRESS.' }) @Matches(KEY_RE, KEY) idempotencyKey!: string;
-  @Field(() => ID, { description: 'A quote of yours from createQuote, with a sourceAmount, not expired (QUOTE_EXPIRED) and not used by another transfer (QUOTE_ALREADY_USED). Someone else\'s quote is NOT_FOUND.' }) @IsUUID('all', { message: 'quoteId must be the id returned by createQuote' }) quoteId!: string;
-  @Field(() => ID, { description: "The sender's KYC person: the id createPerson answered with status APPROVED (another caller's person is NOT_FOUND)." }) @IsUUID('all', { message: 'personId must be the id returned by createPerson' }) personId!: string;
-  @Field({ description: "The sender's IPv4 or IPv6 address." }) @IsIP(undefined, { message: 'ipAddress must be an IPv4 or IPv6 address' }) ipAddress!: string;
-  @Field(() => TransferPartyInput, { description: 'Who sends the money.' }) @ValidateNested() sender!: TransferPartyInput;
+  @Field(() => ID, { description: 'A quote of yours from createQuote, with a sourceAmount, not expired (QUOTE_EXPIRED) and not used by another transfer (QUOTE_ALREADY_USED), priced for a payment method of the funding (CARD: CARD, CREDIT_CARD, DEBIT_CARD or AFT; BANK_ACCOUNT and ACCOUNT_TOKEN: BANK_ACCOUNT or ACH; else BAD_USER_INPUT). Someone else\'s quote is NOT_FOUND.' }) @IsUUID('all', { message: 'quoteId must be the id returned by createQuote' }) quoteId!: string;
+  @Field(() => ID, { description: "The sender: the id createPerson answered with status APPROVED (another caller's person is NOT_FOUND). The sender's name, contact, identification and address are the person's; it must be an INDIVIDUAL with all of them (else BAD_USER_INPUT)." }) @IsUUID('all', { message: 'personId must be the id returned by createPerson' }) personId!: string;
   @Field(() => RecipientInput, { description: 'Who receives the money, and where.' }) @ValidateNested() recipient!: RecipientInput;
   @Field(() => FundingInput, { description: 'How the sender pays.' }) @ValidateNested() funding!: FundingInput;
 }

@@ -6,6 +6,16 @@ import type { Session, Verification } from '../../upstream/verification/verifica
 import { isUpstreamError, toAppError } from '../../upstream/http/upstream.errors';
 import { badInput, notFound } from '../../shared/errors';
 
+/** The gateway's person field paths → PersonInput's (the API's one address shape; contact details beside it). */
+const PERSON_FIELD: Record<string, string> = {
+  'address.addressLine1': 'address.line1',
+  'address.addressLine2': 'address.line2',
+  'address.state': 'address.region',
+  'address.phoneNumber': 'phoneNumber',
+  'address.emailAddress': 'email',
+};
+const personField = (path: string): string => PERSON_FIELD[path] ?? path;
+
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const date = (v: unknown): Date | null => {
@@ -41,11 +51,11 @@ export class VerificationService {
     const rules = (v: unknown) => {
       const o = (typeof v === 'object' && v !== null ? v : {}) as Record<string, unknown>;
       return {
-        requiredFields: strs(o.requiredFields),
+        requiredFields: strs(o.requiredFields).map(personField),
         identificationTypes: strs(o.identificationTypes),
         identificationPattern: str(o.identificationPattern),
         postalCodePattern: str(o.postalCodePattern),
-        statePattern: str(o.statePattern),
+        regionCodePattern: str(o.statePattern),
       };
     };
     return {

@@ -22,8 +22,8 @@ export class PersonTypeRequirements {
   @Field(() => String, { nullable: true, description: 'Regular expression the postal code must match, when the country has one.' })
   postalCodePattern!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Regular expression the state must match, when the country has one.' })
-  statePattern!: string | null;
+  @Field(() => String, { nullable: true, description: 'Regular expression address.regionCode must match (address.region when no code is given), when the country has one.' })
+  regionCodePattern!: string | null;
 }
 
 @ObjectType({ description: 'The KYC form of a country (gateway person schema): build the person form from it.' })

@@ -4,10 +4,11 @@ import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { Wallet as UpstreamWallet } from '../../upstream/gateway/gateway.types';
 import { isUpstreamError, toAppError } from '../../upstream/http/upstream.errors';
 import { decimalFromNumber } from '../../shared/decimal';
+import { moneyOf } from '../../shared/money';
 import { badInput, notFound } from '../../shared/errors';
 import { connectionFrom, pageRequest, pageWindow } from '../../graphql/relay';
 
-const money = (n: number, currency: string) => ({ amount: decimalFromNumber(n), currency });
+const money = (n: number, currency: string) => moneyOf(decimalFromNumber(n), currency);
 
 /**
  * Gateway wallets. The gateway has no notion of our users, so `wallet_owners` records who created each

@@ -1,7 +1,7 @@
 /** GraphQL calls the scenarios make, tolerant of a dead service (status 0) so a kill storm can retry. */
 import { createHash } from 'node:crypto';
 import { personInput, transferInput } from '../../e2e/transfer-helpers';
-import { cardOf, checkFundingAs } from '../../helpers/funding';
+import { cardOf, checkFundingAs, withSenderLastName } from '../../helpers/funding';
 import type { TransferView } from './ledger';
 
 export interface GqlResult<T = any> {
@@ -19,8 +19,8 @@ function ownCard(input: unknown, token: string): unknown {
   const card = cardOf(input);
   if (!card) return input;
   const h = createHash('sha256').update(token).digest('hex');
-  const cardTokenId = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${card.slice(-12)}`;
-  return { ...(input as object), funding: { ...(input as { funding: object }).funding, cardTokenId } };
+  const cardToken = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${card.slice(-12)}`;
+  return withSenderLastName({ ...(input as object), funding: { ...(input as { funding: object }).funding, cardToken } }, (input as { senderLastName?: string }).senderLastName);
 }
 
 /** createTransfer (CREATE) is funded with the caller's own card (ownCard), checked as the caller first. */
@@ -64,9 +64,9 @@ export async function newPerson(url: string, token: string, lastName = 'Doe'): P
  * expired is EXPIRED by the saga's watchdog — the oracle needs to know when that became legitimate. */
 export const quoteExpiry = new Map<string, number>();
 
-export async function newQuote(url: string, token: string, amount = '100.00'): Promise<string> {
+export async function newQuote(url: string, token: string, amount = '100.00', paymentMethod = 'CARD'): Promise<string> {
   const r = await gqlRaw(url, 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id expiresAt } }', {
-    i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'BANK_ACCOUNT', sourceAmount: amount },
+    i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod, sourceAmount: amount },
   }, token);
   const id = r.body?.data?.createQuote?.id;
   if (!id) throw new Error(`createQuote: ${r.status} ${r.text.slice(0, 300)}`);

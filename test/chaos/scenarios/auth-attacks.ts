@@ -152,10 +152,10 @@ async function run(id: number, name: string, seed: number, long: boolean, arenaO
 
 /** Alice links a bank account (form A): the token that only she may fund transfers with. */
 async function linkBankAccount(url: string, token: string): Promise<string> {
-  const res = await gqlRaw(url, 'mutation($i: CheckBankAccountInput!) { checkBankAccount(input: $i) { status accountTokenId } }', {
+  const res = await gqlRaw(url, 'mutation($i: CheckBankAccountInput!) { checkBankAccount(input: $i) { status accountToken } }', {
     i: { linked: { accountCheckToken: 'public-sandbox-alice', accountCheckId: 'alice-checking', countryCode: 'US' } },
   }, token);
-  const id = res.body?.data?.checkBankAccount?.accountTokenId;
+  const id = res.body?.data?.checkBankAccount?.accountToken;
   if (!id) throw new Error(`checkBankAccount: ${res.status} ${res.text.slice(0, 300)}`);
   return id;
 }
@@ -268,7 +268,7 @@ async function crossCustomer(
     await asBob('captureTransfer', 'mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { id } }', { i: { transferId: victimId, idempotencyKey: `bob-capture-${round}-x` } });
     await asBob('createTransfer with her quote', CREATE, { i: kindInput('happy', v.victimQuote, await newPerson(a.url, who.bob), `bob-steal-quote-${round}`) }, refusedInput);
     await asBob('createTransfer with her person', CREATE, { i: kindInput('happy', await newQuote(a.url, who.bob), v.alicePerson, `bob-steal-person-${round}`) }, refusedInput);
-    const stolenAccount = { ...kindInput('happy', await newQuote(a.url, who.bob), await newPerson(a.url, who.bob), `bob-steal-account-${round}`), funding: { type: 'ACCOUNT_TOKEN', accountTokenId: v.linked } };
+    const stolenAccount = { ...kindInput('happy', await newQuote(a.url, who.bob, '100.00', 'BANK_ACCOUNT'), await newPerson(a.url, who.bob), `bob-steal-account-${round}`), funding: { type: 'ACCOUNT_TOKEN', accountToken: v.linked } };
     await asBob('createTransfer funded with her linked bank account', CREATE, { i: stolenAccount }, refusedInput);
     await asBob('idempotency key of hers', CREATE, { i: v.bobKeyProbe }, (c, d) => c === null && (d as { id?: string } | null)?.id !== victimId);
     // subscription: refused at subscribe time, no data
