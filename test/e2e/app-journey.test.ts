@@ -4,9 +4,9 @@
  * Happy path and 3-D Secure path; counts what an app receives on transferUpdated / myTransfers (one message per
  * change it shows, none repeated) and reconnects mid-way with afterVersion (nothing skipped, nothing twice).
  */
-import { createHash } from 'node:crypto';
 import type { ResultOf, TypedDocumentNode, VariablesOf } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
+import { documentIdOf } from '../../src/graphql/trusted-documents';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { CARD_HOLDER, personInput } from '../helpers/funding';
 import { cardToken } from '../helpers/sandbox';
@@ -39,7 +39,7 @@ beforeAll(async () => {
 }, 90_000);
 afterAll(() => t?.close());
 
-const idOf = (doc: TypedDocumentNode<any, any>) => `sha256:${createHash('sha256').update(print(doc)).digest('hex')}`;
+const idOf = (doc: Parameters<typeof print>[0]) => documentIdOf(print(doc));
 
 /** An operation by its documentId over HTTP, typed by its document; fails the test on errors. */
 async function send<D extends TypedDocumentNode<any, any>>(doc: D, variables?: VariablesOf<D>): Promise<ResultOf<D>> {

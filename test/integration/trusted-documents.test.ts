@@ -13,10 +13,10 @@ import { http } from '../helpers/sandbox';
 import { wsClient } from '../helpers/ws';
 import { CorridorsDocument, TransferHistoryDocument, ViewerDocument } from '../../schema/app/generated';
 import { loadConfig } from '../../src/config';
-import { TrustedDocuments } from '../../src/graphql/trusted-documents';
+import { documentIdOf, TrustedDocuments } from '../../src/graphql/trusted-documents';
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
-const idOf = (doc: Parameters<typeof print>[0]) => `sha256:${sha(print(doc))}`;
+const idOf = (doc: Parameters<typeof print>[0]) => documentIdOf(print(doc));
 const VIEWER = print(ViewerDocument);
 /** Not in the manifest: a createQuote that would call the gateway. */
 const AD_HOC_QUOTE = 'mutation { createQuote(input: { sourceCurrency: "USD", destinationCurrency: "BRL", paymentMethod: CARD, sourceAmount: "10.00" }) { id } }';

@@ -5,13 +5,14 @@
  */
 import { createHash } from 'node:crypto';
 import { print } from 'graphql';
+import { documentIdOf } from '../../src/graphql/trusted-documents';
 import { startProductionService, type ProductionService } from '../helpers/production';
 import { wsClient } from '../helpers/ws';
 import { CorridorsDocument, ViewerDocument } from '../../schema/app/generated';
 
 jest.setTimeout(120_000);
 
-const idOf = (doc: Parameters<typeof print>[0]) => `sha256:${createHash('sha256').update(print(doc)).digest('hex')}`;
+const idOf = (doc: Parameters<typeof print>[0]) => documentIdOf(print(doc));
 const AD_HOC = 'mutation { createQuote(input: { sourceCurrency: "USD", destinationCurrency: "BRL", paymentMethod: CARD, sourceAmount: "10.00" }) { id } }';
 
 let p: ProductionService;
