@@ -41,6 +41,7 @@ import IORedis from 'ioredis';
 import { queryLimits } from './graphql/limits';
 import { httpStatusPlugin } from './graphql/http-status';
 import { apqOptions } from './graphql/apq';
+import { TrustedDocuments } from './graphql/trusted-documents';
 import { RateLimiter } from './shared/rate-limit';
 import { anonymousRefusal, rateLimitPlugin, rateLimitRefusal, type RateLimitPluginOptions } from './shared/rate-limit.plugin';
 import { upstreamCost } from './graphql/upstream-fields';
@@ -224,6 +225,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       closers.push({ name: 'limits-redis', close: () => limitsRedis.quit().catch(() => limitsRedis.disconnect()) });
     }
     const limits = queryLimits(config);
+    // Persisted documents (TRUSTED_DOCUMENTS): checked before Apollo or graphql-ws parse anything
+    const trusted = TrustedDocuments.load(config.trustedDocuments.mode, config.trustedDocuments.manifestPath);
+    if (trusted) logger.info({ mode: trusted.mode, documents: trusted.size }, 'trusted documents');
+    else if (config.production) logger.warn('TRUSTED_DOCUMENTS=off: any document may run (set only to run nothing but the app manifest)');
     const rateLimiter = new RateLimiter(
       {
         mutation: { points: config.rateLimits.mutationsPerMinute, durationS: 60 },
@@ -296,6 +301,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         if (config.graphiql && request.method === 'GET' && prefersHtml(request.headers.accept) && !hasQueryParam(request.query)) {
           return reply.headers(GRAPHIQL_HTML_HEADERS).send(graphiqlHtml({ endpoint: '/graphql', subscriptionEndpoint: '/graphql' }));
         }
+        const refusal = trusted?.applyToHttp(request);
+        if (refusal) return reply.code(refusal.status).header('content-type', refusal.contentType).send(refusal.body);
         return (apolloHandler as RouteHandlerMethod).call(this, request, reply);
       },
     });
@@ -320,6 +327,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       connectionInitWaitTimeoutMs: config.wsConnectionInitTimeoutMs,
       clock,
       clientIp: (req) => proxies.clientIp(req),
+      trusted,
       limits: {
         authFailure: (ip) => anonymousRefusal(rateLimiter, 'anonymous', ip),
         maxOperationsPerSocket: config.budgets.wsMaxSubscriptionsPerSocket,

@@ -1,6 +1,10 @@
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseCorridors, type CorridorRule } from './shared/money';
 import { trustedProxies } from './shared/trust-proxy';
+
+/** The manifest `npm run codegen` writes for the app's operations (schema/app), from src/ or dist/ alike. */
+const DEFAULT_TRUSTED_DOCUMENTS_MANIFEST = resolve(__dirname, '..', 'schema', 'app', 'persisted-documents.json');
 
 /**
  * Every setting comes from the environment, parsed and validated once at start.
@@ -155,6 +159,9 @@ const schema = z.object({
   WS_MAX_SUBSCRIPTIONS_PER_SOCKET: int(1, 100_000).default(100),
   WS_MAX_SOCKETS_PER_USER: int(1, 100_000).default(20),
   APQ_TTL_S: int(0, 30 * 86_400).default(86_400),
+  // Trusted documents: off | allow (a documentId may replace the text) | only (nothing but the manifest runs)
+  TRUSTED_DOCUMENTS: z.enum(['off', 'allow', 'only']).default('off'),
+  TRUSTED_DOCUMENTS_MANIFEST: nonEmpty.default(DEFAULT_TRUSTED_DOCUMENTS_MANIFEST),
   // Compiled execution (issue 9): graphql-jit behind Apollo's gateway hook, graphql-js when off
   GRAPHQL_JIT: bool.default(true),
   // Tracing (issue 7): OTLP/HTTP export when set, entirely off otherwise
@@ -299,6 +306,8 @@ export interface Config {
   budgets: { upstreamPointsPerMinute: number; anonymousPerMinute: number; wsMaxSubscriptionsPerSocket: number; wsMaxSocketsPerUser: number };
   /** Automatic persisted queries: how long a registered query is kept (memory LRU, or Redis when REDIS_URL is set). */
   apq: { ttlS: number };
+  /** Trusted (persisted) documents: the mode and the manifest (`sha256:<hex>` → document text) it reads. */
+  trustedDocuments: { mode: 'off' | 'allow' | 'only'; manifestPath: string };
   /** Execute operations over HTTP with graphql-jit (compiled once per document; graphql-js for what it cannot compile). */
   graphqlJit: boolean;
   /**
@@ -496,6 +505,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       wsMaxSocketsPerUser: e.WS_MAX_SOCKETS_PER_USER,
     },
     apq: { ttlS: e.APQ_TTL_S },
+    trustedDocuments: { mode: e.TRUSTED_DOCUMENTS, manifestPath: e.TRUSTED_DOCUMENTS_MANIFEST },
     graphqlJit: e.GRAPHQL_JIT,
     metrics: { port: e.METRICS_PORT ?? (production ? 9464 : null), host: e.METRICS_HOST, onApiPort: !production },
     corridors: e.TRANSFER_CORRIDORS,

@@ -24,12 +24,11 @@ async function generateInMemory(overrides: Partial<typeof config> = {}): Promise
 
 describe('codegen', () => {
   test(`${OUTPUT} is up to date (else run: npm run codegen)`, async () => {
-    const files = await generateInMemory();
-    expect(files).toHaveLength(1);
-    expect(resolve(ROOT, files[0].filename)).toBe(resolve(ROOT, OUTPUT));
+    const file = (await generateInMemory()).find((f) => resolve(ROOT, f.filename) === resolve(ROOT, OUTPUT));
+    expect(file).toBeDefined();
     const committed = readFileSync(resolve(ROOT, OUTPUT), 'utf8');
     // compare line by line for a readable diff on failure
-    expect(committed.split('\n')).toEqual(files[0].content.split('\n'));
+    expect(committed.split('\n')).toEqual(file!.content.split('\n'));
   }, 60_000);
 
   test('every operation file has its typed document', () => {

@@ -25,6 +25,7 @@ import type { Logger } from '../shared/logger';
 import { bindIterator, runInRequest, type RequestContext } from '../shared/request-context';
 import type { GraphQLContext } from './context';
 import { traceWsOperation } from './tracing';
+import type { TrustedDocuments } from './trusted-documents';
 import { PreserialisingWebSocket, preserialised, subscribeShared } from './ws-fanout';
 
 type Formatter = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
@@ -90,7 +91,8 @@ type Extra = {
  * the operation beyond it).
  *
  * Every operation (subscribe message) is checked in `onSubscribe` exactly like an HTTP request, before
- * anything executes: parse with the token limit (→ GRAPHQL_PARSE_FAILED), validation with GraphQL Armor's
+ * anything executes: the trusted-documents check (TRUSTED_DOCUMENTS: a `documentId` names a manifest document,
+ * sent with `query: ""`; in `only` mode other text → PERSISTED_DOCUMENT_NOT_ALLOWED), parse with the token limit (→ GRAPHQL_PARSE_FAILED), validation with GraphQL Armor's
  * rules (→ GRAPHQL_VALIDATION_FAILED), and the per-user rate limit for mutations and quota-bound queries
  * (→ RATE_LIMITED with `retryAfterSeconds`). Each operation gets its own request id (on its errors, and on
  * every log line written while it runs, via the request context) and, with tracing on, its own span.
@@ -106,6 +108,8 @@ export function createGraphQLWsServer(opts: {
   clock?: Clock;
   /** The client address of the upgrade request (TRUST_PROXY applied); the TCP peer when absent. */
   clientIp?: (req: IncomingMessage) => string;
+  /** TRUSTED_DOCUMENTS (null: off): a subscribe payload may name a `documentId` (with `query: ""`). */
+  trusted?: TrustedDocuments | null;
 }): GraphQLWsServer {
   const clock = opts.clock ?? systemClock;
   const socketsPerUser = new Map<string, number>();
@@ -179,7 +183,9 @@ export function createGraphQLWsServer(opts: {
           return [new GraphQLError('Too many operations open on this connection', { extensions: { code: 'RATE_LIMITED' } })];
         const requestId = randomUUID();
         (ctx.extra.requestIds ??= new Map()).set(id, requestId);
-        const parsed = documents.get(payload.query);
+        const text = opts.trusted ? opts.trusted.textOf(payload) : payload.query;
+        if (typeof text !== 'string') return [text];
+        const parsed = documents.get(text);
         if (!('document' in parsed)) return parsed.errors;
         const { document } = parsed;
         const invalidText = invalidTextError(document, payload.variables);

@@ -1,0 +1,177 @@
+/**
+ * The app's own documents (schema/app, typed in schema/app/generated.ts) through the whole journey, the way an
+ * app ships them: TRUSTED_DOCUMENTS=only, each operation named by its documentId over HTTP and graphql-ws.
+ * Happy path and 3-D Secure path; counts what an app receives on transferUpdated / myTransfers (one message per
+ * change it shows, none repeated) and reconnects mid-way with afterVersion (nothing skipped, nothing twice).
+ */
+import type { ResultOf, TypedDocumentNode, VariablesOf } from '@graphql-typed-document-node/core';
+import { print } from 'graphql';
+import { documentIdOf } from '../../src/graphql/trusted-documents';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { CARD_HOLDER, personInput } from '../helpers/funding';
+import { cardToken } from '../helpers/sandbox';
+import { wsClient } from '../helpers/ws';
+import { platformEvent, RECIPIENT } from './transfer-helpers';
+import {
+  CheckBankAccountDocument,
+  CheckCardDocument,
+  CorridorDocument,
+  CorridorsDocument,
+  CreatePersonDocument,
+  CreateQuoteDocument,
+  CreateTransferDocument,
+  MyTransfersDocument,
+  ResumeTransferDocument,
+  TransferDocument,
+  TransferHistoryDocument,
+  TransferUpdatedDocument,
+  ViewerDocument,
+  type AppTransferFragment,
+  type PersonInput,
+} from '../../schema/app/generated';
+
+let t: TestApp;
+let token: string;
+
+beforeAll(async () => {
+  t = await startTestApp({ TRUSTED_DOCUMENTS: 'only', SAGA_POLL_INTERVAL_MS: '50', SAGA_RETRY_BASE_MS: '50', SAGA_RETRY_MAX_MS: '200' });
+  token = await t.token('app-user', 'customer');
+}, 90_000);
+afterAll(() => t?.close());
+
+const idOf = (doc: Parameters<typeof print>[0]) => documentIdOf(print(doc));
+
+/** An operation by its documentId over HTTP, typed by its document; fails the test on errors. */
+async function send<D extends TypedDocumentNode<any, any>>(doc: D, variables?: VariablesOf<D>): Promise<ResultOf<D>> {
+  const res = await fetch(`${t.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ documentId: idOf(doc), variables: variables ?? {} }),
+  });
+  const body = (await res.json()) as { data?: ResultOf<D>; errors?: unknown[] };
+  if (body.errors || !body.data) throw new Error(`${res.status} ${JSON.stringify(body.errors)}`);
+  return body.data;
+}
+
+/** A subscription by its documentId over one graphql-ws connection: what arrived, and whether it completed. */
+function follow<D extends TypedDocumentNode<any, any>>(doc: D, variables: VariablesOf<D>) {
+  const { client } = wsClient(t.wsUrl, token);
+  const state = { messages: [] as ResultOf<D>[], completed: false, error: undefined as unknown };
+  client.subscribe({ query: '', documentId: idOf(doc), variables } as never, {
+    next: (v) => state.messages.push((v as { data: ResultOf<D> }).data),
+    error: (e) => (state.error = e),
+    complete: () => (state.completed = true),
+  });
+  return Object.assign(state, { close: () => client.dispose() });
+}
+
+async function until(what: string, ok: () => boolean, timeoutMs = 20_000) {
+  const end = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** One message per version, in order, and no two messages showing the same state. */
+function expectQuiet(transfers: AppTransferFragment[], max: number) {
+  expect(transfers.length).toBeLessThanOrEqual(max);
+  expect(transfers.map((x) => x.version)).toEqual(transfers.map((_, i) => transfers[0]!.version + i));
+  const shown = transfers.map(({ status, nextAction, capturedAmount, failure }) => JSON.stringify({ status, nextAction, capturedAmount, failure }));
+  for (let i = 1; i < shown.length; i++) expect(shown[i]).not.toBe(shown[i - 1]);
+}
+
+async function quoteAndSender(amount: string) {
+  const { corridor } = await send(CorridorDocument, { sourceCurrency: 'USD', destinationCurrency: 'BRL', destinationCountry: 'BR' });
+  expect(Number(corridor.minAmount.amount)).toBeLessThanOrEqual(Number(amount));
+  expect(Number(corridor.maxAmount.amount)).toBeGreaterThanOrEqual(Number(amount));
+  const { createQuote } = await send(CreateQuoteDocument, {
+    input: { sourceCurrency: 'USD', destinationCurrency: 'BRL', destinationCountry: 'BR', paymentMethod: 'CARD', sourceAmount: amount },
+  });
+  expect(createQuote.source).toEqual({ amount, currency: 'USD' });
+  const { createPerson } = await send(CreatePersonDocument, { input: personInput() as PersonInput });
+  expect(createPerson.status).toBe('APPROVED');
+  return { quoteId: createQuote.id, personId: createPerson.id! };
+}
+
+/** The platform's side (the webhook inbox feeds the same events): compliance approved, paid out. */
+async function platformCompletes(id: string) {
+  await platformEvent(t, id, { type: 'compliance', oldStatus: 'Pending', newStatus: 'Approved' });
+  await platformEvent(t, id, { type: 'status', oldStatus: 'PaymentCaptured', newStatus: 'WaitingPayout' });
+  await platformEvent(t, id, { type: 'status', oldStatus: 'Paid', newStatus: 'Completed' });
+}
+
+test('happy path: corridors → quote → person → card and bank checks → transfer, followed live, reconnecting with afterVersion', async () => {
+  expect((await send(ViewerDocument)).viewer).toEqual({ id: 'app-user', role: 'CUSTOMER' });
+  expect((await send(CorridorsDocument)).corridors.length).toBeGreaterThan(0);
+  const list = follow(MyTransfersDocument, { changedSince: null });
+  const { quoteId, personId } = await quoteAndSender('100.00');
+  const card = cardToken('1234');
+  expect((await send(CheckCardDocument, { input: { cardToken: card, sender: CARD_HOLDER } })).checkCard).toMatchObject({ status: 'APPROVED', canFund: true });
+  const bank = await send(CheckBankAccountDocument, { input: { linked: { accountCheckToken: 'public-sandbox-transfer', accountCheckId: 'acc-app-journey', countryCode: 'US' } } });
+  expect(bank.checkBankAccount.accountToken).toEqual(expect.any(String));
+
+  const { createTransfer: created } = await send(CreateTransferDocument, {
+    input: { idempotencyKey: 'app-journey-1', quoteId, personId, recipient: RECIPIENT as never, funding: { type: 'CARD', cardToken: card } },
+  });
+  expect(created).toMatchObject({ status: 'PENDING', version: 1, fundingType: 'CARD', sendAmount: { amount: '100.00', currency: 'USD' } });
+
+  // first connection: the current state, then live; dropped after the second version
+  const first = follow(TransferUpdatedDocument, { transferId: created.id, afterVersion: null });
+  await until('AUTHORIZED on the first connection', () => first.messages.some((m) => m.transferUpdated.status !== 'PENDING'));
+  await first.close();
+  const seen = first.messages.map((m) => m.transferUpdated);
+  await platformCompletes(created.id);
+  // reconnect: everything after the last version received, then completion (the transfer is terminal)
+  const second = follow(TransferUpdatedDocument, { transferId: created.id, afterVersion: seen.at(-1)!.version });
+  await until('the resumed stream to complete', () => second.completed);
+  expect(second.error).toBeUndefined();
+  const received = [...seen, ...second.messages.map((m) => m.transferUpdated)];
+  expectQuiet(received, 6);
+  // with createTransfer's answer (version 1), the app holds every version once, none skipped
+  const all = received[0]!.version === created.version ? received : [created, ...received];
+  expectQuiet(all, 6);
+  expect(all[0]!.version).toBe(1);
+  expect(all.map((x) => x.status)).toEqual(['PENDING', 'AUTHORIZED', 'CAPTURED', 'PAYOUT_PENDING', 'COMPLETED']);
+
+  const { transfer } = await send(TransferDocument, { id: created.id });
+  expect(transfer).toMatchObject({ status: 'COMPLETED', version: all.at(-1)!.version, capturedAmount: { amount: '100.00', currency: 'USD' } });
+  const history = await send(TransferHistoryDocument, { first: 10, after: null, filter: null });
+  expect(history.transfers.edges.map((e) => e.node.id)).toContain(created.id);
+
+  // the list stream: the same versions, once each
+  await until('myTransfers to reach COMPLETED', () => list.messages.some((m) => m.myTransfers.id === created.id && m.myTransfers.status === 'COMPLETED'));
+  expectQuiet(list.messages.map((m) => m.myTransfers).filter((x) => x.id === created.id), 6);
+  await list.close();
+}, 90_000);
+
+test('3-D Secure path (card ending 0002): ACTION_REQUIRED with the challenge URL, the challenge, resumeTransfer, then on to COMPLETED', async () => {
+  const { quoteId, personId } = await quoteAndSender('50.00');
+  const card = cardToken('0002');
+  const check = await send(CheckCardDocument, { input: { cardToken: card, sender: CARD_HOLDER } });
+  expect(check.checkCard).toMatchObject({ status: 'CHALLENGE', redirectUrl: expect.any(String) });
+  const { createTransfer: created } = await send(CreateTransferDocument, {
+    input: { idempotencyKey: 'app-journey-3ds', quoteId, personId, recipient: RECIPIENT as never, funding: { type: 'CARD', cardToken: card } },
+  });
+  const stream = follow(TransferUpdatedDocument, { transferId: created.id, afterVersion: 0 });
+  await until('ACTION_REQUIRED', () => stream.messages.some((m) => m.transferUpdated.status === 'ACTION_REQUIRED'));
+  const waiting = stream.messages.find((m) => m.transferUpdated.status === 'ACTION_REQUIRED')!.transferUpdated;
+  expect(waiting.nextAction).toEqual({ type: 'THREE_DS_CHALLENGE', redirectUrl: expect.stringMatching(/\/gateway\/3ds\//) });
+
+  // the customer completes the challenge in a browser at redirectUrl; the app then resumes
+  const page = await fetch(waiting.nextAction!.redirectUrl!, { method: 'POST', body: new URLSearchParams({}), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  expect(page.status).toBeLessThan(400);
+  await page.text();
+  const { resumeTransfer } = await send(ResumeTransferDocument, { input: { transferId: created.id, idempotencyKey: 'app-journey-3ds-resume' } });
+  expect(resumeTransfer.id).toBe(created.id);
+  await until('AUTHORIZED', () => stream.messages.some((m) => m.transferUpdated.status === 'AUTHORIZED'));
+  await platformCompletes(created.id);
+  await until('the stream to complete', () => stream.completed);
+  const all = stream.messages.map((m) => m.transferUpdated);
+  // two more changes to show than the happy path: the challenge, and back to PENDING once resumed
+  expectQuiet(all, 7);
+  expect(all.map((x) => x.status)).toEqual(['PENDING', 'ACTION_REQUIRED', 'PENDING', 'AUTHORIZED', 'CAPTURED', 'PAYOUT_PENDING', 'COMPLETED']);
+  expect(all.at(-1)!.status).toBe('COMPLETED');
+  expect(all.at(-1)!.nextAction).toBeNull();
+  await stream.close();
+}, 90_000);
