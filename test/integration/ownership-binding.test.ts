@@ -132,7 +132,7 @@ describe('card tokens (CARD funding)', () => {
     const token = cardToken('0003', 'f0e00000-0000-4000-8000'); // sandbox: cvc FAILED
     expect((await checkCard(bob, token)).body.data.checkCard.status).toBe('FAILED');
     expect(await t.app.db.prisma.fundingCredential.count({ where: { ownerId: 'bind-bob' , kind: 'card', checkedAt: { gt: new Date(Date.now() - 60_000) } } })).toBe(0);
-    const r = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'CARD', cardTokenId: token }, 'bob-failed-card');
+    const r = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'CARD', cardToken: token }, 'bob-failed-card');
     expect(r.code).toBe('NOT_FOUND');
     // the card's owner can still check it (it was never claimed)
     expect((await checkCard(alice, token)).body.errors).toBeUndefined();
