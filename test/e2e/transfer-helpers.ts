@@ -1,20 +1,13 @@
 import { FundingCredentials } from '../../src/modules/checks/checks.credentials';
 import { systemClock } from '../../src/shared/clock';
 import { gql, type TestApp } from '../helpers/app';
-import { checkFundingAs, personInput, withSenderLastName } from '../helpers/funding';
+import { checkFundingAs, personInput, RECIPIENT, withSenderLastName } from '../helpers/funding';
 import { cardToken } from '../helpers/sandbox';
 
 export const TRANSFER_FIELDS = `id status version sendAmount { amount currency } receiveAmount { amount currency } rate capturedAmount { amount currency }
   nextAction { type redirectUrl } failure { code message } complianceStatus createdAt updatedAt`;
 
-export { personInput };
-
-/** The recipient of the test transfers: a PIX key in Brazil. */
-export const RECIPIENT = {
-  customer: { firstName: 'Maria', lastName: 'Silva' },
-  address: { line1: 'Rua A 1', city: 'Sao Paulo', region: 'Sao Paulo', regionCode: 'SP', postalCode: '01000-000', countryCode: 'BR' },
-  destination: { type: 'PIX', pixKeyType: 'EMAIL', pixKey: 'maria@example.com' },
-};
+export { personInput, RECIPIENT };
 
 /**
  * A createTransfer input. `lastName` asks for a sender of that name (sandbox magic such as Compliance-Review):

@@ -25,6 +25,13 @@ export const personInput = (lastName = 'Doe') => ({
   address: { line1: '1 Main St', city: 'Springfield', region: 'California', regionCode: 'CA', postalCode: '94105', countryCode: 'US' },
 });
 
+/** The recipient of the test transfers: a PIX key in Brazil. */
+export const RECIPIENT = {
+  customer: { firstName: 'Maria', lastName: 'Silva' },
+  address: { line1: 'Rua A 1', city: 'Sao Paulo', region: 'Sao Paulo', regionCode: 'SP', postalCode: '01000-000', countryCode: 'BR' },
+  destination: { type: 'PIX', pixKeyType: 'EMAIL', pixKey: 'maria@example.com' },
+};
+
 /** A persons row as createPerson stores an APPROVED sender (for tests that seed the database directly). */
 export const approvedPersonRow = (ownerId: string, lastName = 'Doe') => ({
   ownerId,
