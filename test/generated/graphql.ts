@@ -272,7 +272,7 @@ export type FundingType =
   /** A card, by the token UUID from the client-side tokenizer (funding.cardToken), that the caller checked with checkCard within CARD_CHECK_MAX_AGE_S (else NOT_FOUND). Checked again (possibly with 3-D Secure) before authorization. */
   | 'CARD';
 
-/** An identity document. countryCode is ISO 3166-1 alpha-2 (converted where an upstream wants alpha-3). */
+/** An identity document. countryCode is ISO 3166-1 alpha-2. */
 export type IdentityDocumentInput = {
   /** ISO 3166-1 alpha-2 country that issued the document, e.g. "US". */
   countryCode: Scalars['String']['input'];
