@@ -87,9 +87,9 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, readonly string[]>> = {
   AliasAccount: ['bank'],
 };
 
-/** Fields with a resolver of their own that never call upstream (database, pub/sub or the token only). */
+/** Fields with a resolver of their own that never call upstream (database, configuration, pub/sub or the token only). */
 export const LOCAL_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  Query: ['viewer', 'transfer', 'transfers', 'agents', 'deadLetteredWebhookEvents', 'rejectedWebhookEvents', 'webhookSigningSecrets'],
+  Query: ['viewer', 'transfer', 'transfers', 'agents', 'documents', 'corridors', 'corridor', 'deadLetteredWebhookEvents', 'rejectedWebhookEvents', 'webhookSigningSecrets'],
   Mutation: ['publishSystemNotice', 'requeueWebhookEvent'],
   Subscription: ['systemNotices', 'transferUpdated', 'myTransfers'],
   Transfer: ['events'],

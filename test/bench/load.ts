@@ -7,7 +7,7 @@ import autocannon from 'autocannon';
 import { request } from 'undici';
 import WebSocket from 'ws';
 import { serveCommands, wallMs } from './rpc';
-import { checkCardAs } from '../helpers/funding';
+import { checkCardAs, personInput, RECIPIENT } from '../helpers/funding';
 import { signatureHeaderFor } from '../../src/modules/webhooks/webhook.signature';
 
 export interface HttpRun {
@@ -205,16 +205,7 @@ async function gql(url: string, token: string, query: string, variables: unknown
 const benchCard = (i: number) => `00000000-0000-4000-8000-${String(1000 + (i % 1000)).padStart(12, '0')}`;
 
 async function saga(a: { url: string; token: string; n: number; concurrency: number; keyPrefix: string }) {
-  const person = await gql(a.url, a.token, 'mutation($i: PersonInput!) { createPerson(input: $i) { id status } }', {
-    i: {
-      type: 'INDIVIDUAL',
-      firstName: 'Jane',
-      lastName: 'Doe',
-      identificationType: 'SSN',
-      identification: '123-45-6789',
-      address: { addressLine1: '1 Main St', city: 'Springfield', state: 'CA', postalCode: '94105', countryCode: 'US', phoneNumber: '+14155550100', emailAddress: 'jane@example.com' },
-    },
-  });
+  const person = await gql(a.url, a.token, 'mutation($i: PersonInput!) { createPerson(input: $i) { id status } }', { i: personInput() });
   const personId = person.createPerson.id as string;
   // a card funds only the transfers of the customer who checked it: check the cards used below, outside the timing
   for (let i = 0; i < Math.min(a.n, 1000); i++) await checkCardAs(a.url, a.token, benchCard(i));
@@ -230,16 +221,7 @@ async function saga(a: { url: string; token: string; n: number; concurrency: num
         idempotencyKey: `${a.keyPrefix}-${i}`,
         quoteId: q.createQuote.id,
         personId,
-        ipAddress: '203.0.113.7',
-        sender: {
-          customer: { firstName: 'Jane', lastName: 'Doe', email: 'jane@example.com', phoneNumber: '+14155550100', documentNumber: 'X1234567', documentType: 'PASSPORT', countryCode: 'US' },
-          address: { line1: '1 Main St', city: 'Springfield', state: 'California', stateCode: 'CA', zipCode: '94105', countryCode: 'US' },
-        },
-        recipient: {
-          customer: { firstName: 'Maria', lastName: 'Silva', countryCode: 'BR' },
-          address: { line1: 'Rua A 1', city: 'Sao Paulo', state: 'Sao Paulo', stateCode: 'SP', zipCode: '01000-000', countryCode: 'BR' },
-          destination: { type: 'PIX', pixKeyType: 'EMAIL', pixKey: 'maria@example.com' },
-        },
+        recipient: RECIPIENT,
         // ends in 1000–1999: never one of the sandbox's magic card endings (0002–0014: 3DS, failed checks, declines)
         funding: { type: 'CARD', cardToken: benchCard(i) },
       },

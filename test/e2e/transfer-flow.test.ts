@@ -17,7 +17,7 @@ import {
   type PersonInput,
   type TransferUpdatedSubscription,
 } from '../generated/graphql';
-import { createTransfer, getTransfer, newPerson, newQuote, personInput, platformEvent, transferInput, waitForStatus, TRANSFER_FIELDS } from './transfer-helpers';
+import { bindCheckedCard, createTransfer, getTransfer, newPerson, newQuote, personInput, platformEvent, transferInput, waitForStatus, TRANSFER_FIELDS } from './transfer-helpers';
 
 let t: TestApp;
 let alice: string;
@@ -194,6 +194,7 @@ test('card ending 0002: ACTION_REQUIRED with the 3DS URL; after the challenge re
 }, 30_000);
 
 test('card ending 0003 (cvc FAILED) → DECLINED with the reason; 0004 → DECLINED at authorization', async () => {
+  await bindCheckedCard(t, 'alice', '0003'); // checkCard binds only an accepted card: seed the earlier passing check
   const a = (await createTransfer(t.url, alice, transferInput({ quoteId: await newQuote(t.url, alice), personId, key: 'cvc-failed-1', card: '0003' }))).body.data.createTransfer;
   const b = (await createTransfer(t.url, alice, transferInput({ quoteId: await newQuote(t.url, alice), personId, key: 'declined-1', card: '0004' }))).body.data.createTransfer;
   const da = await waitForStatus(t, alice, a.id, ['DECLINED']);

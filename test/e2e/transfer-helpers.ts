@@ -1,18 +1,13 @@
+import { FundingCredentials } from '../../src/modules/checks/checks.credentials';
+import { systemClock } from '../../src/shared/clock';
 import { gql, type TestApp } from '../helpers/app';
-import { checkFundingAs, personInput, withSenderLastName } from '../helpers/funding';
+import { checkFundingAs, personInput, RECIPIENT, withSenderLastName } from '../helpers/funding';
 import { cardToken } from '../helpers/sandbox';
 
 export const TRANSFER_FIELDS = `id status version sendAmount { amount currency } receiveAmount { amount currency } rate capturedAmount { amount currency }
   nextAction { type redirectUrl } failure { code message } complianceStatus createdAt updatedAt`;
 
-export { personInput };
-
-/** The recipient of the test transfers: a PIX key in Brazil. */
-export const RECIPIENT = {
-  customer: { firstName: 'Maria', lastName: 'Silva' },
-  address: { line1: 'Rua A 1', city: 'Sao Paulo', region: 'Sao Paulo', regionCode: 'SP', postalCode: '01000-000', countryCode: 'BR' },
-  destination: { type: 'PIX', pixKeyType: 'EMAIL', pixKey: 'maria@example.com' },
-};
+export { personInput, RECIPIENT };
 
 /**
  * A createTransfer input. `lastName` asks for a sender of that name (sandbox magic such as Compliance-Review):
@@ -44,6 +39,15 @@ export async function newQuote(url: string, token: string, amount = '100.00', pa
 export async function newPerson(url: string, token: string, lastName = 'Doe'): Promise<string> {
   const r = await gql<any>(url, `mutation($i: PersonInput!) { createPerson(input: $i) { id status } }`, { token, variables: { i: personInput(lastName) } });
   return r.body.data.createPerson.id;
+}
+
+/**
+ * Binds the sandbox card ending `card` to `ownerId` as an accepted checkCard does. For a card whose own check
+ * fails (0003): the API binds only cards the gateway accepted, so a transfer funded with it is what a card that
+ * passed checkCard and fails the saga's check later (the gateway's answer changed) looks like.
+ */
+export async function bindCheckedCard(t: TestApp, ownerId: string, card: string): Promise<void> {
+  await new FundingCredentials(t.app.db.prisma, systemClock, { cardCheckMaxAgeMs: t.app.config.cardCheckMaxAgeMs }).bind('card', cardToken(card), ownerId);
 }
 
 /** createTransfer as `token`, after checking its card as that customer (a card funds only its checker's transfers). */

@@ -25,6 +25,13 @@ export const personInput = (lastName = 'Doe') => ({
   address: { line1: '1 Main St', city: 'Springfield', region: 'California', regionCode: 'CA', postalCode: '94105', countryCode: 'US' },
 });
 
+/** The recipient of the test transfers: a PIX key in Brazil. */
+export const RECIPIENT = {
+  customer: { firstName: 'Maria', lastName: 'Silva' },
+  address: { line1: 'Rua A 1', city: 'Sao Paulo', region: 'Sao Paulo', regionCode: 'SP', postalCode: '01000-000', countryCode: 'BR' },
+  destination: { type: 'PIX', pixKeyType: 'EMAIL', pixKey: 'maria@example.com' },
+};
+
 /** A persons row as createPerson stores an APPROVED sender (for tests that seed the database directly). */
 export const approvedPersonRow = (ownerId: string, lastName = 'Doe') => ({
   ownerId,
@@ -59,29 +66,36 @@ export const cardOf = (input: unknown): string | null => {
   return f?.type === 'CARD' && f.cardToken ? f.cardToken : null;
 };
 
-const senders = new Map<string, string>();
+/**
+ * The sender created for a caller and last name, by token: instances of one service share its database, so a
+ * request sent to either names the same person, and concurrent requests share one createPerson (else the same
+ * key would carry another personId: IDEMPOTENCY_KEY_REUSED). A failed attempt is forgotten (a retry creates it).
+ */
+const senders = new Map<string, Promise<string | null>>();
+
+async function createSender(url: string, token: string, lastName: string): Promise<string | null> {
+  const res = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query: 'mutation($i: PersonInput!) { createPerson(input: $i) { id } }', variables: { i: personInput(lastName) } }),
+  }).catch(() => null); // a dead service (chaos): the createTransfer that follows gets the same answer
+  const id = ((await res?.json().catch(() => null)) as { data?: { createPerson?: { id?: string } } } | null)?.data?.createPerson?.id;
+  return id ?? null;
+}
 
 /** Before createTransfer(input) as `token`: check its card, if card-funded; create its sender, if it names one (withSenderLastName). */
 export async function checkFundingAs(url: string, token: string, input: unknown): Promise<void> {
   const card = cardOf(input);
   if (card) await checkCardAs(url, token, card);
   const lastName = (input as { senderLastName?: string } | null)?.senderLastName;
-  if (lastName) {
-    // one person per caller and name: a retry of the same input stays the same request (same personId)
-    const known = senders.get(`${url}|${token}|${lastName}`);
-    if (known) {
-      (input as { personId: string }).personId = known;
-      return;
-    }
-    const res = await fetch(`${url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ query: 'mutation($i: PersonInput!) { createPerson(input: $i) { id } }', variables: { i: personInput(lastName) } }),
-    }).catch(() => null);
-    const id = ((await res?.json().catch(() => null)) as { data?: { createPerson?: { id?: string } } } | null)?.data?.createPerson?.id;
-    if (id) {
-      senders.set(`${url}|${token}|${lastName}`, id);
-      (input as { personId: string }).personId = id;
-    }
+  if (!lastName) return;
+  const key = `${token}|${lastName}`;
+  let sender = senders.get(key);
+  if (!sender) {
+    sender = createSender(url, token, lastName);
+    senders.set(key, sender);
   }
+  const id = await sender;
+  if (id) (input as { personId: string }).personId = id;
+  else if (senders.get(key) === sender) senders.delete(key);
 }

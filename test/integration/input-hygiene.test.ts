@@ -51,7 +51,7 @@ describe('text PostgreSQL refuses (NUL byte, lone surrogate) is BAD_USER_INPUT i
     for (const [query, tk] of [
       ['{ transfer(id: "x\\u0000y") { id } }', token],
       ['{ transfers(first: 1, after: "\\ud800") { edges { cursor } } }', staff],
-      ['mutation { createPerson(input: { type: INDIVIDUAL, firstName: "J\\u0000", lastName: "D", identificationType: "SSN", identification: "1", address: { addressLine1: "1", city: "S", state: "CA", postalCode: "94105", countryCode: "US", phoneNumber: "+14155550100", emailAddress: "j@example.com" } }) { id } }', token],
+      ['mutation { createPerson(input: { type: INDIVIDUAL, firstName: "J\\u0000", lastName: "D", identificationType: "SSN", identification: "1", email: "j@example.com", phoneNumber: "+14155550100", address: { line1: "1", city: "S", region: "CA", postalCode: "94105", countryCode: "US" } }) { id } }', token],
     ] as const) {
       const before = upstreamCalls();
       const r = await gql(t.url, query, { token: tk });

@@ -19,15 +19,9 @@ const PERSON = {
   lastName: 'Doeobs',
   identificationType: 'SSN',
   identification: '987-65-4321',
-  address: {
-    addressLine1: '77 Secret Lane',
-    city: 'Springfield',
-    state: 'CA',
-    postalCode: '94105',
-    countryCode: 'US',
-    phoneNumber: '+14155550177',
-    emailAddress: 'janeobs@example.com',
-  },
+  email: 'janeobs@example.com',
+  phoneNumber: '+14155550177',
+  address: { line1: '77 Secret Lane', city: 'Springfield', region: 'California', regionCode: 'CA', postalCode: '94105', countryCode: 'US' },
 };
 const PII = ['Janeobs', 'Doeobs', '987-65-4321', '77 Secret Lane', '+14155550177', 'janeobs@example.com'];
 

@@ -74,14 +74,15 @@ describe('platform people, compliance, documents, addresses', () => {
     ]);
   });
 
-  it('platformAddressCheck → GET /addresses/check', async () => {
+  it('platformAddressCheck → GET /addresses/check; an incomplete address is refused before the platform', async () => {
     const calls = await callsDuring(async () => {
-      const r = await ok(`{ platformAddressCheck(address: { line1: " 1 Main St ", city: "Springfield", state: "ca", country: "us" }) }`, undefined, backoffice);
+      const r = await ok(`{ platformAddressCheck(address: { line1: " 1 Main St ", city: "Springfield", region: "California", regionCode: "ca", postalCode: "94105", countryCode: "US" }) }`, undefined, backoffice);
       expect(r.platformAddressCheck).toMatchObject({ valid: true, problems: [], normalized: { line1: '1 Main St', state: 'CA', country: 'US' } });
-      const incomplete = await ok(`{ platformAddressCheck(address: { line1: "1 Main St" }) }`, undefined, backoffice);
-      expect(incomplete.platformAddressCheck).toMatchObject({ valid: false, problems: ['city', 'country'] });
+      // AddressInput requires city, region, postalCode and countryCode: the API refuses, the platform is not asked
+      const incomplete = await gql<any>(t.url, `{ platformAddressCheck(address: { line1: "1 Main St" }) }`, { token: backoffice });
+      expect(incomplete.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
     });
-    expect(calls).toEqual(['GET /addresses/check', 'GET /addresses/check']);
+    expect(calls).toEqual(['GET /addresses/check']);
   });
 
   it('payout: quote, funding account, recipient account (agent endpoints)', async () => {

@@ -1,4 +1,5 @@
 import { gql, startTestApp, type TestApp } from '../helpers/app';
+import { CARD_HOLDER, personInput } from '../helpers/funding';
 import { cardToken } from '../helpers/sandbox';
 
 const CREATE_QUOTE = `mutation($input: CreateQuoteInput!) { createQuote(input: $input) { id fxId rate source { amount currency } destination { amount currency } paymentMethod expiresAt } }`;
@@ -7,31 +8,9 @@ const VALIDATE_PERSON = `mutation($input: PersonInput!) { validatePerson(input: 
 const CHECK_CARD = `mutation($input: CheckCardInput!) { checkCard(input: $input) { status redirectUrl reasons avs cvc lastFour canFund } }`;
 const CHECK_BANK = `mutation($input: CheckBankAccountInput!) { checkBankAccount(input: $input) { status accountStatus message accountToken } }`;
 
-export const person = (lastName = 'Doe') => ({
-  type: 'INDIVIDUAL',
-  firstName: 'Jane',
-  lastName,
-  identificationType: 'SSN',
-  identification: '123-45-6789',
-  address: {
-    addressLine1: '1 Main St',
-    city: 'Springfield',
-    state: 'CA',
-    postalCode: '94105',
-    countryCode: 'US',
-    phoneNumber: '+14155550100',
-    emailAddress: 'jane@example.com',
-  },
-});
+export const person = personInput;
 
-const holder = {
-  firstName: 'Jane',
-  lastName: 'Doe',
-  email: 'jane@example.com',
-  phoneNumber: '+14155550100',
-  documents: [{ number: 'X1234567', type: 'PASSPORT', countryCode: 'US' }],
-  address: { line1: '1 Main St', city: 'Springfield', stateCode: 'CA', zipCode: '94105', countryCode: 'US' },
-};
+const holder = { ...CARD_HOLDER, address: personInput().address };
 
 let t: TestApp;
 let token: string;
@@ -92,7 +71,7 @@ describe('persons', () => {
 
   test('invalid email / phone → BAD_USER_INPUT', async () => {
     const p = person();
-    const r = await gql<any>(t.url, CREATE_PERSON, { token, variables: { input: { ...p, address: { ...p.address, emailAddress: 'nope', phoneNumber: '12' } } } });
+    const r = await gql<any>(t.url, CREATE_PERSON, { token, variables: { input: { ...p, email: 'nope', phoneNumber: '12' } } });
     expect(r.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(JSON.stringify(r.body)).not.toContain('nope');
   });
@@ -100,7 +79,7 @@ describe('persons', () => {
 
 describe('checks', () => {
   test('card magic values: approved, 3DS challenge, cvc FAILED', async () => {
-    const run = (suffix: string) => gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardToken: cardToken(suffix), ipAddress: '203.0.113.7', sender: holder } } });
+    const run = (suffix: string) => gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardToken: cardToken(suffix), sender: holder } } });
     expect((await run('1234')).body.data.checkCard).toMatchObject({ status: 'APPROVED', reasons: [], redirectUrl: null, canFund: true });
     const challenge = (await run('0002')).body.data.checkCard;
     expect(challenge.status).toBe('CHALLENGE');
@@ -120,9 +99,9 @@ describe('checks', () => {
 
   test('bank account raw details: valid and declined (account ending 0000)', async () => {
     const account = { type: 'BANK_ACCOUNT', accountType: 'CHECKING', accountNumber: '123456789', routingNumber: '011000015', countryCode: 'US' };
-    const ok = await gql<any>(t.url, CHECK_BANK, { token, variables: { input: { ipAddress: '203.0.113.7', holder, account } } });
+    const ok = await gql<any>(t.url, CHECK_BANK, { token, variables: { input: { holder, account } } });
     expect(ok.body.data.checkBankAccount).toMatchObject({ status: 'APPROVED', accountStatus: 'VALID' });
-    const bad = await gql<any>(t.url, CHECK_BANK, { token, variables: { input: { ipAddress: '203.0.113.7', holder, account: { ...account, accountNumber: '12340000' } } } });
+    const bad = await gql<any>(t.url, CHECK_BANK, { token, variables: { input: { holder, account: { ...account, accountNumber: '12340000' } } } });
     expect(bad.body.data.checkBankAccount).toMatchObject({ status: 'DECLINED', accountStatus: 'INVALID' });
   });
 

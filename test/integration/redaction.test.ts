@@ -65,9 +65,10 @@ describe('no secrets or PII in the logs of a full transfer flow', () => {
   it('card token, bank account and routing numbers, document numbers, names and contact data: none logged', async () => {
     const customer = await t.token('redaction-sender', 'customer');
     const staff = await t.token('redaction-ops', 'backoffice');
-    const person = { ...personInput(), identification: 'PP-PII-445566', email: 'sender-pii@example.com', phoneNumber: '+14155550177' };
+    const person = { ...personInput(), identification: '445-66-7788', email: 'sender-pii@example.com', phoneNumber: '+14155550177' };
     const created = await gql<any>(t.url, `mutation($i: PersonInput!) { createPerson(input: $i) { id status } }`, { token: customer, variables: { i: person } });
     expect(created.body.errors).toBeUndefined();
+    expect(created.body.data.createPerson.status).toBe('APPROVED'); // an identification of the US format (else REJECTED, no id)
     const personId = created.body.data.createPerson.id as string;
 
     // A bank-account check with raw details (account and routing numbers, a document number)
@@ -96,8 +97,8 @@ describe('no secrets or PII in the logs of a full transfer flow', () => {
     // A card-funded transfer to COMPLETED (webhooks, capture, payout), all at debug level
     const cardToken = 'aaaaaaaa-bbbb-4ccc-8ddd-00000000f00d';
     const quoteId = await newQuote(t.url, customer);
-    const input = transferInput({ quoteId, personId, key: 'redaction-transfer-1', funding: { type: 'CARD', cardToken: cardToken } });
-    // the sender (and its document number, PP-PII-445566) is the person's
+    const input = transferInput({ quoteId, personId, key: 'redaction-transfer-1', funding: { type: 'CARD', cardToken } });
+    // the sender (and its identification, 445-66-7788) is the person's
     const r = await createTransfer(t.url, customer, input);
     expect(r.body.errors).toBeUndefined();
     await waitForStatus(t, staff, r.body.data.createTransfer.id, ['COMPLETED'], 60_000);
@@ -108,7 +109,7 @@ describe('no secrets or PII in the logs of a full transfer flow', () => {
       cardToken,
       accountNumber,
       routingNumber,
-      senderDocument: 'PP-PII-445566',
+      senderDocument: '445-66-7788',
       checkDocument: 'DOC-PII-778899',
       identification: '987-65-4321',
       email: 'sender-pii@example.com',

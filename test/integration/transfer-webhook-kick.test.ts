@@ -8,7 +8,7 @@
  * The worker is off: the test decides who runs the saga and when.
  */
 import { startTestApp, type TestApp } from '../helpers/app';
-import { createTransfer, newPerson, newQuote, platformEvent, transferInput } from '../e2e/transfer-helpers';
+import { bindCheckedCard, createTransfer, newPerson, newQuote, platformEvent, transferInput } from '../e2e/transfer-helpers';
 
 let t: TestApp;
 let alice: string;
@@ -23,6 +23,7 @@ afterAll(async () => t?.close());
 
 async function pending(key: string, card: string): Promise<{ id: string; ext: string }> {
   const quoteId = await newQuote(t.url, alice);
+  await bindCheckedCard(t, 'alice-kick', card); // a card that fails checkCard (0003) is bound only by an earlier passing check
   const r = await createTransfer(t.url, alice, transferInput({ quoteId, personId, key, card, lastName: 'Compliance-Review' }));
   if (!r.body.data) throw new Error(JSON.stringify(r.body.errors));
   const row = await t.app.db.prisma.transfer.findUniqueOrThrow({ where: { id: r.body.data.createTransfer.id } });
