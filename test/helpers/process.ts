@@ -26,7 +26,10 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 60_0
   );
   proc.stderr!.on('data', (d) => stderr.push(String(d)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${stderr.join('')}\n${stdout.join('')}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL'); // never leave a half-started service behind (it would outlive the test run)
+      reject(new Error(`service did not start:\n${stderr.join('')}\n${stdout.join('')}`));
+    }, timeoutMs);
     proc.stdout!.on('data', (d) => {
       stdout.push(String(d));
       const m = /GraphQL at (http:\/\/[^\s/]+)\/graphql/.exec(stdout.join(''));

@@ -69,3 +69,39 @@ test('a rejection waiting for the row lock sees the authorize intent committed m
   expect(after.complianceStatus).toBe('Rejected');
   expect(after.status).toBe('PENDING'); // the saga authorizes (or finds it failed), then voids → VOIDED
 });
+
+test("the platform's cancel of an authorization waiting for the row lock sees our capture intent committed meanwhile: never terminal with a capture under way", async () => {
+  const tr = await insertTransfer(prisma(), { status: 'AUTHORIZED' });
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((r) => (locked = r));
+  // the saga's side, held open: row locked, the capture intent about to be written (recordIntent, whileStatusUnchanged)
+  const saga = prisma().$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SELECT 1 FROM transfers WHERE id = ${tr.id} FOR UPDATE`;
+      locked();
+      await released;
+      await tx.$executeRaw`
+        INSERT INTO saga_steps (id, transfer_id, step, idempotency_key, state, attempts, request, created_at, updated_at)
+        VALUES (gen_random_uuid()::text, ${tr.id}, 'capture', ${`${tr.externalPaymentId}:capture`}, 'PENDING', 0, '{}'::jsonb, now(), now())`;
+    },
+    { timeout: 30_000, maxWait: 30_000 },
+  );
+  await isLocked;
+  const cancelling = platformEvent(t, tr.externalPaymentId, { type: 'status', oldStatus: null, newStatus: 'Cancelled' });
+  if (usingPostgres()) {
+    for (let i = 0; i < 200; i++) {
+      const [w] = await t.app.db.prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM pg_locks WHERE NOT granted`;
+      if (Number(w!.n) > 0) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+  release();
+  await saga;
+  await cancelling;
+  const after = (await t.app.transfers.repository.get(tr.id))!;
+  // the fact is recorded; the transfer waits for our capture to settle instead of ending with money about to move
+  expect(after.upstreamTransactionStatus).toBe('Cancelled');
+  expect(after.status).toBe('AUTHORIZED');
+});

@@ -50,6 +50,8 @@ export interface SagaOptions {
 }
 
 type StepName = 'check' | 'authorize' | 'capture' | 'void';
+/** Money intents are written under the transfer's row lock, ordered with platform events that end an authorization. */
+const LOCKED = { whileStatusUnchanged: true } as const;
 
 /** What a settled authorize step keeps (saga_steps.response): enough to re-derive the transfer's move. */
 interface AuthorizationOutcome {
@@ -392,22 +394,22 @@ export class TransferSaga {
         const windowEnds = (t.authorizedAt?.getTime() ?? now) + this.opts.captureWindowMs;
         if (!capture && !voidStep) {
           if (now >= windowEnds) {
-            const v = await this.recordIntent(t, 'void', { target: 'EXPIRED', failureCode: 'CAPTURE_WINDOW_EXPIRED', cause: 'timer' });
-            return this.runVoid(t, v, { ...ctx, cause: 'timer' });
+            const v = await this.recordIntent(t, 'void', { target: 'EXPIRED', failureCode: 'CAPTURE_WINDOW_EXPIRED', cause: 'timer' }, LOCKED);
+            return v ? this.runVoid(t, v, { ...ctx, cause: 'timer' }) : 'again';
           }
           if (t.complianceStatus === 'Approved') {
-            const c = await this.recordIntent(t, 'capture', { amount: null, requestedBy: 'compliance Approved' });
-            return this.runCapture(t, c, ctx);
+            const c = await this.recordIntent(t, 'capture', { amount: null, requestedBy: 'compliance Approved' }, LOCKED);
+            return c ? this.runCapture(t, c, ctx) : 'again';
           }
           if (t.complianceStatus === 'Rejected') {
-            const v = await this.recordIntent(t, 'void', { target: 'VOIDED', failureCode: 'COMPLIANCE_REJECTED', requestedBy: 'compliance Rejected' });
-            return this.runVoid(t, v, ctx);
+            const v = await this.recordIntent(t, 'void', { target: 'VOIDED', failureCode: 'COMPLIANCE_REJECTED', requestedBy: 'compliance Rejected' }, LOCKED);
+            return v ? this.runVoid(t, v, ctx) : 'again';
           }
         }
         if (capture?.state === 'FAILED' && !voidStep) {
           // Any failure after authorization releases it.
-          const v = await this.recordIntent(t, 'void', { target: 'VOIDED', failureCode: 'CAPTURE_FAILED', requestedBy: 'compensation' });
-          return this.runVoid(t, v, ctx);
+          const v = await this.recordIntent(t, 'void', { target: 'VOIDED', failureCode: 'CAPTURE_FAILED', requestedBy: 'compensation' }, LOCKED);
+          return v ? this.runVoid(t, v, ctx) : 'again';
         }
         const next = await this.reconcileIfQuiet(t, windowEnds);
         return next === 'again' ? 'again' : this.waitUntil(t, next);

@@ -349,7 +349,9 @@ export class TransferService implements TransferEventSink {
           return;
         }
         await this.assertMoneyActionAllowed(t, 'capture');
-        await this.saga.recordIntent(t, 'capture', { amount, requestedBy: caller.userId, idempotencyKey: key });
+        // under the row lock, ordered with a platform void/cancel event: if that came first, nothing is captured
+        if (!(await this.saga.recordIntent(t, 'capture', { amount, requestedBy: caller.userId, idempotencyKey: key }, { whileStatusUnchanged: true })))
+          throw new AppError('INVALID_STATE', 'The transfer changed meanwhile; read it again');
         await this.saga.advance(t.id, { cause: 'mutation', actor: caller.userId });
       });
       return { transferId: t0.id };
@@ -370,7 +372,8 @@ export class TransferService implements TransferEventSink {
           return;
         }
         await this.assertMoneyActionAllowed(t, 'void');
-        await this.saga.recordIntent(t, 'void', { target: 'VOIDED', failureCode: 'VOIDED_BY_REQUEST', requestedBy: caller.userId, idempotencyKey: key });
+        if (!(await this.saga.recordIntent(t, 'void', { target: 'VOIDED', failureCode: 'VOIDED_BY_REQUEST', requestedBy: caller.userId, idempotencyKey: key }, { whileStatusUnchanged: true })))
+          throw new AppError('INVALID_STATE', 'The transfer changed meanwhile; read it again');
         await this.saga.advance(t.id, { cause: 'mutation', actor: caller.userId });
       });
       return { transferId: t0.id };
@@ -483,18 +486,13 @@ export class TransferService implements TransferEventSink {
     const rankOf = isStatus ? platformRank : payoutRank;
     if (rankOf(c.newStatus) === -2) return { applied: false, transferId: t.id, reason: 'unknown_value' };
     if (isTerminal(status)) return { applied: false, transferId: t.id, reason: 'terminal' };
-    // Only for the platform's own void/auto-cancel of an authorization: our capture/void in flight wins.
-    const busy =
-      status === 'AUTHORIZED'
-        ? (await this.prisma.sagaStep.count({ where: { transferId: t.id, step: { in: ['capture', 'void'] }, state: { in: ['PENDING', 'UNKNOWN'] } } })) > 0
-        : false;
     // Decided on the locked row: the saga may have moved the transfer since `t` was read (e.g. its capture
     // committed just now), and the status must follow the facts as they stand at commit time.
     let skipped: ApplyOutcome | null = null;
     const r = await this.repo.transition({
       ...base,
       detail: { action: `platform ${c.type}`, value: c.newStatus, ...(c.type === 'payout' ? { amount: c.amount } : {}) },
-      decide: (row) => {
+      decide: async (row, tx) => {
         if (boundElsewhere(row, e)) return (skipped = mismatchOf(t.id)), { skip: 'mismatch' };
         const current = isStatus ? row.upstreamTransactionStatus : row.payoutStatus;
         if (c.newStatus === current) return (skipped = { applied: false, transferId: t.id, reason: 'no_change' }), { skip: 'no change' };
@@ -506,7 +504,13 @@ export class TransferService implements TransferEventSink {
           payoutStatus: isStatus ? row.payoutStatus : c.newStatus,
         };
         let target = platformTarget(rowStatus, facts);
-        if (target && rowStatus === 'AUTHORIZED' && (busy || status !== 'AUTHORIZED')) target = null;
+        // Only for the platform's own void/auto-cancel of an authorization: our capture/void in flight wins. Counted
+        // under the row lock, which the capture and void intents take too (recordIntent, whileStatusUnchanged): either
+        // the intent comes first (this event waits for the saga) or this event does (no capture or void is started).
+        if (target && rowStatus === 'AUTHORIZED') {
+          const busy = (await tx.sagaStep.count({ where: { transferId: t.id, step: { in: ['capture', 'void'] }, state: { in: ['PENDING', 'UNKNOWN'] } } })) > 0;
+          if (busy || status !== 'AUTHORIZED') target = null;
+        }
         const failure = target?.failureCode ? { failureCode: target.failureCode, failureMessage: target.failureMessage } : {};
         return { to: target?.to, patch: { ...link, [isStatus ? 'upstreamTransactionStatus' : 'payoutStatus']: c.newStatus, ...failure } };
       },
