@@ -201,7 +201,11 @@ export class TransferService implements TransferEventSink {
       if (quote.usedByTransferId) throw new AppError('QUOTE_ALREADY_USED', 'This quote was already used by another transfer; get a new quote');
       if (quote.expiresAt.getTime() <= now.getTime()) throw new AppError('QUOTE_EXPIRED', 'The quote has expired; get a new quote');
       if (quote.sourceAmount === null) throw badInput('The quote has no sourceAmount; get a quote with the amount to send');
-      const amountProblem = sendAmountProblem("The quote's sourceAmount", quote.sourceAmount, quote, this.opts.corridors);
+      // The corridor is where the money goes: the recipient's country (a quote priced for another country does not apply)
+      const country = a.recipient.address.countryCode.toUpperCase();
+      if (quote.destinationCountry && quote.destinationCountry.toUpperCase() !== country)
+        throw badInput(`quoteId: the quote was priced for another destination country than recipient.address.countryCode; get a quote with destinationCountry ${country}`, { field: 'quoteId' });
+      const amountProblem = sendAmountProblem("The quote's sourceAmount", quote.sourceAmount, { ...quote, destinationCountry: country }, this.opts.corridors);
       if (amountProblem) throw badInput(amountProblem.message, amountProblem.details);
       const methods = QUOTE_METHODS_FOR_FUNDING[a.funding.type];
       if (!methods.includes(quote.paymentMethod))
