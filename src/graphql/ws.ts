@@ -147,7 +147,8 @@ export function createGraphQLWsServer(opts: {
         const header = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
         const session = await opts.auth.sessionFromAuthorizationHeader(typeof header === 'string' ? header : undefined).catch(() => null);
         if (!session || session.expiresAtMs <= clock.nowMs()) {
-          const refusal = await opts.limits?.authFailure?.(extra.request.socket.remoteAddress ?? 'unknown');
+          // the client's address as TRUST_PROXY allows (behind a load balancer, not the balancer's own)
+          const refusal = await opts.limits?.authFailure?.(opts.clientIp?.(extra.request) || extra.request.socket.remoteAddress || 'unknown');
           if (refusal) extra.socket.close(WS_CLOSE.tooManyRequests, 'Too many requests');
           return false;
         }

@@ -60,3 +60,28 @@ describe('client IP', () => {
     expect(loadConfig({ NODE_ENV: 'test', TRUST_PROXY: '10.0.0.0/8, 192.168.1.1' }).trustProxy).toEqual(['10.0.0.0/8', '192.168.1.1']);
   });
 });
+
+describe('failed websocket connection_init behind a trusted proxy', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ TRUST_PROXY: '127.0.0.1', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '2' });
+  }, 90_000);
+  afterAll(() => t?.close());
+
+  const failedInit = (forwardedFor: string) =>
+    new Promise<number>((resolve, reject) => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { WebSocket } = require('ws') as typeof import('ws');
+      const ws = new WebSocket(t.wsUrl, 'graphql-transport-ws', { headers: { 'x-forwarded-for': forwardedFor } });
+      ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: 'Bearer not.a.token' } })));
+      ws.on('close', (code) => resolve(code));
+      ws.on('error', reject);
+    });
+
+  it("are counted against the forwarded client, not the proxy: one client's flood does not lock others out", async () => {
+    const flood = [];
+    for (let i = 0; i < 4; i++) flood.push(await failedInit('198.51.100.7'));
+    expect(flood.at(-1)).toBe(4429);
+    expect(await failedInit('198.51.100.8')).toBe(4403);
+  });
+});
