@@ -130,3 +130,17 @@ test('myTransfers(changedSince) replays and follows app-visible changes only: a 
   expect(sub.results.map((r) => `${r.data.myTransfers.id === tr.id ? 'tr' : 'quiet'}:${r.data.myTransfers.version}:${r.data.myTransfers.status}`)).toEqual(['tr:2:AUTHORIZED', 'tr:3:CAPTURED']);
   await client.dispose();
 });
+
+it("transferUpdated with an afterVersion the transfer never had is BAD_USER_INPUT (it would silently skip versions)", async () => {
+  const { client } = wsClient(t.wsUrl, await t.token('alice', 'customer'));
+  try {
+    const tr = await insertTransfer(t.app.db.prisma, { ownerId: 'alice' });
+    const sub = collect<{ transferUpdated: { id: string } }>(client, 'subscription($id: ID!, $v: Int) { transferUpdated(transferId: $id, afterVersion: $v) { id version } }', { id: tr.id, v: 5 });
+    await sub.next(1, 5000).catch(() => undefined);
+    const text = JSON.stringify({ r: sub.results, e: sub.error });
+    expect(text).toContain('BAD_USER_INPUT');
+    expect(sub.results.some((x) => x.data?.transferUpdated)).toBe(false);
+  } finally {
+    await client.dispose();
+  }
+});

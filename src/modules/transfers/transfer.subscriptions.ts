@@ -46,6 +46,11 @@ export class TransferSubscriptions {
       await sub.return?.();
       throw e;
     }
+    if (afterVersion != null && afterVersion > t.version) {
+      // a version this transfer never had (e.g. another transfer's): waiting for it would silently skip versions
+      await sub.return?.();
+      throw badInput(`afterVersion is beyond the transfer's current version (${t.version}): pass the last version you received of this transfer`, { field: 'afterVersion' });
+    }
     return untilStarted(sub, this.stream(t.id, afterVersion ?? null, t, sub));
   }
 
