@@ -26,6 +26,7 @@ import {
   TransferHistoryDocument,
   TransferUpdatedDocument,
   ViewerDocument,
+  VoidTransferDocument,
   type AppTransferFragment,
   type PersonInput,
 } from '../../schema/app/generated';
@@ -175,3 +176,24 @@ test('3-D Secure path (card ending 0002): ACTION_REQUIRED with the challenge URL
   expect(all.at(-1)!.nextAction).toBeNull();
   await stream.close();
 }, 90_000);
+
+test('the customer cancels before capture with the app\'s VoidTransfer: AUTHORIZED → VOIDED', async () => {
+  const { createQuote } = await send(CreateQuoteDocument, {
+    input: { sourceCurrency: 'USD', destinationCurrency: 'BRL', destinationCountry: 'BR', paymentMethod: 'CARD', sourceAmount: '30.00' },
+  });
+  // held for the platform's manual compliance review: the money stays authorized until someone decides
+  const { createPerson } = await send(CreatePersonDocument, { input: personInput('Compliance-Review') as PersonInput });
+  const card = cardToken('1234', 'dddddddd-0000-4000-8000');
+  await send(CheckCardDocument, { input: { cardToken: card, sender: CARD_HOLDER } });
+  const { createTransfer: created } = await send(CreateTransferDocument, {
+    input: { idempotencyKey: 'app-journey-void', quoteId: createQuote.id, personId: createPerson.id!, recipient: RECIPIENT as never, funding: { type: 'CARD', cardToken: card } },
+  });
+  let status = created.status;
+  for (let i = 0; i < 200 && status !== 'AUTHORIZED'; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    status = (await send(TransferDocument, { id: created.id })).transfer!.status;
+  }
+  expect(status).toBe('AUTHORIZED');
+  const { voidTransfer } = await send(VoidTransferDocument, { input: { transferId: created.id, idempotencyKey: 'app-journey-void-1' } });
+  expect(voidTransfer.status).toBe('VOIDED');
+});
