@@ -41,4 +41,10 @@ describe('platformTarget: the status the latest platform facts call for', () => 
     expect(payoutRank('CAPTURED')).toBeLessThan(payoutRank('VOIDED'));
     expect(payoutRank('SETTLED')).toBe(-2);
   });
+
+  it('a cancellation requested is not the end: the Cancelled or Voided that follows still applies', () => {
+    expect(platformRank('CancelRequested')).toBeGreaterThan(platformRank('Paid'));
+    expect(platformRank('CancelRequested')).toBeLessThan(platformRank('Cancelled'));
+    expect(platformRank('CancelRequested')).toBeLessThan(platformRank('Voided'));
+  });
 });

@@ -27,11 +27,13 @@ export const PLATFORM_ORDER = [
   'WaitingPayout',
   'Paid',
 ];
-export const PLATFORM_TERMINAL = new Set(['Completed', 'Cancelled', 'CancelRequested', 'Voided', 'PaymentDeclined', 'Refunded', 'Error', 'PayoutRejected']);
+export const PLATFORM_TERMINAL = new Set(['Completed', 'Cancelled', 'Voided', 'PaymentDeclined', 'Refunded', 'Error', 'PayoutRejected']);
 /** Documented order of the transaction statuses; terminal ones rank highest; -2 = unknown value. */
 export const platformRank = (s: string | null): number => {
   if (s === null) return -1;
   if (PLATFORM_TERMINAL.has(s)) return 1000;
+  // a cancellation asked for, not done: the `Cancelled` or `Voided` that follows must still apply
+  if (s === 'CancelRequested') return 999;
   const i = PLATFORM_ORDER.indexOf(s);
   return i === -1 ? -2 : i;
 };
