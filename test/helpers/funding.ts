@@ -51,13 +51,14 @@ export function withSenderLastName<T extends object>(input: T, lastName: string 
 }
 
 /** checkCard as the caller (the result does not matter: the check binds the token to the caller). */
-export async function checkCardAs(url: string, token: string, cardToken: string): Promise<void> {
+export async function checkCardAs(url: string, token: string, cardToken: string): Promise<boolean> {
   const res = await fetch(`${url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify({ query: CHECK_CARD, variables: { i: { cardToken, sender: CARD_HOLDER } } }),
-  }).catch(() => null); // a dead service (chaos): the createTransfer that follows gets the same answer
-  await res?.text();
+  }).catch(() => null); // a dead service (chaos): false, and the caller retries
+  const text = (await res?.text().catch(() => null)) ?? null;
+  return res !== null && res.status < 500 && text !== null && !/SERVICE_UNAVAILABLE|UPSTREAM_UNAVAILABLE/.test(text);
 }
 
 /** The card of a createTransfer input, if it is card-funded. */
@@ -83,12 +84,16 @@ async function createSender(url: string, token: string, lastName: string): Promi
   return id ?? null;
 }
 
-/** Before createTransfer(input) as `token`: check its card, if card-funded; create its sender, if it names one (withSenderLastName). */
-export async function checkFundingAs(url: string, token: string, input: unknown): Promise<void> {
+/**
+ * Before createTransfer(input) as `token`: check its card, if card-funded; create its sender, if it names one
+ * (withSenderLastName). false when either got no answer (a dead service): the input must not be sent, since it
+ * would go out unchecked, or with the default sender instead of the one it names.
+ */
+export async function checkFundingAs(url: string, token: string, input: unknown): Promise<boolean> {
   const card = cardOf(input);
-  if (card) await checkCardAs(url, token, card);
+  if (card && !(await checkCardAs(url, token, card))) return false;
   const lastName = (input as { senderLastName?: string } | null)?.senderLastName;
-  if (!lastName) return;
+  if (!lastName) return true;
   const key = `${token}|${lastName}`;
   let sender = senders.get(key);
   if (!sender) {
@@ -98,4 +103,5 @@ export async function checkFundingAs(url: string, token: string, input: unknown)
   const id = await sender;
   if (id) (input as { personId: string }).personId = id;
   else if (senders.get(key) === sender) senders.delete(key);
+  return id !== null;
 }

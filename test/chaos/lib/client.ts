@@ -27,7 +27,8 @@ function ownCard(input: unknown, token: string): unknown {
 export async function gqlRaw<T = any>(url: string, query: string, variables?: Record<string, unknown>, token?: string, timeoutMs = 30_000): Promise<GqlResult<T>> {
   if (query === CREATE && token && variables?.i) {
     variables = { ...variables, i: ownCard(variables.i, token) };
-    await checkFundingAs(url, token, variables.i);
+    // its sender could not be created (the service is down): answer as a dead service would, so the caller retries
+    if (!(await checkFundingAs(url, token, variables.i))) return { status: 0, body: null, text: '' };
   }
   try {
     const res = await fetch(`${url}/graphql`, {
