@@ -133,7 +133,8 @@ test('happy path: corridors → quote → person → card and bank checks → tr
   const all = received[0]!.version === created.version ? received : [created, ...received];
   expectQuiet(all, 6);
   expect(all[0]!.version).toBe(1);
-  expect(all.map((x) => x.status)).toEqual(['PENDING', 'AUTHORIZED', 'CAPTURED', 'PAYOUT_PENDING', 'COMPLETED']);
+  // PAYOUT_PENDING shows only when the platform's WaitingPayout is applied before its Completed (both may arrive at once)
+  expect(all.map((x) => x.status).filter((s) => s !== 'PAYOUT_PENDING')).toEqual(['PENDING', 'AUTHORIZED', 'CAPTURED', 'COMPLETED']);
 
   const { transfer } = await send(TransferDocument, { id: created.id });
   expect(transfer).toMatchObject({ status: 'COMPLETED', version: all.at(-1)!.version, capturedAmount: { amount: '100.00', currency: 'USD' } });
@@ -171,7 +172,7 @@ test('3-D Secure path (card ending 0002): ACTION_REQUIRED with the challenge URL
   const all = stream.messages.map((m) => m.transferUpdated);
   // two more changes to show than the happy path: the challenge, and back to PENDING once resumed
   expectQuiet(all, 7);
-  expect(all.map((x) => x.status)).toEqual(['PENDING', 'ACTION_REQUIRED', 'PENDING', 'AUTHORIZED', 'CAPTURED', 'PAYOUT_PENDING', 'COMPLETED']);
+  expect(all.map((x) => x.status).filter((s) => s !== 'PAYOUT_PENDING')).toEqual(['PENDING', 'ACTION_REQUIRED', 'PENDING', 'AUTHORIZED', 'CAPTURED', 'COMPLETED']);
   expect(all.at(-1)!.status).toBe('COMPLETED');
   expect(all.at(-1)!.nextAction).toBeNull();
   await stream.close();
