@@ -76,11 +76,26 @@ export async function waitForStatus(t: TestApp, token: string, id: string, statu
  * Feeds a platform event the way the webhook inbox will (source: test), about the platform transaction recorded
  * for the transfer (the sandbox's own deliveries may have recorded it already; else a made-up one is bound).
  */
+/**
+ * Feeds one platform event as the platform would send it: with the platform transaction id recorded for the
+ * transfer, else the one the (sandbox) platform holds for it — events naming another id are rightly mismatches —
+ * else (a transfer the platform never saw, e.g. a fixture) a made-up one.
+ */
 export async function platformEvent(t: TestApp, externalPaymentId: string, change: any) {
   const recorded = await t.app.db.prisma.transfer.findUnique({ where: { externalPaymentId }, select: { externalTransactionId: true } });
+  let transactionId = recorded?.externalTransactionId ?? null;
+  const sandbox = t.app.sandbox;
+  if (!transactionId && sandbox) {
+    const o = sandbox.ctx.options;
+    const res = await fetch(`${sandbox.url}/remittances/organizations/${o.remittancesTenantId}/fx/transactions/${externalPaymentId}`, {
+      headers: { 'x-api-key': o.remittancesApiKey, 'x-agent-id': o.remittancesAgentId, 'x-agent-api-key': o.remittancesAgentApiKey },
+    }).catch(() => null);
+    if (res?.ok) transactionId = ((await res.json()) as { transactionId?: string }).transactionId ?? null;
+    else await res?.body?.cancel();
+  }
   return t.app.transfers.service.applyPlatformEvent({
     source: { kind: 'test' },
-    transactionId: recorded?.externalTransactionId ?? `tx-${externalPaymentId}`,
+    transactionId: transactionId ?? `tx-${externalPaymentId}`,
     externalTransactionId: externalPaymentId,
     tenantId: 'sandbox-tenant',
     occurredAt: new Date(),

@@ -29,7 +29,14 @@ async function authorized(key: string) {
   if (!r.body.data) throw new Error(JSON.stringify(r.body.errors));
   const id = r.body.data.createTransfer.id as string;
   await waitForStatus(t, alice, id, ['AUTHORIZED'], 30_000);
-  const row = await t.app.db.prisma.transfer.findUniqueOrThrow({ where: { id } });
+  // linked to its platform transaction (the sandbox's own first events, confirmed with the platform), so that the
+  // events this test feeds carry that id — an event with another id would rightly be a mismatch
+  let row = await t.app.db.prisma.transfer.findUniqueOrThrow({ where: { id } });
+  for (let i = 0; i < 300 && !row.externalTransactionId; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    row = await t.app.db.prisma.transfer.findUniqueOrThrow({ where: { id } });
+  }
+  if (!row.externalTransactionId) throw new Error('the transfer was never linked to its platform transaction');
   return { id, ext: row.externalPaymentId };
 }
 
