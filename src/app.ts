@@ -216,7 +216,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       metrics.httpRequests.inc({ route: req.routeOptions.url ?? 'unmatched', method: req.method, status: String(reply.statusCode) });
     });
 
-    // Abuse limits (issue 7): query limits, per-user rate limits, persisted queries (Redis-backed when configured)
+    // Abuse limits: query limits, per-user rate limits, persisted queries (Redis-backed when configured)
     const limitsRedis = config.redisUrl
       ? new IORedis(config.redisUrl, { connectionName: 'remittance-bff-limits', maxRetriesPerRequest: 1, enableOfflineQueue: false })
       : null;

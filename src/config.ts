@@ -116,7 +116,7 @@ const schema = z.object({
   GRAPHIQL: bool.optional(),
   SHUTDOWN_TIMEOUT_MS: int(100, 60_000).default(8_000),
   WS_CONNECTION_INIT_TIMEOUT_MS: int(100, 60_000).default(3_000),
-  // Transfer saga (issue 5)
+  // Transfer saga
   SAGA_WORKER_ENABLED: bool.optional(),
   SAGA_POLL_INTERVAL_MS: int(10, 600_000).default(1_000),
   SAGA_BATCH_SIZE: int(1, 1_000).default(20),
@@ -130,7 +130,7 @@ const schema = z.object({
   IDEMPOTENCY_WAIT_MS: int(0, 120_000).default(10_000),
   MUTATION_LEASE_WAIT_MS: int(0, 120_000).default(15_000),
   SAGA_CRASH_AT: z.string().trim().regex(/^(check|authorize|capture|void):(before|after)$/, 'must be <check|authorize|capture|void>:<before|after>').optional(),
-  // Webhooks from the remittances platform (issue 6)
+  // Webhooks from the remittances platform
   WEBHOOK_SECRET_ENCRYPTION_KEY: z
     .string()
     .trim()
@@ -141,7 +141,7 @@ const schema = z.object({
   WEBHOOK_SECRET_CACHE_MS: int(0, 600_000).default(5_000),
   WEBHOOK_MAX_ATTEMPTS: int(1, 1_000).default(12),
   WEBHOOK_CONCURRENCY: int(1, 64).default(4),
-  // API surface, abuse limits (issue 7)
+  // API surface, abuse limits
   CARD_CHECK_LEGACY_ENABLED: bool.default(false),
   CARD_CHECK_MAX_AGE_S: int(60, 86_400).default(1_800),
   BANK_CACHE_TTL_S: int(0, 86_400).default(300),
@@ -162,9 +162,9 @@ const schema = z.object({
   // Trusted documents: off | allow (a documentId may replace the text) | only (nothing but the manifest runs)
   TRUSTED_DOCUMENTS: z.enum(['off', 'allow', 'only']).default('off'),
   TRUSTED_DOCUMENTS_MANIFEST: nonEmpty.default(DEFAULT_TRUSTED_DOCUMENTS_MANIFEST),
-  // Compiled execution (issue 9): graphql-jit behind Apollo's gateway hook, graphql-js when off
+  // Compiled execution: graphql-jit behind Apollo's gateway hook, graphql-js when off
   GRAPHQL_JIT: bool.default(true),
-  // Tracing (issue 7): OTLP/HTTP export when set, entirely off otherwise
+  // Tracing: OTLP/HTTP export when set, entirely off otherwise
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional(),
   OTEL_SERVICE_NAME: nonEmpty.default('remittance-bff'),
   // Prometheus scrape endpoint: its own listener (always in production), never on the API port in production

@@ -28,7 +28,7 @@ interface Entry {
 
 /**
  * Successful token verifications, so a client sending the same bearer token on every request pays the ES256
- * signature check once (issue 9). Keyed by the SHA-256 of the whole token string (header, claims and
+ * signature check once. Keyed by the SHA-256 of the whole token string (header, claims and
  * signature: a token with the same claims and another signature is another key and is verified on its own);
  * the token itself is never stored. Bounded LRU; only successes are stored (a refused token is checked again
  * every time). An entry is used only before min(the token's own expiry as the verifier judges it, cached at +

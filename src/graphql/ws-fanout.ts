@@ -1,5 +1,5 @@
 /**
- * Subscription fan-out without per-socket work (issue 9): when N sockets follow the same thing, each event
+ * Subscription fan-out without per-socket work: when N sockets follow the same thing, each event
  * is executed once and serialised once, and every socket sends the same JSON text.
  *
  * - `subscribeShared` is graphql-js's `subscribe` (source stream → execute per event) with one difference:

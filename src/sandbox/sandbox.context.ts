@@ -2,7 +2,7 @@
  * The sandbox's shared core: clock, call log, faults, seeded randomness and the internal event bus that
  * links the simulated gateway to the simulated remittances platform.
  *
- * The sandbox is an independent implementation of ../shared/upstream/*.md: nothing under src/sandbox
+ * The sandbox is an independent implementation of the three upstream API specifications: nothing under src/sandbox
  * imports the service's code (src/upstream, src/modules, ...) so that tests catch our clients' mistakes.
  */
 import { EventEmitter } from 'node:events';

@@ -1,5 +1,5 @@
 /**
- * The five side-by-side benchmarks of issue 9. Every benchmark runs ours and its baseline in separate
+ * The five side-by-side benchmarks. Every benchmark runs ours and its baseline in separate
  * processes on the server core, the load generator in another process on the other core, warm-up first,
  * then rounds alternating ours / baseline (the order flips every round). See README "Performance".
  */
@@ -203,8 +203,8 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
     RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
     WS_MAX_SOCKETS_PER_USER: '100000',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'fatal', // shutdown under load logs aborted requests
-    ...(process.env.AUTH_TOKEN_CACHE_SIZE ? { AUTH_TOKEN_CACHE_SIZE: process.env.AUTH_TOKEN_CACHE_SIZE } : {}), // 0: every token verified (issue 9)
-    ...(process.env.GRAPHQL_JIT ? { GRAPHQL_JIT: process.env.GRAPHQL_JIT } : {}), // false: graphql-js executes (issue 9)
+    ...(process.env.AUTH_TOKEN_CACHE_SIZE ? { AUTH_TOKEN_CACHE_SIZE: process.env.AUTH_TOKEN_CACHE_SIZE } : {}), // 0: every token verified
+    ...(process.env.GRAPHQL_JIT ? { GRAPHQL_JIT: process.env.GRAPHQL_JIT } : {}), // false: graphql-js executes
   };
   const server = pinning.serverCore;
   const loadCore = pinning.loadCore;

@@ -1,5 +1,5 @@
 /**
- * Regression test for a bug found by the chaos kill storm (issue 8, scenario 1, CHAOS_SEED=11): the card check's outcome is
+ * Regression test for a bug found by the chaos kill storm (scenario 1, CHAOS_SEED=11): the card check's outcome is
  * recorded (saga step `check` SUCCEEDED with outcome CHALLENGE) and the transition to ACTION_REQUIRED is a
  * second write (TransferSaga.runCheck: settle, then move). A process killed between the two leaves the transfer
  * PENDING with a settled check whose outcome is not APPROVED; on restart TransferSaga.step() only waits

@@ -1,5 +1,5 @@
 /**
- * FIXED — bug found by the chaos kill storm (issue 8, scenario 1; e.g. CHAOS_SEED=11): createTransfer's effect (the
+ * FIXED — bug found by the chaos kill storm (scenario 1; e.g. CHAOS_SEED=11): createTransfer's effect (the
  * transfer row, the quote marked used) and its idempotency record's result are committed in two transactions
  * (IdempotencyService.execute: fn() then UPDATE … COMPLETED). A process killed between the two leaves the record
  * IN_PROGRESS; once that claim is stale, the client's retry with the SAME key and arguments runs the mutation

@@ -1,5 +1,5 @@
 /**
- * `npm run chaos` — the fault-injection suite of issue 8, one line per scenario.
+ * `npm run chaos` — the fault-injection suite, one line per scenario.
  *
  *   CHAOS_SEED=<int>   reproduce a run (printed at the start and with every violation; random otherwise)
  *   CHAOS_LONG=1       the issue's full sizes (200 transfers and ≥ 20 SIGKILLs, 500 transfers with 30 % dropped

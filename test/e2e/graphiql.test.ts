@@ -1,5 +1,5 @@
 /**
- * GraphiQL on the whole service (issue 2, point 9):
+ * GraphiQL on the whole service:
  * - development/test mode: `GET /graphql` from a browser serves GraphiQL from local assets; headless
  *   Chromium types a query and a bearer token (headers editor), runs it and sees the result; a
  *   subscription typed in GraphiQL receives an event (the headers editor content is the graphql-ws

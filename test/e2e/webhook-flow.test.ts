@@ -1,5 +1,5 @@
 /**
- * Issue 6 end to end, with no test helper feeding events: the sandbox platform delivers signed webhooks to
+ * Webhooks end to end, with no test helper feeding events: the sandbox platform delivers signed webhooks to
  * POST /webhooks/remittances, the inbox applies them through the saga, apps observe the result over
  * graphql-ws.
  *

@@ -1,5 +1,5 @@
 /**
- * GRAPHQL_JIT (issue 9): operations over HTTP run through graphql-jit behind Apollo's gateway hook, and every
+ * GRAPHQL_JIT: operations over HTTP run through graphql-jit behind Apollo's gateway hook, and every
  * document graphql-jit would run differently from graphql-js is run by graphql-js instead. The toy-schema checks
  * are differential: raw graphql-jit gets it wrong (why the fallback exists), our executor answers as graphql-js.
  */
@@ -224,7 +224,7 @@ describe('jitExecutor against graphql-js (toy schema)', () => {
   });
 });
 
-describe('simpleResolvers (issue 9: plain data fields read straight off the object, no TypeGraphQL wrapper)', () => {
+describe('simpleResolvers (plain data fields read straight off the object, no TypeGraphQL wrapper)', () => {
   it('is on for the bulk types, none of whose fields is @Authorized or has middleware (simpleResolvers would skip both)', async () => {
     await buildGraphQLSchema(); // resolves field roles and middlewares into the metadata
     const simple = getMetadataStorage().objectTypes.filter((t) => t.simpleResolvers);

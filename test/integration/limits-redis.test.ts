@@ -1,5 +1,5 @@
 /**
- * The Redis-backed paths of the abuse limits (issue 7), against a real Redis: per-user rate limits shared by
+ * The Redis-backed paths of the abuse limits, against a real Redis: per-user rate limits shared by
  * every instance (one budget in Redis, also for mutations sent over graphql-ws), APQ registrations shared
  * through Redis with a TTL, and both failing open/soft when Redis is unreachable. Needs REDIS_URL; without
  * it the suite is skipped with a printed reason.

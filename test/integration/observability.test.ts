@@ -1,5 +1,5 @@
 /**
- * Issue 7, operability: the request id on every log line written for a request (HTTP and graphql-ws), and
+ * Operability: the request id on every log line written for a request (HTTP and graphql-ws), and
  * OpenTelemetry spans (operation → root field → upstream attempts and SQL statements) in one trace, with no
  * PII or secrets in span attributes. Tracing is exercised with an in-memory exporter; OTLP export against a
  * local collector stand-in; "off" means no provider registered at all.

@@ -51,7 +51,7 @@ const MATRIX: Record<string, RoleName[]> = {
   // operators
   'Mutation.publishSystemNotice': ADMIN,
   'Subscription.systemNotices': ANY,
-  // webhooks (issue 6)
+  // webhooks
   'Query.webhookSubscriptions': ADMIN,
   'Query.webhookSigningSecrets': ADMIN,
   'Mutation.registerWebhookSubscription': ADMIN,
@@ -61,7 +61,7 @@ const MATRIX: Record<string, RoleName[]> = {
   'Query.deadLetteredWebhookEvents': STAFF,
   'Query.rejectedWebhookEvents': STAFF,
   'Mutation.requeueWebhookEvent': STAFF,
-  // issue 7
+  // the API surface
   'Query.fxQuoteV1': ANY,
   'Query.personRequirements': ANY,
   'Query.resolveAlias': ANY,
@@ -79,7 +79,7 @@ const MATRIX: Record<string, RoleName[]> = {
   'Query.documents': STAFF,
   'Mutation.createAgent': ADMIN,
   'Mutation.checkCardLegacy': CUSTOMER,
-  // issue 7: the remittances platform's other endpoints (src/modules/platform)
+  // the remittances platform's other endpoints (src/modules/platform)
   'Query.platformPerson': STAFF,
   'Mutation.createPlatformPerson': STAFF,
   'Mutation.updatePlatformPerson': STAFF,

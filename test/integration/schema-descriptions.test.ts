@@ -11,7 +11,7 @@ import {
 import { buildGraphQLSchema } from '../../src/graphql/schema';
 
 /**
- * Every part of the public schema carries a description (issue 7: "schema/schema.graphql reads well"):
+ * Every part of the public schema carries a description ("schema/schema.graphql reads well"):
  * object, input, interface and union types, enums and each of their values, scalars, fields, input fields
  * and arguments. Introspection types (`__Type` …) are GraphQL's own; the root operation types themselves
  * (Query, Mutation, Subscription) cannot be described through TypeGraphQL — their fields and arguments can

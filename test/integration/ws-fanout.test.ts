@@ -1,5 +1,5 @@
 /**
- * Shared execution and pre-serialised messages of graphql-ws subscriptions (src/graphql/ws-fanout.ts, issue 9),
+ * Shared execution and pre-serialised messages of graphql-ws subscriptions (src/graphql/ws-fanout.ts),
  * over real websockets: subscribers of one event with the same document, variables and principal share one
  * execution and one JSON text; different principals never share; authorisation stays per socket; errors keep
  * each socket's own request id.

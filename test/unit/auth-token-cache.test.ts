@@ -7,7 +7,7 @@ import { AuthService } from '../../src/auth/auth.service';
 import { loadConfig } from '../../src/config';
 import { ManualClock } from '../../src/shared/clock';
 
-/** The verification cache of src/auth (issue 9): reuse never widens what the signature check accepts. */
+/** The verification cache of src/auth: reuse never widens what the signature check accepts. */
 describe('bearer token verification cache', () => {
   let dir: string;
   beforeAll(() => {

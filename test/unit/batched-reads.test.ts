@@ -1,6 +1,6 @@
 import { BatchedReads } from '../../src/modules/transfers/transfer.subscriptions';
 
-/** transfer.subscriptions.ts: the subscribe-time row reads shared by a storm of subscribers (issue 9). */
+/** transfer.subscriptions.ts: the subscribe-time row reads shared by a storm of subscribers. */
 describe('BatchedReads', () => {
   it('gives every caller a read that started after it arrived, sharing one read among those who arrived while another ran', async () => {
     const started: { key: string; seq: number; resolve: (v: number) => void }[] = [];

@@ -164,7 +164,7 @@ export class TransferSubscriptions {
 
   /**
    * Events of the versions after `last` and the current row, read once for every subscriber of the transfer woken by the same
-   * change (issue 9: N subscribers cost two queries per change, not 2·N), and shared by their safety polls too.
+   * change (N subscribers cost two queries per change, not 2·N), and shared by their safety polls too.
    * A subscriber only gets a read that started after it woke up, so the read always sees the change that woke it.
    */
   private readonly reads = new BatchedReads<{ events: TransferEvent[]; cur: TransferRow | null }>(async (key) => {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { DecimalString } from '../http/upstream.json';
 
 /**
- * Request and response types of the payments gateway (../shared/upstream/payments-gateway.md), with the
+ * Request and response types of the payments gateway (as its API specification describes them), with the
  * zod schemas every response is checked against. Response schemas require the fields business code
  * relies on (ids, statuses, amounts) and accept the descriptive ones as optional; unknown extra fields
  * are dropped. Enumerated statuses that drive decisions (person APPROVED/REJECTED, account check

@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the chaos suite (issue 8): seeded randomness, scenario results and their one-line
+ * Shared pieces of the chaos suite: seeded randomness, scenario results and their one-line
  * report, waiting, bounded concurrency.
  */
 import { createServer } from 'node:net';
@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 export interface ChaosOptions {
   /** Seed of every random choice a scenario makes (and of the sandbox's fault rng). */
   seed: number;
-  /** Full sizes of issue 8 (CHAOS_LONG=1) instead of the short CI sizes. */
+  /** Full sizes (CHAOS_LONG=1) instead of the short CI sizes. */
   long: boolean;
   /** Progress lines (stderr) — the runner turns them on with CHAOS_VERBOSE=1. */
   log: (msg: string) => void;
