@@ -21,6 +21,41 @@ afterAll(() => t.close());
 
 const prisma = () => t.app.db.prisma;
 
+/**
+ * The saga's side of a race, held open: the transfer's row locked and a step intent about to be written (as
+ * recordIntent does with whileStatusUnchanged). `event` is started while the lock is held and, on PostgreSQL, is
+ * left to get as far as it can (waiting for the lock) before the intent commits.
+ */
+async function intentRacing<T>(transferId: string, step: 'authorize' | 'capture', key: string, event: () => Promise<T>): Promise<T> {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((r) => (locked = r));
+  const saga = prisma().$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SELECT 1 FROM transfers WHERE id = ${transferId} FOR UPDATE`;
+      locked();
+      await released;
+      await tx.$executeRaw`
+        INSERT INTO saga_steps (id, transfer_id, step, idempotency_key, state, attempts, request, created_at, updated_at)
+        VALUES (gen_random_uuid()::text, ${transferId}, ${step}, ${key}, 'PENDING', 0, '{}'::jsonb, now(), now())`;
+    },
+    { timeout: 30_000, maxWait: 30_000 },
+  );
+  await isLocked;
+  const racing = event();
+  if (usingPostgres()) {
+    for (let i = 0; i < 200; i++) {
+      const [w] = await t.app.db.prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM pg_locks WHERE NOT granted`;
+      if (Number(w!.n) > 0) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+  release();
+  await saga;
+  return racing;
+}
+
 test('the saga writes no authorize intent for a transfer rejected after it read it', async () => {
   const tr = await insertTransfer(prisma());
   const stale = (await t.app.transfers.repository.get(tr.id))!;
@@ -35,35 +70,7 @@ test('the saga writes no authorize intent for a transfer rejected after it read 
 
 test('a rejection waiting for the row lock sees the authorize intent committed meanwhile: no REJECTED while money may move', async () => {
   const tr = await insertTransfer(prisma());
-  let release!: () => void;
-  const released = new Promise<void>((r) => (release = r));
-  let locked!: () => void;
-  const isLocked = new Promise<void>((r) => (locked = r));
-  // the saga's side, held open: row locked, the authorize intent about to be written
-  const saga = prisma().$transaction(
-    async (tx) => {
-      await tx.$executeRaw`SELECT 1 FROM transfers WHERE id = ${tr.id} FOR UPDATE`;
-      locked();
-      await released;
-      await tx.$executeRaw`
-        INSERT INTO saga_steps (id, transfer_id, step, idempotency_key, state, attempts, request, created_at, updated_at)
-        VALUES (gen_random_uuid()::text, ${tr.id}, 'authorize', ${tr.externalPaymentId}, 'PENDING', 0, '{}'::jsonb, now(), now())`;
-    },
-    { timeout: 30_000, maxWait: 30_000 },
-  );
-  await isLocked;
-  const rejecting = platformEvent(t, tr.externalPaymentId, { type: 'compliance', newStatus: 'Rejected' });
-  if (usingPostgres()) {
-    // let the rejection get as far as it can: it must be waiting for the row lock before the intent commits
-    for (let i = 0; i < 200; i++) {
-      const [w] = await t.app.db.prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM pg_locks WHERE NOT granted`;
-      if (Number(w!.n) > 0) break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-  release();
-  await saga;
-  const out = await rejecting;
+  const out = await intentRacing(tr.id, 'authorize', tr.externalPaymentId, () => platformEvent(t, tr.externalPaymentId, { type: 'compliance', newStatus: 'Rejected' }));
   expect(out.applied).toBe(true);
   const after = (await t.app.transfers.repository.get(tr.id))!;
   expect(after.complianceStatus).toBe('Rejected');
@@ -72,34 +79,7 @@ test('a rejection waiting for the row lock sees the authorize intent committed m
 
 test("the platform's cancel of an authorization waiting for the row lock sees our capture intent committed meanwhile: never terminal with a capture under way", async () => {
   const tr = await insertTransfer(prisma(), { status: 'AUTHORIZED' });
-  let release!: () => void;
-  const released = new Promise<void>((r) => (release = r));
-  let locked!: () => void;
-  const isLocked = new Promise<void>((r) => (locked = r));
-  // the saga's side, held open: row locked, the capture intent about to be written (recordIntent, whileStatusUnchanged)
-  const saga = prisma().$transaction(
-    async (tx) => {
-      await tx.$executeRaw`SELECT 1 FROM transfers WHERE id = ${tr.id} FOR UPDATE`;
-      locked();
-      await released;
-      await tx.$executeRaw`
-        INSERT INTO saga_steps (id, transfer_id, step, idempotency_key, state, attempts, request, created_at, updated_at)
-        VALUES (gen_random_uuid()::text, ${tr.id}, 'capture', ${`${tr.externalPaymentId}:capture`}, 'PENDING', 0, '{}'::jsonb, now(), now())`;
-    },
-    { timeout: 30_000, maxWait: 30_000 },
-  );
-  await isLocked;
-  const cancelling = platformEvent(t, tr.externalPaymentId, { type: 'status', oldStatus: null, newStatus: 'Cancelled' });
-  if (usingPostgres()) {
-    for (let i = 0; i < 200; i++) {
-      const [w] = await t.app.db.prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM pg_locks WHERE NOT granted`;
-      if (Number(w!.n) > 0) break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-  release();
-  await saga;
-  await cancelling;
+  await intentRacing(tr.id, 'capture', `${tr.externalPaymentId}:capture`, () => platformEvent(t, tr.externalPaymentId, { type: 'status', oldStatus: null, newStatus: 'Cancelled' }));
   const after = (await t.app.transfers.repository.get(tr.id))!;
   // the fact is recorded; the transfer waits for our capture to settle instead of ending with money about to move
   expect(after.upstreamTransactionStatus).toBe('Cancelled');
