@@ -165,7 +165,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const fx = new FxService(db.prisma, upstream.gateway, clock, config.corridors);
     const kyc = new KycService(db.prisma, upstream.gateway, clock);
     const credentials = new FundingCredentials(db.prisma, clock, { cardCheckMaxAgeMs: config.cardCheckMaxAgeMs });
-    const checks = new ChecksService(upstream.gateway, credentials);
+    const checks = new ChecksService(upstream.gateway, credentials, (owner, personId) => kyc.senderFor(owner, personId));
     const transfers = createTransfersModule({ config, prisma: db.prisma, pubsub, gateway: upstream.gateway, remittances: upstream.remittances, credentials, clock, logger });
     closers.push({ name: 'transfer worker', close: () => transfers.worker.stop() });
 

@@ -24,22 +24,6 @@ export type Scalars = {
   JSONObject: { input: unknown; output: unknown; }
 };
 
-/** The account holder for a raw-details check (check-account form B). */
-export type AccountHolderInput = {
-  /** The holder's address. */
-  address: AddressInput;
-  /** Identity documents of the holder: 1 to 5. */
-  documents: Array<IdentityDocumentInput>;
-  /** E-mail address, e.g. ana@example.com. */
-  email: Scalars['String']['input'];
-  /** First name (1 to 100 characters). */
-  firstName: Scalars['String']['input'];
-  /** Last name (1 to 100 characters). */
-  lastName: Scalars['String']['input'];
-  /** 7 to 15 digits, optionally with a leading +. */
-  phoneNumber: Scalars['String']['input'];
-};
-
 /** A postal address (the same shape wherever an address is taken). countryCode is ISO 3166-1 alpha-2. */
 export type AddressInput = {
   /** City (1 to 100 characters). */
@@ -102,40 +86,22 @@ export type CardCheckStatus =
   /** A check failed (security code, address, cardholder name) or the card cannot fund pull payments: see reasons. */
   | 'FAILED';
 
-/** The cardholder, as given to the tokenizer (names are compared with the issuer records). */
-export type CardHolderInput = {
-  /** The billing address, used for address verification (AVS). */
-  address?: InputMaybe<AddressInput>;
-  /** Date of birth, YYYY-MM-DD (ISO 8601 date), optional. */
-  birthDate?: InputMaybe<Scalars['String']['input']>;
-  /** Identity documents of the cardholder: 1 to 5. */
-  documents: Array<IdentityDocumentInput>;
-  /** E-mail address, e.g. ana@example.com. */
-  email: Scalars['String']['input'];
-  /** At most 35 characters, no prefix or suffix. */
-  firstName: Scalars['String']['input'];
-  /** At most 35 characters, no prefix or suffix. */
-  lastName: Scalars['String']['input'];
-  /** E.164, e.g. +14155550100. */
-  phoneNumber: Scalars['String']['input'];
-};
-
-/** Bank account check: either `linked` (bank-linking widget) or `holder` + `account` (raw details). */
+/** Bank account check: either `linked` (bank-linking widget) or `personId` + `account` (raw details; the holder is the KYC'd person). */
 export type CheckBankAccountInput = {
-  /** Form B: the raw account details (with holder). */
+  /** Form B: the raw account details (with personId). */
   account?: InputMaybe<BankAccountInput>;
-  /** Form B: the account holder (with account). */
-  holder?: InputMaybe<AccountHolderInput>;
   /** Form A: the bank-linking widget result. Give it alone. */
   linked?: InputMaybe<LinkedAccountInput>;
+  /** Form B: the account holder, the caller's APPROVED person from createPerson (with account). Another caller's person is NOT_FOUND. */
+  personId?: InputMaybe<Scalars['ID']['input']>;
 };
 
-/** A card check (v2) without charging the card. */
+/** A card check (v2) without charging the card. The cardholder is the KYC'd person: their name, contact, identity document and address are sent (nothing is typed again). */
 export type CheckCardInput = {
   /** Card token UUID from the client-side tokenizer. */
   cardToken: Scalars['String']['input'];
-  /** The cardholder. */
-  sender: CardHolderInput;
+  /** The cardholder: the caller's person from createPerson (status APPROVED, an INDIVIDUAL with name, contact, identification and address). Another caller's person is NOT_FOUND. */
+  personId: Scalars['ID']['input'];
 };
 
 /** Legacy card check (no charge). */
@@ -167,7 +133,7 @@ export type CreateAgentInput = {
 /** A new FX transaction at the remittances platform. */
 export type CreatePlatformFxTransactionInput = {
   /** The amount to send, if known now. */
-  amount?: InputMaybe<PlatformMoneyInput>;
+  amount?: InputMaybe<MoneyInput>;
   /** Your unique reference for the transaction, 1 to 128 characters. It is the idempotency key: sending the same reference again answers the transaction created the first time. */
   externalTransactionId: Scalars['String']['input'];
   /** Free-form metadata stored with the transaction. */
@@ -272,16 +238,6 @@ export type FundingType =
   /** A card, by the token UUID from the client-side tokenizer (funding.cardToken), that the caller checked with checkCard within CARD_CHECK_MAX_AGE_S (else NOT_FOUND). Checked again (possibly with 3-D Secure) before authorization. */
   | 'CARD';
 
-/** An identity document. countryCode is ISO 3166-1 alpha-2. */
-export type IdentityDocumentInput = {
-  /** ISO 3166-1 alpha-2 country that issued the document, e.g. "US". */
-  countryCode: Scalars['String']['input'];
-  /** Document number. */
-  number: Scalars['String']['input'];
-  /** e.g. PASSPORT, NATIONAL_ID, DRIVER_LICENSE, SSN */
-  type: Scalars['String']['input'];
-};
-
 /** APPROVED; REJECTED (see reasonCode); CHALLENGE (send the cardholder to redirectUrl for 3-D Secure). */
 export type LegacyCardCheckStatus =
   /** The card passed the legacy check. */
@@ -299,6 +255,14 @@ export type LinkedAccountInput = {
   accountCheckToken: Scalars['String']['input'];
   /** ISO 3166-1 alpha-2 country of the account, e.g. "US". */
   countryCode: Scalars['String']['input'];
+};
+
+/** An amount of money given to the API: a positive exact decimal with at most the currency's ISO 4217 minor units, and the currency. */
+export type MoneyInput = {
+  /** Positive exact decimal string with at most the currency's minor units, e.g. "100.10" USD, "1500" JPY. */
+  amount: Scalars['Decimal']['input'];
+  /** ISO 4217 currency code, e.g. "USD". */
+  currency: Scalars['String']['input'];
 };
 
 /** What the sender must do before the transfer can continue. */
@@ -388,14 +352,6 @@ export type PlatformMetadataWriteMode =
   | 'MERGE'
   /** The given object becomes the whole metadata (PUT; safe to repeat). */
   | 'REPLACE';
-
-/** An amount of money as the platform takes it. */
-export type PlatformMoneyInput = {
-  /** ISO 4217 currency code, e.g. "USD". */
-  currency: Scalars['String']['input'];
-  /** Exact decimal string, e.g. "100.10". */
-  total: Scalars['Decimal']['input'];
-};
 
 /** Which payout form the remittances platform describes. */
 export type PlatformPayoutSchemaKind =

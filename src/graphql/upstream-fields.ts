@@ -92,7 +92,7 @@ export const LOCAL_FIELDS: Readonly<Record<string, readonly string[]>> = {
   Query: ['viewer', 'transfer', 'transfers', 'agents', 'documents', 'corridors', 'corridor', 'deadLetteredWebhookEvents', 'rejectedWebhookEvents', 'webhookSigningSecrets'],
   Mutation: ['publishSystemNotice', 'requeueWebhookEvent'],
   Subscription: ['systemNotices', 'transferUpdated', 'myTransfers'],
-  Transfer: ['events'],
+  Transfer: ['events', 'refusals'],
 };
 
 const upstream = new Map(Object.entries(UPSTREAM_FIELDS).map(([type, fields]) => [type, new Set(fields)]));

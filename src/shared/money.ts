@@ -140,3 +140,11 @@ export function sendAmountProblem(
   if (a.gt(max.amount)) return { message: `${field} must not exceed ${max.amount} ${currency} per transfer for ${name}`, details: { field, maxAmount: max } };
   return null;
 }
+
+/** Why `amount` is not a positive amount of `currency` with at most its minor units (for a BAD_USER_INPUT), or null. */
+export function positiveAmountProblem(field: string, amount: string, currency: string): string | null {
+  if (!/^\d+(\.\d+)?$/.test(amount)) return `${field} must be a positive decimal such as "100.00"`;
+  if (!dec(amount).greaterThan(0)) return `${field} must be greater than zero`;
+  if (!fitsMinorUnits(amount, currency)) return `${field} has more decimals than ${currency} allows (${minorUnits(currency)})`;
+  return null;
+}

@@ -8,7 +8,7 @@ import type { ResultOf, TypedDocumentNode, VariablesOf } from '@graphql-typed-do
 import { print } from 'graphql';
 import { documentIdOf } from '../../src/graphql/trusted-documents';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { CARD_HOLDER, personInput } from '../helpers/funding';
+import { personInput } from '../helpers/funding';
 import { cardToken } from '../helpers/sandbox';
 import { wsClient } from '../helpers/ws';
 import { platformEvent, RECIPIENT } from './transfer-helpers';
@@ -108,7 +108,7 @@ test('happy path: corridors → quote → person → card and bank checks → tr
   const list = follow(MyTransfersDocument, { changedSince: null });
   const { quoteId, personId } = await quoteAndSender('100.00');
   const card = cardToken('1234');
-  expect((await send(CheckCardDocument, { input: { cardToken: card, sender: CARD_HOLDER } })).checkCard).toMatchObject({ status: 'APPROVED', canFund: true });
+  expect((await send(CheckCardDocument, { input: { cardToken: card, personId } })).checkCard).toMatchObject({ status: 'APPROVED', canFund: true });
   const bank = await send(CheckBankAccountDocument, { input: { linked: { accountCheckToken: 'public-sandbox-transfer', accountCheckId: 'acc-app-journey', countryCode: 'US' } } });
   expect(bank.checkBankAccount.accountToken).toEqual(expect.any(String));
 
@@ -150,7 +150,7 @@ test('happy path: corridors → quote → person → card and bank checks → tr
 test('3-D Secure path (card ending 0002): ACTION_REQUIRED with the challenge URL, the challenge, resumeTransfer, then on to COMPLETED', async () => {
   const { quoteId, personId } = await quoteAndSender('50.00');
   const card = cardToken('0002');
-  const check = await send(CheckCardDocument, { input: { cardToken: card, sender: CARD_HOLDER } });
+  const check = await send(CheckCardDocument, { input: { cardToken: card, personId } });
   expect(check.checkCard).toMatchObject({ status: 'CHALLENGE', redirectUrl: expect.any(String) });
   const { createTransfer: created } = await send(CreateTransferDocument, {
     input: { idempotencyKey: 'app-journey-3ds', quoteId, personId, recipient: RECIPIENT as never, funding: { type: 'CARD', cardToken: card } },
@@ -185,7 +185,7 @@ test('the customer cancels before capture with the app\'s VoidTransfer: AUTHORIZ
   // held for the platform's manual compliance review: the money stays authorized until someone decides
   const { createPerson } = await send(CreatePersonDocument, { input: personInput('Compliance-Review') as PersonInput });
   const card = cardToken('1234', 'dddddddd-0000-4000-8000');
-  await send(CheckCardDocument, { input: { cardToken: card, sender: CARD_HOLDER } });
+  await send(CheckCardDocument, { input: { cardToken: card, personId: createPerson.id! } });
   const { createTransfer: created } = await send(CreateTransferDocument, {
     input: { idempotencyKey: 'app-journey-void', quoteId: createQuote.id, personId: createPerson.id!, recipient: RECIPIENT as never, funding: { type: 'CARD', cardToken: card } },
   });

@@ -60,16 +60,7 @@ test('happy path over GraphQL (typed documents): quote, person, card check, PEND
   expect(person.data!.createPerson.status).toBe('APPROVED');
   const card = await execute(t.url, CheckCardDocument, {
     token: alice,
-    variables: {
-      input: {
-        cardToken: cardToken('1234'),
-        sender: {
-          firstName: 'Jane', lastName: 'Doe', email: 'jane@example.com', phoneNumber: '+14155550100',
-          documents: [{ number: 'X1234567', type: 'PASSPORT', countryCode: 'US' }],
-          address: { line1: '1 Main St', city: 'Springfield', region: 'California', regionCode: 'CA', postalCode: '94105', countryCode: 'US' },
-        },
-      },
-    },
+    variables: { input: { cardToken: cardToken('1234'), personId: person.data!.createPerson.id! } },
   });
   expect(card.data!.checkCard).toMatchObject({ status: 'APPROVED', reasons: [], canFund: true });
 

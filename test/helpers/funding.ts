@@ -4,15 +4,6 @@
  */
 const CHECK_CARD = 'mutation($i: CheckCardInput!) { checkCard(input: $i) { status } }';
 
-/** A cardholder for checkCard (sandbox: any name passes). */
-export const CARD_HOLDER = {
-  firstName: 'Jane',
-  lastName: 'Doe',
-  email: 'jane@example.com',
-  phoneNumber: '+14155550100',
-  documents: [{ number: 'X1234567', type: 'PASSPORT', countryCode: 'US' }],
-};
-
 /** A KYC person that can send (createPerson input): the sender of a transfer is built from it. */
 export const personInput = (lastName = 'Doe') => ({
   type: 'INDIVIDUAL',
@@ -50,12 +41,17 @@ export function withSenderLastName<T extends object>(input: T, lastName: string 
   return input;
 }
 
-/** checkCard as the caller (the result does not matter: the check binds the token to the caller). */
-export async function checkCardAs(url: string, token: string, cardToken: string): Promise<boolean> {
+/**
+ * checkCard as the caller (the result does not matter: the check binds the token to the caller). The cardholder is
+ * a person of the caller: `personId`, or the caller's default sender (created once per service and caller).
+ */
+export async function checkCardAs(url: string, token: string, cardToken: string, personId?: string): Promise<boolean> {
+  const holder = personId ?? (await senderId(url, token, 'Doe', `${url}|${token}|Doe`));
+  if (!holder) return false;
   const res = await fetch(`${url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query: CHECK_CARD, variables: { i: { cardToken, sender: CARD_HOLDER } } }),
+    body: JSON.stringify({ query: CHECK_CARD, variables: { i: { cardToken, personId: holder } } }),
   }).catch(() => null); // a dead service (chaos): false, and the caller retries
   const text = (await res?.text().catch(() => null)) ?? null;
   return res !== null && res.status < 500 && text !== null && !/SERVICE_UNAVAILABLE|UPSTREAM_UNAVAILABLE/.test(text);
@@ -90,18 +86,25 @@ async function createSender(url: string, token: string, lastName: string): Promi
  * would go out unchecked, or with the default sender instead of the one it names.
  */
 export async function checkFundingAs(url: string, token: string, input: unknown): Promise<boolean> {
-  const card = cardOf(input);
-  if (card && !(await checkCardAs(url, token, card))) return false;
   const lastName = (input as { senderLastName?: string } | null)?.senderLastName;
-  if (!lastName) return true;
-  const key = `${token}|${lastName}`;
+  if (lastName) {
+    const id = await senderId(url, token, lastName, `${token}|${lastName}`);
+    if (!id) return false;
+    (input as { personId: string }).personId = id;
+  }
+  const card = cardOf(input);
+  const personId = (input as { personId?: string } | null)?.personId;
+  return !card || checkCardAs(url, token, card, personId);
+}
+
+/** The id of the caller's sender of that last name, created once per cache key (a failed attempt is forgotten). */
+async function senderId(url: string, token: string, lastName: string, key: string): Promise<string | null> {
   let sender = senders.get(key);
   if (!sender) {
     sender = createSender(url, token, lastName);
     senders.set(key, sender);
   }
   const id = await sender;
-  if (id) (input as { personId: string }).personId = id;
-  else if (senders.get(key) === sender) senders.delete(key);
-  return id !== null;
+  if (!id && senders.get(key) === sender) senders.delete(key);
+  return id;
 }

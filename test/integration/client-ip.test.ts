@@ -1,8 +1,8 @@
 import { loadConfig } from '../../src/config';
 import type { CardCheckRequest } from '../../src/upstream/gateway/gateway.types';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { CARD_HOLDER } from '../helpers/funding';
 import { cardToken } from '../helpers/sandbox';
+import { newPerson } from '../e2e/transfer-helpers';
 
 /**
  * The customer's IP is never asked of the app: it is the request's (Fastify request.ip). X-Forwarded-For counts
@@ -12,6 +12,7 @@ const CHECK = 'mutation($i: CheckCardInput!) { checkCard(input: $i) { status } }
 
 async function ipSentUpstream(t: TestApp, forwardedFor: string, suffix: string): Promise<string | undefined> {
   const token = await t.token(`ip-${suffix}`, 'customer');
+  const personId = await newPerson(t.url, token);
   const seen: CardCheckRequest[] = [];
   const gateway = t.app.upstream.gateway;
   const original = gateway.checkCard.bind(gateway);
@@ -23,7 +24,7 @@ async function ipSentUpstream(t: TestApp, forwardedFor: string, suffix: string):
     const res = await fetch(`${t.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'x-forwarded-for': forwardedFor },
-      body: JSON.stringify({ query: CHECK, variables: { i: { cardToken: cardToken('1234', `aaaaaaaa-0000-4000-8${suffix.padStart(3, '0')}`), sender: CARD_HOLDER } } }),
+      body: JSON.stringify({ query: CHECK, variables: { i: { cardToken: cardToken('1234', `aaaaaaaa-0000-4000-8${suffix.padStart(3, '0')}`), personId } } }),
     });
     const body = (await res.json()) as { errors?: unknown };
     expect(body.errors).toBeUndefined();

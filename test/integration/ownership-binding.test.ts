@@ -1,5 +1,4 @@
 import { gql, startTestApp, type TestApp } from '../helpers/app';
-import { CARD_HOLDER } from '../helpers/funding';
 import { cardToken } from '../helpers/sandbox';
 import { newPerson, newQuote, transferInput, TRANSFER_FIELDS } from '../e2e/transfer-helpers';
 
@@ -35,8 +34,9 @@ const errorOf = (r: { body: { errors?: { message: string; extensions?: Record<st
   message: r.body.errors?.[0]?.message,
 });
 
+/** checkCard as alice or bob, each the holder of their own person. */
 async function checkCard(token: string, cardToken: string) {
-  return gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardToken, sender: CARD_HOLDER } } });
+  return gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardToken, personId: token === alice ? alicePerson : bobPerson } } });
 }
 
 async function linkAccount(token: string, widgetToken: string): Promise<string> {

@@ -124,7 +124,7 @@ describe('platform FX transactions', () => {
   let txId: string;
 
   it('create (idempotent by externalTransactionId), get, list, status history, limits', async () => {
-    const create = `mutation($ext: String!) { createPlatformFxTransaction(input: { externalTransactionId: $ext, amount: { total: "250.00", currency: "USD" }, metadata: { ticket: "OPS-1" } }) }`;
+    const create = `mutation($ext: String!) { createPlatformFxTransaction(input: { externalTransactionId: $ext, amount: { amount: "250.00", currency: "USD" }, metadata: { ticket: "OPS-1" } }) }`;
     const calls = await callsDuring(async () => {
       const first = await ok(create, { ext });
       txId = first.createPlatformFxTransaction.transactionId;
@@ -182,15 +182,24 @@ describe('platform wallets and the legacy agent endpoint', () => {
   it('platformWallets, platformWallet, depositToPlatformWallet', async () => {
     const calls = await callsDuring(async () => {
       const before = await ok(`{ platformWallet(currency: "EUR") }`, undefined, backoffice);
-      const dep = await ok(`mutation { depositToPlatformWallet(currency: "EUR", amount: "100.50") }`);
+      const dep = await ok(`mutation { depositToPlatformWallet(amount: { amount: "100.50", currency: "EUR" }) }`);
       expect(Number(dep.depositToPlatformWallet.available)).toBeCloseTo(Number(before.platformWallet.available) + 100.5, 2);
       const all = await ok(`{ platformWallets }`, undefined, backoffice);
       expect(all.platformWallets.wallets.map((w: any) => w.currency)).toEqual(expect.arrayContaining(['EUR', 'USD']));
     });
     const w = '/organizations/sandbox-tenant/wallets';
     expect(calls).toEqual([`GET ${w}/EUR`, `POST ${w}/EUR/deposits`, `GET ${w}`]);
-    const bad = await gql<any>(t.url, `mutation { depositToPlatformWallet(currency: "EUR", amount: "0") }`, { token: admin });
-    expect(bad.body.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
+    // one money input shape everywhere: a zero amount, too many decimals for the currency, a bad currency — refused
+    // before any upstream call
+    const refused = await callsDuring(async () => {
+    for (const amount of ['{ amount: "0", currency: "EUR" }', '{ amount: "1.005", currency: "EUR" }', '{ amount: "10", currency: "eur" }', '{ amount: "1.5", currency: "JPY" }']) {
+      const bad = await gql<any>(t.url, `mutation { depositToPlatformWallet(amount: ${amount}) }`, { token: admin });
+      expect(bad.body.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
+    }
+    const fx = await gql<any>(t.url, `mutation { createPlatformFxTransaction(input: { externalTransactionId: "bad-amount", amount: { amount: "-1", currency: "USD" } }) }`, { token: admin });
+    expect(fx.body.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
+    });
+    expect(refused).toEqual([]);
   });
 
   it('createAgentLegacy → POST /agents; the API key is answered once and the agent is listed by `agents`', async () => {

@@ -1,5 +1,5 @@
 import { gql, startTestApp, type TestApp } from '../helpers/app';
-import { CARD_HOLDER, personInput } from '../helpers/funding';
+import { personInput } from '../helpers/funding';
 import { cardToken } from '../helpers/sandbox';
 
 const CREATE_QUOTE = `mutation($input: CreateQuoteInput!) { createQuote(input: $input) { id fxId rate source { amount currency } destination { amount currency } paymentMethod expiresAt } }`;
@@ -10,14 +10,22 @@ const CHECK_BANK = `mutation($input: CheckBankAccountInput!) { checkBankAccount(
 
 export const person = personInput;
 
-const holder = { ...CARD_HOLDER, address: personInput().address };
-
 let t: TestApp;
 let token: string;
+/** alice's KYC'd person: the card and account holder of her checks */
+let personId: string;
 beforeAll(async () => {
   t = await startTestApp();
   token = await t.token('alice', 'customer');
+  personId = (await gql<any>(t.url, CREATE_PERSON, { token, variables: { input: person() } })).body.data.createPerson.id;
 });
+
+/** The gateway calls made while `run` runs. */
+async function gatewayCallsDuring(run: () => Promise<void>): Promise<unknown[]> {
+  await fetch(`${t.app.sandbox!.url}/__sandbox/calls`, { method: 'DELETE' });
+  await run();
+  return (await (await fetch(`${t.app.sandbox!.url}/__sandbox/calls?path=/gateway`)).json()) as unknown[];
+}
 afterAll(() => t.close());
 
 describe('createQuote', () => {
@@ -79,7 +87,7 @@ describe('persons', () => {
 
 describe('checks', () => {
   test('card magic values: approved, 3DS challenge, cvc FAILED', async () => {
-    const run = (suffix: string) => gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardToken: cardToken(suffix), sender: holder } } });
+    const run = (suffix: string) => gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardToken: cardToken(suffix), personId } } });
     expect((await run('1234')).body.data.checkCard).toMatchObject({ status: 'APPROVED', reasons: [], redirectUrl: null, canFund: true });
     const challenge = (await run('0002')).body.data.checkCard;
     expect(challenge.status).toBe('CHALLENGE');
@@ -87,21 +95,47 @@ describe('checks', () => {
     expect((await run('0003')).body.data.checkCard).toMatchObject({ status: 'FAILED', cvc: 'FAILED', reasons: ['cvc FAILED'] });
   });
 
-  test('card names: > 35 characters or with a prefix → BAD_USER_INPUT; phone must be E.164', async () => {
-    const r = await gql<any>(t.url, CHECK_CARD, {
-      token,
-      variables: { input: { cardToken: cardToken('1234'), sender: { ...holder, firstName: 'Dr Jane', lastName: 'x'.repeat(36), phoneNumber: '4155550100' } } },
+  test("the cardholder is the KYC'd person: its address goes to the gateway (address verification runs)", async () => {
+    const r = await gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardToken: cardToken('1234'), personId } } });
+    expect(r.body.data.checkCard.status).toBe('APPROVED');
+    expect(r.body.data.checkCard.avs).not.toBe('NOT_SENT'); // the sandbox answers NOT_SENT when the check carries no address
+  });
+
+  test('a person whose name cannot be a cardholder name (> 35 characters, a prefix) → BAD_USER_INPUT before the gateway', async () => {
+    const long = (await gql<any>(t.url, CREATE_PERSON, { token, variables: { input: { ...person(), firstName: 'Dr Jane', lastName: 'x'.repeat(36) } } })).body.data.createPerson.id;
+    const calls = await gatewayCallsDuring(async () => {
+      const r = await gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardToken: cardToken('1234'), personId: long } } });
+      expect(r.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect(r.body.errors![0].message).toMatch(/firstName and lastName cannot be a cardholder name/);
+      expect(JSON.stringify(r.body)).not.toContain('x'.repeat(36));
     });
-    expect(r.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
-    const paths = (r.body.errors![0].extensions!.fields as { path: string }[]).map((f) => f.path).sort();
-    expect(paths).toEqual(['sender.firstName', 'sender.lastName', 'sender.phoneNumber']);
+    expect(calls).toEqual([]);
+  });
+
+  test("another caller's person, an unknown one, or one that cannot send → refused before the gateway", async () => {
+    const bob = await t.token('bob', 'customer');
+    const calls = await gatewayCallsDuring(async () => {
+      const theirs = await gql<any>(t.url, CHECK_CARD, { token: bob, variables: { input: { cardToken: cardToken('1234'), personId } } });
+      expect(theirs.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+      const unknown = await gql<any>(t.url, CHECK_BANK, { token, variables: { input: { personId: 'nope', account: { type: 'BANK_ACCOUNT', accountType: 'CHECKING', accountNumber: '123456789', routingNumber: '011000015', countryCode: 'US' } } } });
+      expect(unknown.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    });
+    expect(calls).toEqual([]);
+    // a person without an address can be KYC'd but not hold a card or account for a check
+    const bare = (await gql<any>(t.url, CREATE_PERSON, { token, variables: { input: { type: 'INDIVIDUAL', firstName: 'Ana', lastName: 'Bare' } } })).body.data.createPerson.id;
+    const noAddress = await gatewayCallsDuring(async () => {
+      const r = await gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardToken: cardToken('1234'), personId: bare } } });
+      expect(r.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect(r.body.errors![0].message).toMatch(/personId: the person has no/);
+    });
+    expect(noAddress).toEqual([]);
   });
 
   test('bank account raw details: valid and declined (account ending 0000)', async () => {
     const account = { type: 'BANK_ACCOUNT', accountType: 'CHECKING', accountNumber: '123456789', routingNumber: '011000015', countryCode: 'US' };
-    const ok = await gql<any>(t.url, CHECK_BANK, { token, variables: { input: { holder, account } } });
+    const ok = await gql<any>(t.url, CHECK_BANK, { token, variables: { input: { personId, account } } });
     expect(ok.body.data.checkBankAccount).toMatchObject({ status: 'APPROVED', accountStatus: 'VALID' });
-    const bad = await gql<any>(t.url, CHECK_BANK, { token, variables: { input: { holder, account: { ...account, accountNumber: '12340000' } } } });
+    const bad = await gql<any>(t.url, CHECK_BANK, { token, variables: { input: { personId, account: { ...account, accountNumber: '12340000' } } } });
     expect(bad.body.data.checkBankAccount).toMatchObject({ status: 'DECLINED', accountStatus: 'INVALID' });
   });
 

@@ -71,7 +71,7 @@ describe('no secrets or PII in the logs of a full transfer flow', () => {
     expect(created.body.data.createPerson.status).toBe('APPROVED'); // an identification of the US format (else REJECTED, no id)
     const personId = created.body.data.createPerson.id as string;
 
-    // A bank-account check with raw details (account and routing numbers, a document number)
+    // A bank-account check with raw details (account and routing numbers; the holder's document, e-mail and phone)
     const accountNumber = '123456789012';
     const routingNumber = '011000015';
     const check = await gql<any>(
@@ -81,11 +81,7 @@ describe('no secrets or PII in the logs of a full transfer flow', () => {
         token: customer,
         variables: {
           i: {
-            holder: {
-              firstName: 'Jane', lastName: 'Doe', email: 'sender-pii@example.com', phoneNumber: '14155550177',
-              documents: [{ number: 'DOC-PII-778899', type: 'PASSPORT', countryCode: 'US' }],
-              address: { line1: '1 Main St', city: 'Springfield', region: 'California', regionCode: 'CA', postalCode: '94105', countryCode: 'US' },
-            },
+            personId, // the holder: the person above (its document number, e-mail and phone go to the gateway)
             account: { type: 'BANK_ACCOUNT', accountType: 'CHECKING', accountNumber, routingNumber, countryCode: 'US' },
           },
         },
@@ -110,7 +106,6 @@ describe('no secrets or PII in the logs of a full transfer flow', () => {
       accountNumber,
       routingNumber,
       senderDocument: '445-66-7788',
-      checkDocument: 'DOC-PII-778899',
       identification: '987-65-4321',
       email: 'sender-pii@example.com',
       phone: '4155550177',

@@ -33,10 +33,49 @@ export interface CardCheckView {
   canReceive: boolean | null;
 }
 
+export interface AccountHolderArgs { firstName: string; lastName: string; email: string; phoneNumber: string; documents: DocumentArgs[]; address: PostalAddress }
 export interface BankCheckArgs {
   linked?: { accountCheckToken: string; accountCheckId: string; countryCode: string };
-  holder?: { firstName: string; lastName: string; email: string; phoneNumber: string; documents: DocumentArgs[]; address: PostalAddress };
+  holder?: AccountHolderArgs;
   account?: { type: string; accountType: string; accountNumber: string; routingNumber?: string; bankCode?: string; countryCode: string };
+}
+
+/** What the API takes: the holder is always the caller's KYC'd person (never typed again). */
+export interface CardCheckInput { cardToken: string; personId: string }
+export interface BankCheckInput { linked?: BankCheckArgs['linked']; account?: BankCheckArgs['account']; personId?: string }
+
+/** The sender of a KYC'd person, as a check names the card or account holder. */
+export interface SenderParty {
+  customer: { firstName: string; lastName: string; email: string; phoneNumber: string; documentNumber: string; documentType: string; countryCode: string };
+  address: PostalAddress;
+}
+/** Finds the caller's APPROVED person as a sender (NOT_FOUND for another caller's, BAD_USER_INPUT when it cannot send). */
+export type SenderLookup = (ownerId: string, personId: string) => Promise<SenderParty>;
+
+const CARD_NAME = /^(?!\s*(mr|mrs|ms|miss|mx|dr|prof|sir|madam|rev)\.?(\s|$))(?!.*\s(jr|sr|ii|iii|iv|phd|md|esq|dds)\.?\s*$).{1,35}$/i;
+
+/**
+ * Why a sender's name cannot be a cardholder name for the card networks (at most 35 characters, no prefix such as
+ * Mr or Dr, no suffix such as Jr or III), for a BAD_USER_INPUT before the card is checked or charged; or null.
+ */
+export function cardholderNameProblem(sender: SenderParty): string | null {
+  const bad = (['firstName', 'lastName'] as const).filter((k) => !CARD_NAME.test(sender.customer[k]));
+  return bad.length
+    ? `personId: the person's ${bad.join(' and ')} cannot be a cardholder name (at most 35 characters, no prefix such as Mr or suffix such as Jr); create the person with the name as on the card`
+    : null;
+}
+
+/** The card or account holder a check sends for a sender: its name, contact, identity document and address. */
+export function holderOf(sender: SenderParty): AccountHolderArgs {
+  const c = sender.customer;
+  return {
+    firstName: c.firstName,
+    lastName: c.lastName,
+    email: c.email,
+    phoneNumber: c.phoneNumber,
+    documents: [{ number: c.documentNumber, type: c.documentType, countryCode: c.countryCode }],
+    address: sender.address,
+  };
 }
 
 export interface BankCheckView {
@@ -134,9 +173,14 @@ export class ChecksService {
   constructor(
     private readonly gateway: GatewayClient,
     private readonly credentials: FundingCredentials,
+    private readonly senders: SenderLookup,
   ) {}
 
-  async checkCard(ownerId: string, clientIp: string, args: CardCheckArgs): Promise<CardCheckView> {
+  async checkCard(ownerId: string, clientIp: string, input: CardCheckInput): Promise<CardCheckView> {
+    const sender = await this.senders(ownerId, input.personId);
+    const nameProblem = cardholderNameProblem(sender);
+    if (nameProblem) throw badInput(nameProblem, { field: 'personId' });
+    const args: CardCheckArgs = { cardToken: input.cardToken, sender: holderOf(sender) };
     await this.credentials.assertCheckable('card', args.cardToken, ownerId);
     let r: GatewayCardCheck;
     try {
@@ -151,13 +195,14 @@ export class ChecksService {
     return view;
   }
 
-  async checkBankAccount(ownerId: string, clientIp: string, args: BankCheckArgs): Promise<BankCheckView> {
-    const raw = Boolean(args.holder || args.account);
-    if (Boolean(args.linked) === raw) throw badInput('Give either linked (bank-linking widget) or holder + account (raw details)');
-    if (args.linked) return this.checkLinkedAccount(ownerId, args.linked);
-    if (!args.holder || !args.account) throw badInput('holder and account are both required for a raw-details check');
-    if (args.account.countryCode === 'US' && !args.account.routingNumber) throw badInput('routingNumber is required for a US account');
-    if (args.account.countryCode !== 'US' && !args.account.bankCode) throw badInput('bankCode is required outside the US');
+  async checkBankAccount(ownerId: string, clientIp: string, input: BankCheckInput): Promise<BankCheckView> {
+    const raw = Boolean(input.personId || input.account);
+    if (Boolean(input.linked) === raw) throw badInput('Give either linked (bank-linking widget) or personId + account (raw details)');
+    if (input.linked) return this.checkLinkedAccount(ownerId, input.linked);
+    if (!input.personId || !input.account) throw badInput('personId and account are both required for a raw-details check');
+    if (input.account.countryCode === 'US' && !input.account.routingNumber) throw badInput('account.routingNumber is required for a US account');
+    if (input.account.countryCode !== 'US' && !input.account.bankCode) throw badInput('account.bankCode is required outside the US');
+    const args: BankCheckArgs = { holder: holderOf(await this.senders(ownerId, input.personId)), account: input.account };
     try {
       const r = await this.gateway.checkBankAccount(accountCheckRequest(args, clientIp, randomUUID()));
       return {

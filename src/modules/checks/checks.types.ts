@@ -1,4 +1,4 @@
-import { Field, InputType, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -14,12 +14,8 @@ import {
 } from 'class-validator';
 import { AddressInput } from '../../graphql/address.types';
 
-/** Card-network name rules: ≤ 35 characters, no prefix (Mr, Dr…) nor suffix (Jr, III…). */
-export const CARD_NAME = /^(?!\s*(mr|mrs|ms|miss|mx|dr|prof|sir|madam|rev)\.?(\s|$))(?!.*\s(jr|sr|ii|iii|iv|phd|md|esq|dds)\.?\s*$).+$/i;
-export const CARD_NAME_MESSAGE = '$property must be the name without a prefix (Mr, Dr…) or suffix (Jr, III…)';
 export const E164 = /^\+[1-9]\d{6,14}$/;
 export const E164_MESSAGE = '$property must be an E.164 phone number such as +14155550100';
-const PHONE_MESSAGE = '$property must be 7 to 15 digits, optionally after a +, without spaces, e.g. +14155550100';
 const DOCUMENTS_MESSAGE = '$property must contain 1 to 5 documents';
 
 @InputType({ description: 'An identity document. countryCode is ISO 3166-1 alpha-2.' })
@@ -31,25 +27,12 @@ export class IdentityDocumentInput {
   @Field({ description: 'ISO 3166-1 alpha-2 country that issued the document, e.g. "US".' }) @IsISO31661Alpha2({ message: 'countryCode must be an ISO 3166-1 alpha-2 code such as US' }) countryCode!: string;
 }
 
-@InputType({ description: 'The cardholder, as given to the tokenizer (names are compared with the issuer records).' })
-export class CardHolderInput {
-  @Field({ description: 'At most 35 characters, no prefix or suffix.' })
-  @Length(1, 35, { message: 'firstName must be 1 to 35 characters' }) @Matches(CARD_NAME, { message: CARD_NAME_MESSAGE })
-  firstName!: string;
-  @Field({ description: 'At most 35 characters, no prefix or suffix.' })
-  @Length(1, 35, { message: 'lastName must be 1 to 35 characters' }) @Matches(CARD_NAME, { message: CARD_NAME_MESSAGE })
-  lastName!: string;
-  @Field({ description: 'E-mail address, e.g. ana@example.com.' }) @IsEmail({}, { message: 'email must be an email address such as ana@example.com' }) email!: string;
-  @Field({ description: 'E.164, e.g. +14155550100.' }) @Matches(E164, { message: E164_MESSAGE }) phoneNumber!: string;
-  @Field({ nullable: true, description: 'Date of birth, YYYY-MM-DD (ISO 8601 date), optional.' }) @IsOptional() @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'birthDate must be a date in the form YYYY-MM-DD, e.g. 1990-04-21' }) birthDate?: string;
-  @Field(() => [IdentityDocumentInput], { description: 'Identity documents of the cardholder: 1 to 5.' }) @ArrayMinSize(1, { message: DOCUMENTS_MESSAGE }) @ArrayMaxSize(5, { message: DOCUMENTS_MESSAGE }) @ValidateNested({ each: true }) documents!: IdentityDocumentInput[];
-  @Field(() => AddressInput, { nullable: true, description: 'The billing address, used for address verification (AVS).' }) @IsOptional() @ValidateNested() address?: AddressInput;
-}
-
-@InputType({ description: 'A card check (v2) without charging the card.' })
+@InputType({ description: 'A card check (v2) without charging the card. The cardholder is the KYC\'d person: their name, contact, identity document and address are sent (nothing is typed again).' })
 export class CheckCardInput {
   @Field({ description: 'Card token UUID from the client-side tokenizer.' }) @IsUUID('all', { message: 'cardToken must be the token UUID from the tokenizer' }) cardToken!: string;
-  @Field(() => CardHolderInput, { description: 'The cardholder.' }) @ValidateNested() sender!: CardHolderInput;
+  @Field(() => ID, { description: 'The cardholder: the caller\'s person from createPerson (status APPROVED, an INDIVIDUAL with name, contact, identification and address). Another caller\'s person is NOT_FOUND.' })
+  @IsString() @Length(1, 64, { message: 'personId must be the id createPerson answered' })
+  personId!: string;
 }
 
 export enum CardCheckStatus {
@@ -99,21 +82,13 @@ export class BankAccountInput {
   @Field({ description: 'ISO 3166-1 alpha-2 country of the account, e.g. "US".' }) @IsISO31661Alpha2({ message: 'countryCode must be an ISO 3166-1 alpha-2 code such as US' }) countryCode!: string;
 }
 
-@InputType({ description: 'The account holder for a raw-details check (check-account form B).' })
-export class AccountHolderInput {
-  @Field({ description: 'First name (1 to 100 characters).' }) @IsString() @Length(1, 100, { message: 'firstName must be 1 to 100 characters' }) firstName!: string;
-  @Field({ description: 'Last name (1 to 100 characters).' }) @IsString() @Length(1, 100, { message: 'lastName must be 1 to 100 characters' }) lastName!: string;
-  @Field({ description: 'E-mail address, e.g. ana@example.com.' }) @IsEmail({}, { message: 'email must be an email address such as ana@example.com' }) email!: string;
-  @Field({ description: '7 to 15 digits, optionally with a leading +.' }) @Matches(/^\+?\d{7,15}$/, { message: PHONE_MESSAGE }) phoneNumber!: string;
-  @Field(() => [IdentityDocumentInput], { description: 'Identity documents of the holder: 1 to 5.' }) @ArrayMinSize(1, { message: DOCUMENTS_MESSAGE }) @ArrayMaxSize(5, { message: DOCUMENTS_MESSAGE }) @ValidateNested({ each: true }) documents!: IdentityDocumentInput[];
-  @Field(() => AddressInput, { description: "The holder's address." }) @ValidateNested() address!: AddressInput;
-}
-
-@InputType({ description: 'Bank account check: either `linked` (bank-linking widget) or `holder` + `account` (raw details).' })
+@InputType({ description: 'Bank account check: either `linked` (bank-linking widget) or `personId` + `account` (raw details; the holder is the KYC\'d person).' })
 export class CheckBankAccountInput {
   @Field(() => LinkedAccountInput, { nullable: true, description: 'Form A: the bank-linking widget result. Give it alone.' }) @IsOptional() @ValidateNested() linked?: LinkedAccountInput;
-  @Field(() => AccountHolderInput, { nullable: true, description: 'Form B: the account holder (with account).' }) @IsOptional() @ValidateNested() holder?: AccountHolderInput;
-  @Field(() => BankAccountInput, { nullable: true, description: 'Form B: the raw account details (with holder).' }) @IsOptional() @ValidateNested() account?: BankAccountInput;
+  @Field(() => ID, { nullable: true, description: 'Form B: the account holder, the caller\'s APPROVED person from createPerson (with account). Another caller\'s person is NOT_FOUND.' })
+  @IsOptional() @IsString() @Length(1, 64, { message: 'personId must be the id createPerson answered' })
+  personId?: string;
+  @Field(() => BankAccountInput, { nullable: true, description: 'Form B: the raw account details (with personId).' }) @IsOptional() @ValidateNested() account?: BankAccountInput;
 }
 
 export enum BankAccountCheckStatus {

@@ -1,6 +1,6 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
-import { badInput } from '../../shared/errors';
+import { badInput, notFound } from '../../shared/errors';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { PersonRequest } from '../../upstream/gateway/gateway.types';
 import { toAppError } from '../../upstream/http/upstream.errors';
@@ -92,6 +92,19 @@ export class KycService {
     } catch (e) {
       throw toAppError(e);
     }
+  }
+
+  /**
+   * The sender a caller's person stands for (checks and transfers send it): NOT_FOUND for someone else's or an
+   * unknown person, BAD_USER_INPUT when it is not APPROVED or lacks what a sender needs.
+   */
+  async senderFor(ownerId: string, personId: string): Promise<Sender> {
+    const person = await this.prisma.person.findUnique({ where: { id: personId } });
+    if (!person || person.ownerId !== ownerId) throw notFound('Person');
+    if (person.status !== 'APPROVED') throw badInput('personId: the person is not APPROVED by KYC', { field: 'personId' });
+    const sender = senderOf(person.details);
+    if (typeof sender === 'string') throw badInput(`personId: ${sender}`, { field: 'personId' });
+    return sender;
   }
 
   async createPerson(ownerId: string, args: PersonArgs): Promise<PersonResultView> {

@@ -2,7 +2,7 @@ import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-
 import { AddressInput } from '../../graphql/address.types';
 import type { GraphQLContext } from '../../graphql/context';
 import { JSONObjectScalar } from '../../graphql/json.scalar';
-import { DecimalScalar } from '../../graphql/scalars';
+import { MoneyInput } from '../../graphql/money.types';
 import { CreateAgentInput, CreatedAgent } from '../admin/admin.types';
 import type { PlatformService } from './platform.service';
 import {
@@ -195,10 +195,9 @@ export class PlatformResolver {
   @Authorized('admin')
   @Mutation(() => JSONObjectScalar, { description: 'Admins: record a deposit into our platform wallet; answers the wallet. Sent once (never repeated automatically).' })
   depositToPlatformWallet(
-    @Arg('currency', { description: 'ISO 4217 currency code, e.g. "USD".' }) currency: string,
-    @Arg('amount', () => DecimalScalar, { description: 'Positive exact decimal, e.g. "100.00".' }) amount: string,
+    @Arg('amount', () => MoneyInput, { description: 'What to deposit, e.g. { amount: "100.00", currency: "USD" }.' }) amount: MoneyInput,
   ): Promise<Obj> {
-    return this.platform.deposit(currency, amount);
+    return this.platform.deposit(amount);
   }
 
   // ── agents ──

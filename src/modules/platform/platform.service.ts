@@ -5,7 +5,9 @@ import type { PayoutSchemaKind, RemittancesObject } from '../../upstream/remitta
 import { isUpstreamError, toAppError } from '../../upstream/http/upstream.errors';
 import { badInput } from '../../shared/errors';
 import { connectionFrom, pageRequest } from '../../graphql/relay';
-import { isDecimalString } from '../../graphql/scalars';
+import { positiveAmountProblem } from '../../shared/money';
+
+interface Money { amount: string; currency: string }
 import type { AdminService } from '../admin/admin.service';
 
 const CURRENCY = /^[A-Z]{3}$/;
@@ -83,12 +85,13 @@ export class PlatformService {
   }
 
   // ── FX transactions ──
-  async createFxTransaction(input: { externalTransactionId: string; amount?: { total: string; currency: string } | null; metadata?: Record<string, unknown> | null }) {
-    if (input.amount && !(Number(input.amount.total) > 0)) throw badInput('amount.total must be greater than zero');
+  async createFxTransaction(input: { externalTransactionId: string; amount?: Money | null; metadata?: Record<string, unknown> | null }) {
+    const problem = input.amount ? positiveAmountProblem('amount.amount', input.amount.amount, input.amount.currency) : null;
+    if (problem) throw badInput(problem);
     try {
       return await this.remittances.createFxTransaction({
         externalTransactionId: input.externalTransactionId,
-        ...(input.amount ? { amount: { total: input.amount.total, currency: input.amount.currency } } : {}),
+        ...(input.amount ? { amount: { total: input.amount.amount, currency: input.amount.currency } } : {}),
         ...(input.metadata ? { metadata: input.metadata } : {}),
       });
     } catch (e) {
@@ -142,10 +145,10 @@ export class PlatformService {
     return call(() => this.remittances.getWallet(currency));
   }
 
-  deposit(currency: string, amount: string) {
-    if (!CURRENCY.test(currency)) throw badInput('currency must be an ISO 4217 code such as "USD"');
-    if (!isDecimalString(amount) || !(Number(amount) > 0)) throw badInput('amount must be a positive decimal such as "100.00"');
-    return call(() => this.remittances.depositToWallet(currency, { amount }));
+  deposit(amount: Money) {
+    const problem = CURRENCY.test(amount.currency) ? positiveAmountProblem('amount.amount', amount.amount, amount.currency) : 'amount.currency must be an ISO 4217 code such as "USD"';
+    if (problem) throw badInput(problem);
+    return call(() => this.remittances.depositToWallet(amount.currency, { amount: amount.amount }));
   }
 
   // ── agents (legacy alias) ──

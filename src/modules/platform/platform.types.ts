@@ -1,8 +1,8 @@
 import { ArgsType, Field, InputType, Int, registerEnumType } from 'type-graphql';
-import { IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { type CountedConnection, connectionType } from '../../graphql/relay';
 import { JSONObjectScalar } from '../../graphql/json.scalar';
-import { DecimalScalar } from '../../graphql/scalars';
+import { MoneyInput } from '../../graphql/money.types';
 
 export enum PlatformPayoutSchemaKind {
   RECIPIENT = 'recipient',
@@ -32,16 +32,6 @@ registerEnumType(PlatformMetadataWriteMode, {
   },
 });
 
-@InputType({ description: 'An amount of money as the platform takes it.' })
-export class PlatformMoneyInput {
-  @Field(() => DecimalScalar, { description: 'Exact decimal string, e.g. "100.10".' })
-  total!: string;
-
-  @Field({ description: 'ISO 4217 currency code, e.g. "USD".' })
-  @Matches(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code such as "USD"' })
-  currency!: string;
-}
-
 @InputType({ description: 'A new FX transaction at the remittances platform.' })
 export class CreatePlatformFxTransactionInput {
   @Field({
@@ -52,9 +42,10 @@ export class CreatePlatformFxTransactionInput {
   @Length(1, 128, { message: 'externalTransactionId must be 1 to 128 characters' })
   externalTransactionId!: string;
 
-  @Field(() => PlatformMoneyInput, { nullable: true, description: 'The amount to send, if known now.' })
+  @Field(() => MoneyInput, { nullable: true, description: 'The amount to send, if known now.' })
   @IsOptional()
-  amount?: PlatformMoneyInput;
+  @ValidateNested()
+  amount?: MoneyInput;
 
   @Field(() => JSONObjectScalar, { nullable: true, description: 'Free-form metadata stored with the transaction.' })
   @IsOptional()

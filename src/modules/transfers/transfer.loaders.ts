@@ -1,5 +1,8 @@
 import DataLoader from 'dataloader';
-import type { PrismaClient, TransferEvent } from '../../generated/prisma/client';
+import type { PrismaClient, TransferEvent, TransferRefusal } from '../../generated/prisma/client';
+
+/** How many refused transitions a transfer shows (the most recent). */
+export const REFUSALS_SHOWN = 50;
 
 export interface EventsPageKey {
   transferId: string;
@@ -19,8 +22,20 @@ export interface EventsPage {
  */
 export class TransferLoaders {
   readonly events: DataLoader<EventsPageKey, EventsPage, string>;
+  /** The refused transitions of each transfer, newest first (at most REFUSALS_SHOWN): one query per request. */
+  readonly refusals: DataLoader<string, TransferRefusal[]>;
 
   constructor(prisma: PrismaClient) {
+    this.refusals = new DataLoader<string, TransferRefusal[]>(async (ids) => {
+      const rows = await prisma.transferRefusal.findMany({ where: { transferId: { in: [...ids] } }, orderBy: [{ at: 'desc' }, { id: 'desc' }] });
+      const by = new Map<string, TransferRefusal[]>();
+      for (const r of rows) {
+        const list = by.get(r.transferId) ?? [];
+        if (list.length < REFUSALS_SHOWN) list.push(r);
+        by.set(r.transferId, list);
+      }
+      return ids.map((id) => by.get(id) ?? []);
+    });
     this.events = new DataLoader<EventsPageKey, EventsPage, string>(
       async (keys) => {
         const groups = new Map<string, EventsPageKey[]>();

@@ -5,7 +5,7 @@ import { requireCaller } from '../../graphql/auth-checker';
 import { connectionOf } from '../../graphql/relay';
 import type { PrismaClient } from '../../generated/prisma/client';
 import { badInput } from '../../shared/errors';
-import { loadersFor } from './transfer.loaders';
+import { loadersFor, REFUSALS_SHOWN } from './transfer.loaders';
 import { TransferService } from './transfer.service';
 import { LIST_REPLAY_LIMIT, transferSubscriptionsFor } from './transfer.subscriptions';
 import {
@@ -16,6 +16,7 @@ import {
   Transfer,
   TransferConnection,
   TransferEventConnection,
+  TransferRefusalNode,
   TransferFilter,
   VoidTransferInput,
 } from './transfer.types';
@@ -91,6 +92,23 @@ export class TransferResolver {
       },
     }));
     return connectionOf(edges, p.hasNextPage, afterSeq > 0);
+  }
+
+  @Authorized('backoffice', 'admin')
+  @FieldResolver(() => [TransferRefusalNode], {
+    description: `Back-office and admins: changes this transfer refused (no effect), newest first, at most ${REFUSALS_SHOWN}: late or out-of-order upstream facts and requests its status did not allow. Customers get FORBIDDEN.`,
+  })
+  async refusals(@Root() t: Transfer, @Ctx() ctx: GraphQLContext): Promise<TransferRefusalNode[]> {
+    const rows = await loadersFor(ctx, this.prisma).refusals.load(t.id);
+    return rows.map((r) => ({
+      fromStatus: r.fromStatus,
+      toStatus: r.toStatus,
+      cause: r.cause,
+      actor: r.actor,
+      reason: r.reason,
+      action: typeof (r.detail as { action?: unknown } | null)?.action === 'string' ? (r.detail as { action: string }).action : null,
+      at: r.at,
+    }));
   }
 
   @Authorized()

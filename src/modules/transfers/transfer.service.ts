@@ -6,6 +6,7 @@ import { AppError, badInput, forbidden, notFound } from '../../shared/errors';
 import { requestHash, type IdempotencyService } from '../../shared/idempotency.service';
 import type { Logger } from '../../shared/logger';
 import type { FundingCredentials } from '../checks/checks.credentials';
+import { cardholderNameProblem } from '../checks/checks.service';
 import { convert, dec, fitsMinorUnits, formatAmount, sendAmountProblem, type CorridorRule } from '../../shared/money';
 import type { ApplyOutcome, PlatformTransactionLookup, PlatformTransactionEvent, TransferEventSink } from './transfer.ports';
 import type { Shown, TransferRepository, TransferRow } from './transfer.repository';
@@ -215,6 +216,10 @@ export class TransferService implements TransferEventSink {
       if (person.status !== 'APPROVED') throw badInput('The sender person is not APPROVED by KYC');
       const sender = senderOf(person.details);
       if (typeof sender === 'string') throw badInput(`personId: ${sender}`);
+      if (a.funding.type === 'CARD') {
+        const nameProblem = cardholderNameProblem(sender);
+        if (nameProblem) throw badInput(nameProblem, { field: 'personId' });
+      }
       // The funding credential must be the caller's own (staff included): bound by the caller's own check.
       if (a.funding.type === 'CARD') await this.credentials.assertUsable(tx, 'card', a.funding.cardToken!, caller.userId);
       if (a.funding.type === 'ACCOUNT_TOKEN') await this.credentials.assertUsable(tx, 'account_token', a.funding.accountToken!, caller.userId);

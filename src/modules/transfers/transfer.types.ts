@@ -203,6 +203,17 @@ export class TransferEventNode {
   @Field({ description: 'When it happened.' }) at!: Date;
 }
 
+@ObjectType({ simpleResolvers: true, description: 'A change the transfer refused and that had no effect: an out-of-order or late upstream fact, or a request its status did not allow (back-office).' })
+export class TransferRefusalNode {
+  @Field(() => TransferStatusEnum, { description: 'The status at the time.' }) fromStatus!: string;
+  @Field(() => TransferStatusEnum, { description: 'The status the change asked for.' }) toStatus!: string;
+  @Field({ description: 'mutation | worker | webhook | timer' }) cause!: string;
+  @Field(() => String, { nullable: true, description: 'Who asked: the user id for mutations, or worker, webhook, timer.' }) actor!: string | null;
+  @Field({ description: 'Why it was refused, e.g. "COMPLETED is terminal" or "CAPTURED → AUTHORIZED is not a transition".' }) reason!: string;
+  @Field(() => String, { nullable: true, description: 'What the change was, e.g. capture, void, platform Completed.' }) action!: string | null;
+  @Field({ description: 'When it was refused.' }) at!: Date;
+}
+
 export const TransferEventConnection = connectionType(TransferEventNode, {
   name: 'TransferEventConnection',
   description: "A page of a transfer's audit trail, oldest first (Relay connection).",
