@@ -6,6 +6,7 @@ import { isDatabaseUnavailable } from '../db/db.errors';
 import { isAppError, type ErrorCode } from '../shared/errors';
 import type { Logger } from '../shared/logger';
 import { queryLimitOf } from './limits';
+import { isUpstreamError, upstreamAppError, type UpstreamErrorRule } from '../upstream/http/upstream.errors';
 
 export interface FieldProblem {
   /** Dotted path of the offending field inside the argument object, e.g. "sender.email". */
@@ -107,13 +108,19 @@ const GRAPHQL_JS_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FA
  * are logged in full (server side) and answered generically. A query limit's refusal keeps its own code (limits.ts). With `hideSchemaDetails` (production), graphql-js's
  * own messages lose suggestions and every name or value the client wrote (`withoutSchemaDetails`).
  */
-export function createErrorFormatter(logger: Logger, opts: { hideSchemaDetails?: boolean; maxTokens?: number } = {}) {
+export function createErrorFormatter(
+  logger: Logger,
+  opts: { hideSchemaDetails?: boolean; maxTokens?: number; /** the modules' special cases (module contract) */ upstreamErrors?: readonly UpstreamErrorRule[] } = {},
+) {
+  const rules = opts.upstreamErrors ?? [];
   const clean = (message: string, code: string) => {
     const stripped = stripEchoedValues(message);
     return opts.hideSchemaDetails && GRAPHQL_JS_CODES.has(code) ? withoutSchemaDetails(stripped, code) : stripped;
   };
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const original = unwrapResolverError(error);
+    const unwrapped = unwrapResolverError(error);
+    // upstream failures are mapped here, at the edge, once: services let them through
+    const original = isUpstreamError(unwrapped) ? upstreamAppError(unwrapped, rules) : unwrapped;
     const base = { locations: formatted.locations, path: formatted.path };
 
     if (isAppError(original)) {

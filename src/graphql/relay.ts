@@ -2,12 +2,17 @@ import type { GraphQLScalarType } from 'graphql';
 import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { ArgsType, type ClassType, Field, Int, ObjectType } from 'type-graphql';
 import { badInput } from '../shared/errors';
+import type { OffsetPage } from '../shared/page';
 
 /**
- * Relay connections (https://relay.dev/graphql/connections.htm), forward paging only (`first`, `after`).
- * Cursors are opaque to clients; inside they are base64url of `o:<offset>` (the item's zero-based position in
- * the full, stably ordered list), which maps onto upstream zero-based pages (see pageWindow) and onto SQL
- * OFFSET alike.
+ * Relay connections (https://relay.dev/graphql/connections.htm), forward paging only (`first`, `after`), built
+ * here at the edge from the services' domain pages. One cursor format, opaque to clients: base64url of
+ * `<kind>:<position>`, where the kind says what the position is —
+ * - `o`: the item's zero-based offset in the full, stably ordered list (maps onto upstream zero-based pages and
+ *   onto SQL OFFSET alike: lists read from upstream APIs, agents, inbox events);
+ * - `s`: a sequence number (a transfer's audit trail);
+ * - `k`: a keyset position `<ISO time>|<id>` (the transfer history, newest first: stable while rows are added).
+ * A cursor of another kind than the list's is BAD_USER_INPUT.
  */
 @ObjectType({ simpleResolvers: true, description: 'Where a page of a connection sits in the whole list.' })
 export class PageInfo {
@@ -30,44 +35,60 @@ export const MAX_PAGE_SIZE = 100;
 /** `first`/`after` of a connection (see pageRequest); args types of lists with filters extend it. */
 @ArgsType()
 export class PageArgs {
-  @Field(() => Int, { nullable: true, description: 'Page size, 1 to 100 (default 20).' })
+  @Field(() => Int, { nullable: true, description: 'Page size, 1 to 100 (default 20 unless the field says otherwise).' })
   @IsOptional()
   @IsInt()
   @Min(1, { message: 'first must be at least 1' })
   @Max(100, { message: 'first must be at most 100' })
   first?: number;
 
-  @Field(() => String, { nullable: true, description: 'Continue after this cursor (a previous page\'s `pageInfo.endCursor`).' })
+  @Field(() => String, { nullable: true, description: 'Continue after this cursor: pageInfo.endCursor (or an edge cursor) of the same list (BAD_USER_INPUT otherwise).' })
   @IsOptional()
   @IsString()
-  @Length(1, 64, { message: 'after must be a cursor returned by this API' })
+  @Length(1, 128, { message: 'after must be a cursor returned by this API' })
   after?: string;
 }
 
-export const encodeCursor = (offset: number): string => Buffer.from(`o:${offset}`).toString('base64url');
+type CursorKind = 'o' | 's' | 'k';
+const CURSOR_POSITION: Record<CursorKind, RegExp> = { o: /^\d{1,9}$/, s: /^\d{1,9}$/, k: /^\d{4}-\d\d-\d\dT[\d:.]+Z\|[\w-]{1,64}$/ };
 
-export function decodeCursor(cursor: string): number {
-  const m = /^o:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m) throw badInput('`after` is not a cursor returned by this API; pass a pageInfo.endCursor or an edge cursor');
-  return Number(m[1]);
+const encodeCursor = (kind: CursorKind, position: string): string => Buffer.from(`${kind}:${position}`).toString('base64url');
+
+function decodeCursor(kind: CursorKind, cursor: string): string {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const position = text.startsWith(`${kind}:`) ? text.slice(2) : null;
+  if (position === null || !CURSOR_POSITION[kind].test(position))
+    throw badInput('`after` is not a cursor of this list; pass its pageInfo.endCursor or an edge cursor');
+  return position;
 }
+
+export const offsetCursor = (offset: number): string => encodeCursor('o', String(offset));
+export const decodeOffset = (cursor: string): number => Number(decodeCursor('o', cursor));
+export const seqCursor = (seq: number): string => encodeCursor('s', String(seq));
+/** The sequence number after which a page starts: 0 without a cursor. */
+export const decodeSeq = (cursor: string | null | undefined): number => (cursor ? Number(decodeCursor('s', cursor)) : 0);
+
+export interface KeysetPosition {
+  createdAt: Date;
+  id: string;
+}
+export const keysetCursor = (p: KeysetPosition): string => encodeCursor('k', `${p.createdAt.toISOString()}|${p.id}`);
+export function decodeKeyset(cursor: string): KeysetPosition {
+  const [at, id] = decodeCursor('k', cursor).split('|') as [string, string];
+  const createdAt = new Date(at);
+  if (Number.isNaN(createdAt.getTime())) throw badInput('`after` is not a cursor of this list; pass its pageInfo.endCursor or an edge cursor');
+  return { createdAt, id };
+}
+
+/** A page size: `first` within 1…MAX_PAGE_SIZE, or the list's default. */
+export const pageSize = (first: number | undefined | null, dflt = DEFAULT_PAGE_SIZE): number => Math.max(1, Math.min(first ?? dflt, MAX_PAGE_SIZE));
 
 /** `first`/`after` → the zero-based offset of the first wanted item and how many are wanted. */
 export function pageRequest(first: number | null | undefined, after: string | null | undefined): { offset: number; limit: number } {
   const limit = first ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE)
     throw badInput(`\`first\` must be between 1 and ${MAX_PAGE_SIZE}`);
-  return { offset: after ? decodeCursor(after) + 1 : 0, limit };
-}
-
-/**
- * The upstream pages (zero-based, fixed size = limit) covering items [offset, offset + limit): one page when
- * the offset is aligned, two otherwise.
- */
-export function pageWindow(offset: number, limit: number): { size: number; pages: number[]; skip: number } {
-  const first = Math.floor(offset / limit);
-  const skip = offset - first * limit;
-  return { size: limit, pages: skip === 0 ? [first] : [first, first + 1], skip };
+  return { offset: after ? decodeOffset(after) + 1 : 0, limit };
 }
 
 export interface Edge<T> {
@@ -91,9 +112,12 @@ export function connectionOf<T>(edges: Edge<T>[], hasNextPage: boolean, hasPrevi
 
 /** Edges and pageInfo from the wanted slice of items, given where it starts and the total count. */
 export function connectionFrom<T>(items: T[], offset: number, total: number): CountedConnection<T> {
-  const edges = items.map((node, i) => ({ cursor: encodeCursor(offset + i), node }));
+  const edges = items.map((node, i) => ({ cursor: offsetCursor(offset + i), node }));
   return { ...connectionOf(edges, offset + items.length < total, offset > 0), totalCount: total };
 }
+
+/** The connection of a service's offset page. */
+export const offsetConnection = <T>(page: OffsetPage<T>): CountedConnection<T> => connectionFrom(page.items, page.offset, page.total);
 
 /** An edge cursor description that tells what to do with it. */
 export const AFTER_CURSOR_HINT = 'Opaque cursor of this edge (pass it as `after` to continue after it).';

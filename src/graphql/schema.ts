@@ -5,28 +5,19 @@ import { MemoryPubSub, type PubSub } from '../events/pubsub';
 import { authChecker } from './auth-checker';
 import { DateTimeScalar } from './scalars';
 import { Money } from './money.types';
-import { ViewerResolver } from '../modules/viewer/viewer.resolver';
-import { NoticeResolver } from '../modules/notices/notice.resolver';
-import { WebhookResolver } from '../modules/webhooks/webhook.resolver';
-import { FxResolver } from '../modules/fx/fx.resolver';
-import { KycResolver } from '../modules/kyc/kyc.resolver';
-import { ChecksResolver } from '../modules/checks/checks.resolver';
-import { TransferResolver } from '../modules/transfers/transfer.resolver';
-import { SURFACE_RESOLVERS } from '../modules/admin/admin.wiring';
 
-/** Every resolver class of the API, in one place (the SDL in schema/schema.graphql is built from these). */
-export const RESOLVERS = [ViewerResolver, NoticeResolver, WebhookResolver, FxResolver, KycResolver, ChecksResolver, TransferResolver, ...SURFACE_RESOLVERS] as const satisfies NonEmptyArray<Function>;
-
-export type ResolverClass = (typeof RESOLVERS)[number];
-
-/** Resolver instances built by the composition root (plain constructor injection). */
+/** Resolver instances built by the composition root (plain constructor injection), by class. */
 export type ResolverInstances = Map<Function, object>;
 
-export async function buildGraphQLSchema(opts: { resolvers?: ResolverInstances; pubSub?: PubSub } = {}): Promise<GraphQLSchema> {
+/**
+ * The executable schema from the modules' resolver classes (the SDL in schema/schema.graphql is printed from the
+ * same classes, without instances).
+ */
+export async function buildGraphQLSchema(opts: { classes: readonly Function[]; resolvers?: ResolverInstances; pubSub?: PubSub }): Promise<GraphQLSchema> {
   const instances = opts.resolvers;
   const pubSub = opts.pubSub ?? new MemoryPubSub(); // printing the SDL needs none, but TypeGraphQL insists
   return buildSchema({
-    resolvers: [...RESOLVERS] as unknown as NonEmptyArray<Function>,
+    resolvers: [...opts.classes] as unknown as NonEmptyArray<Function>,
     authChecker,
     authMode: 'error',
     orphanedTypes: [Money],

@@ -1,5 +1,5 @@
 /**
- * Abuse budgets beyond the per-mutation limits (src/shared/rate-limit.plugin.ts, src/graphql/ws.ts):
+ * Abuse budgets beyond the per-mutation limits (src/graphql/rate-limit.plugin.ts, src/graphql/ws.ts):
  * - a per-caller upstream budget: every upstream-backed field occurrence (aliases too) costs a point, over
  *   HTTP and websocket together; over it the whole operation is RATE_LIMITED (429) before any upstream call;
  * - a per-IP budget of unauthenticated traffic: anonymous and bad-token HTTP requests, failed connection_init;

@@ -17,7 +17,7 @@ import {
 } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { getMetadataStorage } from 'type-graphql';
-import { buildGraphQLSchema } from '../../src/graphql/schema';
+import { buildApiSchema } from '../../src/modules/modules';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { jitExecutor } from '../../src/graphql/jit';
 import { JSONObjectScalar } from '../../src/graphql/json.scalar';
@@ -226,7 +226,7 @@ describe('jitExecutor against graphql-js (toy schema)', () => {
 
 describe('simpleResolvers (plain data fields read straight off the object, no TypeGraphQL wrapper)', () => {
   it('is on for the bulk types, none of whose fields is @Authorized or has middleware (simpleResolvers would skip both)', async () => {
-    await buildGraphQLSchema(); // resolves field roles and middlewares into the metadata
+    await buildApiSchema(); // resolves field roles and middlewares into the metadata
     const simple = getMetadataStorage().objectTypes.filter((t) => t.simpleResolvers);
     expect(simple.map((t) => t.name).sort()).toEqual(expect.arrayContaining(['Money', 'PageInfo', 'Transfer', 'TransferEventNode', 'TransferEventEdge', 'Bank', 'BankEdge']));
     const guarded = simple.flatMap((t) => (t.fields ?? []).filter((f) => f.roles?.length || f.middlewares?.length).map((f) => `${t.name}.${f.name}`));

@@ -19,7 +19,7 @@ import {
   type GraphQLInputType,
   type GraphQLSchema,
 } from 'graphql';
-import { buildGraphQLSchema } from '../../src/graphql/schema';
+import { buildApiSchema } from '../../src/modules/modules';
 import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { collect, wsClient } from '../helpers/ws';
 
@@ -111,7 +111,7 @@ let t: TestApp;
 const tokens: Partial<Record<RoleName, string>> = {};
 
 beforeAll(async () => {
-  schema = await buildGraphQLSchema();
+  schema = await buildApiSchema();
   t = await startTestApp({ CARD_CHECK_LEGACY_ENABLED: 'true', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000' });
   for (const r of ANY) tokens[r] = await t.token(`matrix-${r}`, r);
 }, 90_000);

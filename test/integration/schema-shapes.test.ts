@@ -7,12 +7,12 @@ import {
   type GraphQLNamedType,
   type GraphQLSchema,
 } from 'graphql';
-import { buildGraphQLSchema } from '../../src/graphql/schema';
+import { buildApiSchema } from '../../src/modules/modules';
 
 /** One shape per concept: the schema, read as a whole, must say each thing one way. */
 let schema: GraphQLSchema;
 beforeAll(async () => {
-  schema = await buildGraphQLSchema();
+  schema = await buildApiSchema();
 }, 60_000);
 
 const userTypes = () => Object.values(schema.getTypeMap()).filter((t) => !t.name.startsWith('__'));

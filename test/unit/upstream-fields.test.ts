@@ -7,12 +7,12 @@
 import 'reflect-metadata';
 import { getMetadataStorage } from 'type-graphql';
 import { getOperationAST, isObjectType, parse, type GraphQLSchema } from 'graphql';
-import { buildGraphQLSchema } from '../../src/graphql/schema';
+import { buildApiSchema } from '../../src/modules/modules';
 import { LOCAL_FIELDS, UPSTREAM_FIELDS, upstreamCost } from '../../src/graphql/upstream-fields';
 
 let schema: GraphQLSchema;
 beforeAll(async () => {
-  schema = await buildGraphQLSchema();
+  schema = await buildApiSchema();
 });
 
 const classified = (type: string, field: string) => Boolean(UPSTREAM_FIELDS[type]?.includes(field) || LOCAL_FIELDS[type]?.includes(field));

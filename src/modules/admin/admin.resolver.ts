@@ -1,6 +1,6 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
-import { PageArgs } from '../../graphql/relay';
+import { offsetConnection, PageArgs, pageRequest } from '../../graphql/relay';
 import type { AdminService } from './admin.service';
 import { AgentConnection, CreateAgentInput, CreatedAgent, PayerBalance, PlatformDocumentConnection } from './admin.types';
 
@@ -26,18 +26,18 @@ export class AdminResolver {
   @Query(() => AgentConnection, {
     description: 'Back-office and admins: the agents created through this service (never their API keys), newest first, with the status the platform last reported.',
   })
-  agents(@Args() args: PageArgs): Promise<AgentConnection> {
-    return this.admin.agents(args.first, args.after);
+  async agents(@Args() args: PageArgs): Promise<AgentConnection> {
+    return offsetConnection(await this.admin.agents(pageRequest(args.first, args.after)));
   }
 
   @Authorized('backoffice', 'admin')
   @Query(() => PlatformDocumentConnection, {
     description: 'Back-office and admins: a platform person\'s documents with their latest verification result (document events), latest change first. Empty for an unknown person.',
   })
-  documents(
+  async documents(
     @Arg('personId', () => ID, { description: 'The platform person (participant).' }) personId: string,
     @Args() args: PageArgs,
   ): Promise<PlatformDocumentConnection> {
-    return this.admin.documents(personId, args.first, args.after);
+    return offsetConnection(await this.admin.documents(personId, pageRequest(args.first, args.after)));
   }
 }

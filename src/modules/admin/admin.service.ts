@@ -3,10 +3,9 @@ import { moneyOf } from '../../shared/money';
 import type { Caller } from '../../auth/auth.types';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { RemittancesClient } from '../../upstream/remittances/remittances.client';
-import { isUpstreamError, toAppError } from '../../upstream/http/upstream.errors';
 import { decimalFromNumber } from '../../shared/decimal';
 import { badInput } from '../../shared/errors';
-import { connectionFrom, pageRequest } from '../../graphql/relay';
+import type { PageWindow } from '../../shared/page';
 
 type AgentRow = { id: string; email: string; businessName: string; externalId: string | null; status: string; createdBy: string; upstreamCreatedAt: Date; createdAt: Date };
 type AgentState = { status: string; updatedAt: Date };
@@ -31,9 +30,7 @@ export class AdminService {
   ) {}
 
   async payerBalances() {
-    const providers = await this.gateway.getPayerBalance().catch((e: unknown) => {
-      throw toAppError(e);
-    });
+    const providers = await this.gateway.getPayerBalance();
     return providers.map((p) => ({
       providerId: p.providerId,
       balances: p.balances.map((b) => moneyOf(decimalFromNumber(b.balance), b.currencyCode)),
@@ -48,12 +45,7 @@ export class AdminService {
    */
   async createAgent(caller: Caller, input: { email: string; businessName: string; externalId?: string }, via: 'organization' | 'legacy' = 'organization') {
     const req = { email: input.email, businessName: input.businessName, ...(input.externalId ? { externalId: input.externalId } : {}) };
-    const created = await (via === 'legacy' ? this.remittances.createAgentLegacy(req) : this.remittances.createAgent(req))
-      .catch((e: unknown) => {
-        if (isUpstreamError(e) && e.kind === 'rejected' && (e.status === 400 || e.status === 422))
-          throw badInput('The platform refused the agent: check the e-mail address and business name');
-        throw toAppError(e);
-      });
+    const created = await (via === 'legacy' ? this.remittances.createAgentLegacy(req) : this.remittances.createAgent(req));
     const { apiKey, ...agent } = created;
     const row = await this.prisma.agent.create({
       data: {
@@ -70,29 +62,27 @@ export class AdminService {
   }
 
   /** Agents created here, newest first, each with the status the platform's latest event gave it. */
-  async agents(first?: number, after?: string) {
-    const { offset, limit } = pageRequest(first, after);
+  async agents({ offset, limit }: PageWindow) {
     const [rows, total] = await Promise.all([
       this.prisma.agent.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: offset, take: limit }),
       this.prisma.agent.count(),
     ]);
     const states = await this.prisma.platformAgent.findMany({ where: { id: { in: rows.map((r) => r.id) } }, select: { id: true, status: true, updatedAt: true } });
     const stateOf = new Map(states.map((s) => [s.id, s]));
-    return connectionFrom(rows.map((r) => agentView(r, stateOf.get(r.id))), offset, total);
+    return { items: rows.map((r) => agentView(r, stateOf.get(r.id))), offset, total };
   }
 
   /** A platform person's documents with their latest verification result (DocumentUpdatedEvents), newest change first. */
-  async documents(personId: string, first?: number, after?: string) {
-    const { offset, limit } = pageRequest(first, after);
+  async documents(personId: string, { offset, limit }: PageWindow) {
     const where = { entityId: personId };
     const [rows, total] = await Promise.all([
       this.prisma.platformDocument.findMany({ where, orderBy: [{ occurredAt: 'desc' }, { id: 'desc' }], skip: offset, take: limit }),
       this.prisma.platformDocument.count({ where }),
     ]);
-    return connectionFrom(
-      rows.map((d) => ({ id: d.id, personId: d.entityId, documentType: d.documentType, verificationStatus: d.verificationStatus, occurredAt: d.occurredAt, updatedAt: d.updatedAt })),
+    return {
+      items: rows.map((d) => ({ id: d.id, personId: d.entityId, documentType: d.documentType, verificationStatus: d.verificationStatus, occurredAt: d.occurredAt, updatedAt: d.updatedAt })),
       offset,
       total,
-    );
+    };
   }
 }

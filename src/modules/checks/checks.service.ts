@@ -3,7 +3,6 @@ import { badInput } from '../../shared/errors';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { AccountCheckRequest, AccountTokenCheck, CardCheck as GatewayCardCheck, CardCheckRequest, CheckDocument } from '../../upstream/gateway/gateway.types';
 import { gatewayCheckAddress, type PostalAddress } from '../../shared/address';
-import { toAppError } from '../../upstream/http/upstream.errors';
 import type { FundingCredentials } from './checks.credentials';
 import { alpha3 } from './countries';
 
@@ -182,12 +181,7 @@ export class ChecksService {
     if (nameProblem) throw badInput(nameProblem, { field: 'personId' });
     const args: CardCheckArgs = { cardToken: input.cardToken, sender: holderOf(sender) };
     await this.credentials.assertCheckable('card', args.cardToken, ownerId);
-    let r: GatewayCardCheck;
-    try {
-      r = await this.gateway.checkCard(cardCheckRequest(args, clientIp, randomUUID()));
-    } catch (e) {
-      throw toAppError(e);
-    }
+    const r: GatewayCardCheck = await this.gateway.checkCard(cardCheckRequest(args, clientIp, randomUUID()));
     const view = evaluateCardCheck(r);
     // Only a card the gateway accepted (or challenges) is bound: a failed check must not let whoever learnt a token
     // claim it, nor count as a fresh check for funding.
@@ -203,20 +197,16 @@ export class ChecksService {
     if (input.account.countryCode === 'US' && !input.account.routingNumber) throw badInput('account.routingNumber is required for a US account');
     if (input.account.countryCode !== 'US' && !input.account.bankCode) throw badInput('account.bankCode is required outside the US');
     const args: BankCheckArgs = { holder: holderOf(await this.senders(ownerId, input.personId)), account: input.account };
-    try {
-      const r = await this.gateway.checkBankAccount(accountCheckRequest(args, clientIp, randomUUID()));
-      return {
-        status: r.status,
-        accountToken: null,
-        accountStatus: r.accountVerification.accountStatus,
-        message: r.accountVerification.message ?? null,
-        bankAccountName: null,
-        accountNumberMasked: null,
-        routingNumberMasked: null,
-      };
-    } catch (e) {
-      throw toAppError(e);
-    }
+    const r = await this.gateway.checkBankAccount(accountCheckRequest(args, clientIp, randomUUID()));
+    return {
+      status: r.status,
+      accountToken: null,
+      accountStatus: r.accountVerification.accountStatus,
+      message: r.accountVerification.message ?? null,
+      bankAccountName: null,
+      accountNumberMasked: null,
+      routingNumberMasked: null,
+    };
   }
 
   /**
@@ -225,12 +215,7 @@ export class ChecksService {
    */
   private async checkLinkedAccount(ownerId: string, linked: NonNullable<BankCheckArgs['linked']>): Promise<BankCheckView> {
     await this.credentials.assertCheckable('link_token', linked.accountCheckToken, ownerId);
-    let r: AccountTokenCheck;
-    try {
-      r = await this.gateway.checkBankAccountToken({ externalPaymentId: randomUUID(), sender: { paymentMethod: { type: 'BANK_DEPOSIT', ...linked } } });
-    } catch (e) {
-      throw toAppError(e);
-    }
+    const r: AccountTokenCheck = await this.gateway.checkBankAccountToken({ externalPaymentId: randomUUID(), sender: { paymentMethod: { type: 'BANK_DEPOSIT', ...linked } } });
     if (r.approved) {
       await this.credentials.bind('link_token', linked.accountCheckToken, ownerId);
       await this.credentials.bind('account_token', r.accountTokenId, ownerId);

@@ -1,5 +1,6 @@
 import { Args, Authorized, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
+import { offsetConnection, pageRequest } from '../../graphql/relay';
 import type { DirectoryService } from './directory.service';
 import { AliasAccount, AliasResolution, Bank, BankArgs, BankConnection, BanksArgs, ResolveAliasArgs } from './directory.types';
 
@@ -26,8 +27,8 @@ export class DirectoryResolver {
 
   @Authorized()
   @Query(() => BankConnection, { description: 'The banks of a country, sorted by name, page by page (Relay connection). Any authenticated caller.' })
-  banks(@Args() args: BanksArgs): Promise<BankConnection> {
-    return this.directory.listBanks(args.countryCode, args.first, args.after);
+  async banks(@Args() args: BanksArgs): Promise<BankConnection> {
+    return offsetConnection(await this.directory.listBanks(args.countryCode, pageRequest(args.first, args.after)));
   }
 }
 

@@ -2,10 +2,10 @@ import DataLoader from 'dataloader';
 import { alpha3 } from '../checks/countries';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { AliasLookupResult, Bank as UpstreamBank } from '../../upstream/gateway/gateway.types';
-import { isUpstreamError, toAppError } from '../../upstream/http/upstream.errors';
+import { isUpstreamError } from '../../upstream/http/upstream.errors';
 import type { Clock } from '../../shared/clock';
-import { AppError, badInput } from '../../shared/errors';
-import { connectionFrom, pageRequest, pageWindow } from '../../graphql/relay';
+import { badInput } from '../../shared/errors';
+import { pageWindow, type OffsetPage, type PageWindow } from '../../shared/page';
 import { TtlCache } from './directory.cache';
 
 export interface BankView {
@@ -85,30 +85,23 @@ export class DirectoryService {
       (e: unknown) => {
         if (isUpstreamError(e) && e.kind === 'not_found') return null;
         this.banks.delete(key); // failures are not cached
-        throw toAppError(e);
+        throw e;
       },
     );
     this.banks.set(key, p);
     return p;
   }
 
-  /** A Relay page of a country's banks over the gateway's zero-based pages (one or two upstream pages). */
-  async listBanks(countryCode: string, first?: number | null, after?: string | null) {
-    const { offset, limit } = pageRequest(first, after);
+  /** A page of a country's banks over the gateway's zero-based pages (one or two upstream pages). */
+  async listBanks(countryCode: string, { offset, limit }: PageWindow): Promise<OffsetPage<BankView>> {
     const { size, pages, skip } = pageWindow(offset, limit);
-    try {
-      const results = [];
-      for (const page of pages) {
-        const r = await this.gateway.listBanks({ countryCode: countryCode.toUpperCase(), page, resultsPerPage: size });
-        results.push(r);
-        if (r.banks.length < size) break; // the list ended on this page
-      }
-      const all = results.flatMap((r) => r.banks).slice(skip, skip + limit).map(toBankView);
-      const total = results[0]?.totalResults ?? 0;
-      return connectionFrom(all, offset, total);
-    } catch (e) {
-      throw mapInputError(e, 'countryCode must be an ISO 3166-1 country code known to the bank directory, e.g. "BR"');
+    const results = [];
+    for (const page of pages) {
+      const r = await this.gateway.listBanks({ countryCode: countryCode.toUpperCase(), page, resultsPerPage: size });
+      results.push(r);
+      if (r.banks.length < size) break; // the list ended on this page
     }
+    return { items: results.flatMap((r) => r.banks).slice(skip, skip + limit).map(toBankView), offset, total: results[0]?.totalResults ?? 0 };
   }
 
   /**
@@ -119,19 +112,7 @@ export class DirectoryService {
     const keyTypes = ALIAS_RAILS[countryCode];
     if (!keyTypes) throw badInput(`countryCode must be one of ${Object.keys(ALIAS_RAILS).join(', ')} (ISO 3166-1 alpha-2)`);
     if (!keyTypes.includes(keyType)) throw badInput(`keyType for ${countryCode} must be one of ${keyTypes.join(', ')}`);
-    let r: AliasLookupResult;
-    try {
-      r = await this.gateway.lookupAlias({ countryCode: alpha3(countryCode), keyType, key: key.trim() });
-    } catch (e) {
-      if (isUpstreamError(e) && e.kind === 'rate_limited') {
-        const retryAfterSeconds = Math.max(1, Math.ceil((e.retryAfterMs ?? 60_000) / 1000));
-        throw new AppError('RATE_LIMITED', `The alias directory quota is used up; try again in ${retryAfterSeconds} s`, {
-          retryAfterSeconds,
-          scope: 'upstream',
-        });
-      }
-      throw mapInputError(e, `key is not a valid ${keyType} for ${countryCode}; check its format`);
-    }
+    const r: AliasLookupResult = await this.gateway.lookupAlias({ countryCode: alpha3(countryCode), keyType, key: key.trim() });
     if (!r.found) {
       return {
         found: false as const,
@@ -169,11 +150,6 @@ function toBankView(b: UpstreamBank): BankView {
   return { bankCode: b.bankCode, name: b.bankName, countryCode: b.countryCode, swift: b.swift ?? null };
 }
 
-/** A 400 validation refusal from the gateway is the caller's input: BAD_USER_INPUT with our message. */
-function mapInputError(e: unknown, message: string): AppError {
-  if (isUpstreamError(e) && e.kind === 'rejected' && e.status === 400) return badInput(message);
-  return toAppError(e);
-}
 
 /** Every letter/digit except the last `keep` becomes '*'; separators stay (so "123.456.789-01" → "***.***.***-01"). */
 export function maskKeepLast(value: string, keep: number): string {

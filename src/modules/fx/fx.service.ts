@@ -4,7 +4,6 @@ import { AppError, badInput } from '../../shared/errors';
 import { corridorBounds, corridorRule, formatAmount, formatRate, fromJsonNumber, sendAmountProblem, type CorridorRule } from '../../shared/money';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { PaymentMethod } from '../../upstream/gateway/gateway.types';
-import { toAppError } from '../../upstream/http/upstream.errors';
 
 export interface QuoteView {
   id: string;
@@ -64,18 +63,13 @@ export class FxService {
     // before the upstream quote: an amount no transfer may send is refused here, not after the quote exists
     const problem = args.sourceAmount !== undefined ? sendAmountProblem('sourceAmount', args.sourceAmount, args, this.corridors) : null;
     if (problem) throw badInput(problem.message, problem.details);
-    let q;
-    try {
-      q = await this.gateway.createFxQuote({
-        sourceCurrencyCode: args.sourceCurrency,
-        destinationCurrencyCode: args.destinationCurrency,
-        paymentMethod: args.paymentMethod,
-        sourceCurrencyAmount: args.sourceAmount,
-        destinationCountryCode: args.destinationCountry,
-      });
-    } catch (e) {
-      throw toAppError(e);
-    }
+    const q = await this.gateway.createFxQuote({
+      sourceCurrencyCode: args.sourceCurrency,
+      destinationCurrencyCode: args.destinationCurrency,
+      paymentMethod: args.paymentMethod,
+      sourceCurrencyAmount: args.sourceAmount,
+      destinationCountryCode: args.destinationCountry,
+    });
     const expiresAt = new Date(q.quoteIdExpiryDateTime);
     if (Number.isNaN(expiresAt.getTime())) throw new AppError('UPSTREAM_UNAVAILABLE', 'The FX quote had no valid expiry');
     const row = await this.prisma.quote.create({

@@ -3,7 +3,6 @@ import type { Clock } from '../../shared/clock';
 import { badInput, notFound } from '../../shared/errors';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { PersonRequest } from '../../upstream/gateway/gateway.types';
-import { toAppError } from '../../upstream/http/upstream.errors';
 import { gatewayPersonAddress, type PostalAddress } from '../../shared/address';
 
 export interface PersonArgs {
@@ -86,12 +85,8 @@ export class KycService {
 
   async validatePerson(args: PersonArgs): Promise<PersonResultView> {
     const req = this.request(args);
-    try {
-      const r = await this.gateway.validatePerson(req);
-      return { id: null, status: r.status, message: r.message ?? null };
-    } catch (e) {
-      throw toAppError(e);
-    }
+    const r = await this.gateway.validatePerson(req);
+    return { id: null, status: r.status, message: r.message ?? null };
   }
 
   /**
@@ -109,12 +104,7 @@ export class KycService {
 
   async createPerson(ownerId: string, args: PersonArgs): Promise<PersonResultView> {
     const req = this.request(args);
-    let r;
-    try {
-      r = await this.gateway.createPerson(req);
-    } catch (e) {
-      throw toAppError(e);
-    }
+    const r = await this.gateway.createPerson(req);
     if (r.status !== 'APPROVED') return { id: null, status: r.status, message: r.message ?? null };
     const row = await this.prisma.person.create({
       data: {

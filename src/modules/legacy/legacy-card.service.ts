@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Caller } from '../../auth/auth.types';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
-import { isUpstreamError, toAppError } from '../../upstream/http/upstream.errors';
 import { AppError, badInput } from '../../shared/errors';
 import type { FundingCredentials } from '../checks/checks.credentials';
 import { gatewayCheckAddress, type PostalAddress } from '../../shared/address';
@@ -43,11 +42,6 @@ export class LegacyCardService {
           ...(c.address ? { address: gatewayCheckAddress(c.address, 'alpha3') } : {}),
           paymentMethod: { type: 'CARD', cardTokenId: c.cardToken },
         },
-      })
-      .catch((e: unknown) => {
-        if (isUpstreamError(e) && e.kind === 'rejected' && e.status === 400)
-          throw badInput('The gateway refused the card check: check the card token, names and address');
-        throw toAppError(e);
       });
     if (r.status !== 'REJECTED') await this.credentials.bind('card', c.cardToken, caller.userId); // as checkCard: a rejected check binds nothing
     return {

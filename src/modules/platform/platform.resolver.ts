@@ -3,6 +3,7 @@ import { AddressInput } from '../../graphql/address.types';
 import type { GraphQLContext } from '../../graphql/context';
 import { JSONObjectScalar } from '../../graphql/json.scalar';
 import { MoneyInput } from '../../graphql/money.types';
+import { offsetConnection, pageRequest } from '../../graphql/relay';
 import { CreateAgentInput, CreatedAgent } from '../admin/admin.types';
 import type { PlatformService } from './platform.service';
 import {
@@ -140,8 +141,8 @@ export class PlatformResolver {
 
   @Authorized(...STAFF)
   @Query(() => PlatformFxTransactionConnection, { description: 'Back-office and admins: platform FX transactions, optionally filtered, page by page.' })
-  platformFxTransactions(@Args() args: PlatformFxTransactionsArgs): Promise<PlatformFxTransactionConnection> {
-    return this.platform.fxTransactions(args);
+  async platformFxTransactions(@Args() args: PlatformFxTransactionsArgs): Promise<PlatformFxTransactionConnection> {
+    return offsetConnection(await this.platform.fxTransactions(args, pageRequest(args.first, args.after)));
   }
 
   @Authorized(...STAFF)

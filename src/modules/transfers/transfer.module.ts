@@ -17,6 +17,9 @@ import { TransferSaga } from './transfer.saga';
 import { TransferService } from './transfer.service';
 import { TransferSubscriptions } from './transfer.subscriptions';
 import { TransferWorker } from './transfer.worker';
+import { TransferResolver } from './transfer.resolver';
+import { registerTransferSubscriptions } from './transfer.subscriptions';
+import { defineModule } from '../module';
 
 export interface TransfersModule {
   repository: TransferRepository;
@@ -84,3 +87,30 @@ export function createTransfersModule(deps: {
   const subscriptions = new TransferSubscriptions(prisma, pubsub, repository, service);
   return { repository, saga, service, worker, subscriptions, idempotency };
 }
+
+/** transfers: the saga from createTransfer to COMPLETED, its worker, the back-office history and the streams. */
+export const transfersModule = defineModule({
+  name: 'transfers',
+  resolvers: [TransferResolver],
+  create: ({ config, prisma, pubsub, upstream, clock, logger, provided }) => {
+    const transfers = createTransfersModule({
+      config,
+      prisma,
+      pubsub,
+      gateway: upstream.gateway,
+      remittances: upstream.remittances,
+      credentials: provided.get('credentials'),
+      clock,
+      logger,
+    });
+    return {
+      resolvers: [new TransferResolver(transfers.service, prisma)],
+      onSchema: (schema) => registerTransferSubscriptions(schema, transfers.subscriptions),
+      start: () => {
+        if (config.saga.workerEnabled) transfers.worker.start();
+      },
+      close: () => transfers.worker.stop(),
+      provides: { transfers },
+    };
+  },
+});

@@ -2,7 +2,7 @@ import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Int, Mu
 import { IsOptional, Max, Min } from 'class-validator';
 import type { GraphQLContext } from '../../graphql/context';
 import { requireCaller } from '../../graphql/auth-checker';
-import { connectionOf } from '../../graphql/relay';
+import { connectionOf, decodeKeyset, decodeSeq, keysetCursor, PageArgs, pageSize, seqCursor } from '../../graphql/relay';
 import type { PrismaClient } from '../../generated/prisma/client';
 import { badInput } from '../../shared/errors';
 import { loadersFor, REFUSALS_SHOWN } from './transfer.loaders';
@@ -11,7 +11,6 @@ import { LIST_REPLAY_LIMIT, transferSubscriptionsFor } from './transfer.subscrip
 import {
   CaptureTransferInput,
   CreateTransferInput,
-  pageSize,
   ResumeTransferInput,
   Transfer,
   TransferConnection,
@@ -21,27 +20,6 @@ import {
   VoidTransferInput,
 } from './transfer.types';
 import { toTransfer } from './transfer.view';
-
-@ArgsType()
-class PageArgs {
-  @Field(() => Int, { nullable: true, description: 'Page size, 1 to 100 (default 20 for transfers, 50 for a transfer\'s events).' })
-  @IsOptional()
-  @Min(1, { message: 'first must be at least 1' })
-  @Max(100, { message: 'first must be at most 100' })
-  first?: number;
-
-  @Field(() => String, { nullable: true, description: 'Continue after this cursor: pageInfo.endCursor of the previous page of the same list (BAD_USER_INPUT otherwise).' })
-  @IsOptional()
-  after?: string;
-}
-
-const seqCursor = (seq: number) => Buffer.from(`seq:${seq}`).toString('base64url');
-function decodeSeq(c: string | undefined): number {
-  if (!c) return 0;
-  const m = /^seq:(\d+)$/.exec(Buffer.from(c, 'base64url').toString('utf8'));
-  if (!m) throw badInput('after is not a cursor from this list');
-  return Number(m[1]);
-}
 
 @Resolver(() => Transfer)
 export class TransferResolver {
@@ -67,8 +45,8 @@ export class TransferResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<TransferConnection> {
     const size = pageSize(page.first);
-    const r = await this.service.list(requireCaller(ctx), { first: size, after: page.after, filter }, size);
-    const edges = r.rows.map((t) => ({ cursor: r.cursor(t), node: toTransfer(t) }));
+    const r = await this.service.list(requireCaller(ctx), { after: page.after ? decodeKeyset(page.after) : null, filter }, size);
+    const edges = r.rows.map((t) => ({ cursor: keysetCursor(t), node: toTransfer(t) }));
     return connectionOf(edges, r.hasNextPage, Boolean(page.after));
   }
 

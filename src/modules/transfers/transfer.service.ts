@@ -24,8 +24,8 @@ export interface CreateTransferArgs {
 }
 
 export interface ListArgs {
-  first?: number | null;
-  after?: string | null;
+  /** The last row of the previous page (newest-first order), if any. */
+  after?: { createdAt: Date; id: string } | null;
   filter?: {
     status?: string[] | null;
     createdFrom?: Date | null;
@@ -91,13 +91,6 @@ export function uuidV5(namespace: string, name: string): string {
 export const createTransferId = (ownerId: string, idempotencyKey: string, args: unknown): string =>
   uuidV5(TRANSFER_ID_NAMESPACE, JSON.stringify([ownerId, idempotencyKey, requestHash(args)]));
 
-const encodeCursor = (t: { createdAt: Date; id: string }) => Buffer.from(`${t.createdAt.toISOString()}|${t.id}`).toString('base64url');
-function decodeCursor(c: string): { createdAt: Date; id: string } {
-  const [at, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(at ?? '');
-  if (!id || Number.isNaN(createdAt.getTime())) throw badInput('after is not a cursor from this list');
-  return { createdAt, id };
-}
 
 /**
  * The transfer use cases (API-facing) and the TransferEventSink the webhook inbox feeds. Money-moving work is
@@ -130,7 +123,8 @@ export class TransferService implements TransferEventSink {
     return t;
   }
 
-  async list(caller: Caller, args: ListArgs, size: number): Promise<{ rows: TransferRow[]; hasNextPage: boolean; cursor: (t: TransferRow) => string }> {
+  /** A page of the transfers the caller may see, newest first, after a keyset position (createdAt, id). */
+  async list(caller: Caller, args: ListArgs, size: number): Promise<{ rows: TransferRow[]; hasNextPage: boolean }> {
     const where: Prisma.TransferWhereInput = {};
     const and: Prisma.TransferWhereInput[] = [];
     const f = args.filter;
@@ -152,12 +146,12 @@ export class TransferService implements TransferEventSink {
     if (min && max && min.gt(max)) throw badInput('minSendAmount must not be greater than maxSendAmount');
     if (min || max) where.sendAmount = { ...(min ? { gte: min.toFixed() } : {}), ...(max ? { lte: max.toFixed() } : {}) };
     if (args.after) {
-      const c = decodeCursor(args.after);
+      const c = args.after;
       and.push({ OR: [{ createdAt: { lt: c.createdAt } }, { createdAt: c.createdAt, id: { lt: c.id } }] });
     }
     if (and.length) where.AND = and;
     const rows = await this.prisma.transfer.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: size + 1 });
-    return { rows: rows.slice(0, size), hasNextPage: rows.length > size, cursor: encodeCursor };
+    return { rows: rows.slice(0, size), hasNextPage: rows.length > size };
   }
 
   // ── createTransfer ────────────────────────────────────────────────────────────────────────────────

@@ -14,7 +14,7 @@ import {
 import { DecimalScalar } from '../../graphql/scalars';
 import { Money } from '../../graphql/money.types';
 import { AddressInput } from '../../graphql/address.types';
-import { AFTER_CURSOR_HINT, type Connection, connectionType, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../graphql/relay';
+import { AFTER_CURSOR_HINT, type Connection, connectionType } from '../../graphql/relay';
 import { E164, E164_MESSAGE } from '../checks/checks.types';
 import { TRANSFER_STATUSES } from './transfer.states';
 
@@ -259,5 +259,3 @@ export const TransferConnection = connectionType(Transfer, {
 });
 export type TransferConnection = Connection<Transfer>;
 
-/** A keyset page's size: `first` (or the default) clamped to 1…MAX_PAGE_SIZE, the bound every connection shares. */
-export const pageSize = (first: number | undefined | null, dflt = DEFAULT_PAGE_SIZE): number => Math.max(1, Math.min(first ?? dflt, MAX_PAGE_SIZE));

@@ -3,7 +3,6 @@ import type { Caller } from '../../auth/auth.types';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { VerificationClient } from '../../upstream/verification/verification.client';
 import type { Session, Verification } from '../../upstream/verification/verification.types';
-import { isUpstreamError, toAppError } from '../../upstream/http/upstream.errors';
 import { badInput, notFound } from '../../shared/errors';
 
 /** The gateway's person field paths → PersonInput's (the API's one address shape; contact details beside it). */
@@ -40,14 +39,7 @@ export class VerificationService {
 
   /** GET /schema/person. Its response is "not shown"; read as the sandbox answers it, unknown keys ignored. */
   async personRequirements(countryCode: string) {
-    let raw: Record<string, unknown>;
-    try {
-      raw = await this.gateway.getPersonSchema(countryCode);
-    } catch (e) {
-      if (isUpstreamError(e) && e.kind === 'rejected' && e.status === 400)
-        throw badInput('countryCode must be an ISO 3166-1 alpha-2 country code, e.g. "BR"');
-      throw toAppError(e);
-    }
+    const raw: Record<string, unknown> = await this.gateway.getPersonSchema(countryCode);
     const rules = (v: unknown) => {
       const o = (typeof v === 'object' && v !== null ? v : {}) as Record<string, unknown>;
       return {
@@ -67,29 +59,20 @@ export class VerificationService {
   }
 
   async startSession(caller: Caller, redirectUrl?: string) {
-    const s = await this.verification.createSession({ userRef: caller.userId, ...(redirectUrl ? { redirectUrl } : {}) }).catch((e: unknown) => {
-      throw toAppError(e);
-    });
+    const s = await this.verification.createSession({ userRef: caller.userId, ...(redirectUrl ? { redirectUrl } : {}) });
     await this.prisma.verificationSessionOwner.create({ data: { sessionId: s.id, ownerId: caller.userId } });
     return sessionView(s, caller.userId);
   }
 
   async getSession(caller: Caller, sessionId: string) {
     const owner = await this.ownerOf(caller, sessionId);
-    const s = await this.verification.getSession(sessionId).catch((e: unknown) => {
-      if (isUpstreamError(e) && e.kind === 'not_found') throw notFound('Verification session');
-      throw toAppError(e);
-    });
+    const s = await this.verification.getSession(sessionId);
     return sessionView(s, owner ?? str(s.userRef) ?? '');
   }
 
   async createVerification(caller: Caller, sessionId: string, type: string) {
     await this.ownerOf(caller, sessionId);
-    const v = await this.verification.createVerification({ sessionId, type }).catch((e: unknown) => {
-      if (isUpstreamError(e) && e.kind === 'not_found') throw notFound('Verification session');
-      if (isUpstreamError(e) && e.status === 409) throw badInput('The verification session has expired; start a new one');
-      throw toAppError(e);
-    });
+    const v = await this.verification.createVerification({ sessionId, type });
     return verificationView(v, sessionId);
   }
 

@@ -1,7 +1,8 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
+import { offsetConnection, pageRequest } from '../../graphql/relay';
 import type { WalletService } from './wallet.service';
-import { CreateWalletInput, StatementConnection, Wallet, WalletBalance, WalletStatementArgs } from './wallet.types';
+import { CreateWalletInput, StatementConnection, StatementEntryType, Wallet, WalletBalance, WalletStatementArgs } from './wallet.types';
 
 @Resolver(() => Wallet)
 export class WalletResolver {
@@ -29,7 +30,8 @@ export class WalletResolver {
   @Query(() => StatementConnection, {
     description: 'A wallet\'s movements between two times, oldest first, page by page. Customers only their own; back-office and admins any.',
   })
-  walletStatement(@Args() args: WalletStatementArgs, @Ctx() ctx: GraphQLContext): Promise<StatementConnection> {
-    return this.wallets.statement(ctx.caller!, args.walletId, args);
+  async walletStatement(@Args() args: WalletStatementArgs, @Ctx() ctx: GraphQLContext): Promise<StatementConnection> {
+    const page = await this.wallets.statement(ctx.caller!, args.walletId, args, pageRequest(args.first, args.after));
+    return offsetConnection({ ...page, items: page.items.map((e) => ({ ...e, type: StatementEntryType[e.type] })) });
   }
 }

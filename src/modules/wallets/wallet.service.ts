@@ -2,11 +2,10 @@ import type { PrismaClient } from '../../generated/prisma/client';
 import type { Caller } from '../../auth/auth.types';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { Wallet as UpstreamWallet } from '../../upstream/gateway/gateway.types';
-import { isUpstreamError, toAppError } from '../../upstream/http/upstream.errors';
 import { decimalFromNumber } from '../../shared/decimal';
 import { moneyOf } from '../../shared/money';
 import { badInput, notFound } from '../../shared/errors';
-import { connectionFrom, pageRequest, pageWindow } from '../../graphql/relay';
+import { pageWindow, type PageWindow } from '../../shared/page';
 
 const money = (n: number, currency: string) => moneyOf(decimalFromNumber(n), currency);
 
@@ -22,24 +21,19 @@ export class WalletService {
   ) {}
 
   async create(caller: Caller, input: { currency: string; type: string; beneficiaryId?: string }) {
-    const w = await this.gateway
-      .createWallet({ accountAsset: input.currency, ownerId: caller.userId, beneficiaryId: input.beneficiaryId ?? caller.userId, type: input.type })
-      .catch((e: unknown) => {
-        if (isUpstreamError(e) && e.kind === 'rejected' && e.status === 400) throw badInput('The gateway refused the wallet: check currency and type');
-        throw toAppError(e);
-      });
+    const w = await this.gateway.createWallet({ accountAsset: input.currency, ownerId: caller.userId, beneficiaryId: input.beneficiaryId ?? caller.userId, type: input.type });
     await this.prisma.walletOwner.create({ data: { walletId: w.walletId, ownerId: caller.userId, accountAsset: w.accountAsset } });
     return walletView(w);
   }
 
   async get(caller: Caller, walletId: string) {
     await this.access(caller, walletId);
-    return walletView(await this.read(() => this.gateway.getWallet(walletId)));
+    return walletView(await this.gateway.getWallet(walletId));
   }
 
   async balance(caller: Caller, walletId: string) {
     await this.access(caller, walletId);
-    const b = await this.read(() => this.gateway.getWalletBalance(walletId));
+    const b = await this.gateway.getWalletBalance(walletId);
     return {
       walletId: b.walletId,
       available: money(b.availableBalance, b.accountAsset),
@@ -48,17 +42,14 @@ export class WalletService {
     };
   }
 
-  /** Statement as a Relay connection over the gateway's zero-based pages (one or two upstream pages). */
-  async statement(caller: Caller, walletId: string, q: { from?: Date; until?: Date; first?: number; after?: string }) {
+  /** A page of the statement over the gateway's zero-based pages (one or two upstream pages). */
+  async statement(caller: Caller, walletId: string, q: { from?: Date; until?: Date }, { offset, limit }: PageWindow) {
     if (q.from && q.until && q.from > q.until) throw badInput('from must not be after until');
-    const currency = (await this.access(caller, walletId)) ?? (await this.read(() => this.gateway.getWallet(walletId))).accountAsset;
-    const { offset, limit } = pageRequest(q.first, q.after);
+    const currency = (await this.access(caller, walletId)) ?? (await this.gateway.getWallet(walletId)).accountAsset;
     const { size, pages, skip } = pageWindow(offset, limit);
     const chunks = [];
     for (const page of pages) {
-      const s = await this.read(() =>
-        this.gateway.getWalletStatement(walletId, { from: q.from?.toISOString(), until: q.until?.toISOString(), page, size }),
-      );
+      const s = await this.gateway.getWalletStatement(walletId, { from: q.from?.toISOString(), until: q.until?.toISOString(), page, size });
       chunks.push(s);
       if (s.entries.length < size) break;
     }
@@ -74,7 +65,7 @@ export class WalletService {
         balanceAfter: e.balanceAfter === undefined ? null : money(e.balanceAfter, currency),
         createdAt: new Date(e.createdAt),
       }));
-    return connectionFrom(entries as never[], offset, chunks[0]?.totalEntries ?? 0);
+    return { items: entries, offset, total: chunks[0]?.totalEntries ?? 0 };
   }
 
   /** Customers: the wallet must be theirs (NOT_FOUND otherwise). Returns the known currency, if recorded. */
@@ -84,15 +75,6 @@ export class WalletService {
     return row?.accountAsset ?? null;
   }
 
-  private async read<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (e) {
-      if (isUpstreamError(e) && e.kind === 'not_found') throw notFound('Wallet');
-      if (isUpstreamError(e) && e.kind === 'rejected' && e.status === 400) throw badInput('The gateway refused the statement query: check from and until');
-      throw toAppError(e);
-    }
-  }
 }
 
 function walletView(w: UpstreamWallet) {

@@ -29,6 +29,8 @@ import { WebhookReceiver } from './webhook.receiver';
 import { WebhookResolver } from './webhook.resolver';
 import { WebhookSecretStore } from './webhook.secrets';
 import { WebhookSubscriptionService } from './webhook.subscriptions';
+import { registerWebhookRoutes } from './webhook.routes';
+import { defineModule } from '../module';
 
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 60_000;
@@ -157,3 +159,29 @@ export function createWebhooksModule(deps: WebhooksDeps): WebhooksModule {
     },
   };
 }
+
+/** webhooks: the platform's signed events (inbox → processor → the transfers' sink), signing secrets, registration. */
+export const webhooksModule = defineModule({
+  name: 'webhooks',
+  resolvers: [WebhookResolver],
+  create: ({ config, db, upstream, clock, logger, metrics, provided, options }) => {
+    const webhooks = createWebhooksModule({
+      config,
+      db,
+      remittances: upstream.remittances,
+      sink: provided.get('transfers').service,
+      clock,
+      logger,
+      metrics,
+      processor: options.webhookProcessor,
+    });
+    return {
+      resolvers: [webhooks.resolver],
+      routes: (fastify) => registerWebhookRoutes(fastify, webhooks.receiver),
+      readiness: [webhooks.readiness],
+      start: (url) => webhooks.start(url),
+      close: () => webhooks.close(),
+      provides: { webhooks },
+    };
+  },
+});

@@ -1,8 +1,7 @@
 import { Arg, Args, Authorized, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { connectionFrom, PageArgs, pageRequest } from '../../graphql/relay';
+import { offsetConnection, PageArgs, pageRequest } from '../../graphql/relay';
 import type { Clock } from '../../shared/clock';
 import { AppError, notFound } from '../../shared/errors';
-import { toAppError } from '../../upstream/http/upstream.errors';
 import type { WebhookInbox } from './webhook.inbox';
 import type { WebhookProcessor } from './webhook.processor';
 import type { WebhookSubscriptionService } from './webhook.subscriptions';
@@ -14,9 +13,6 @@ import {
   WebhookSigningSecret,
   WebhookSubscription,
 } from './webhook.types';
-
-/** Upstream failures become AppErrors (UPSTREAM_UNAVAILABLE, NOT_FOUND, …). */
-const run = <T>(fn: () => Promise<T>): Promise<T> => fn().catch((e: unknown) => Promise.reject(toAppError(e)));
 
 @Resolver()
 export class WebhookResolver {
@@ -33,8 +29,7 @@ export class WebhookResolver {
   })
   async deadLetteredWebhookEvents(@Args() args: PageArgs): Promise<WebhookInboxEventConnection> {
     const { offset, limit } = pageRequest(args.first, args.after);
-    const { items, total } = await this.inbox.deadLetters(offset, limit);
-    return connectionFrom(items, offset, total);
+    return offsetConnection({ ...(await this.inbox.deadLetters(offset, limit)), offset });
   }
 
   @Authorized('backoffice', 'admin')
@@ -44,8 +39,7 @@ export class WebhookResolver {
   })
   async rejectedWebhookEvents(@Args() args: PageArgs): Promise<WebhookInboxEventConnection> {
     const { offset, limit } = pageRequest(args.first, args.after);
-    const { items, total } = await this.inbox.rejected(offset, limit);
-    return connectionFrom(items, offset, total);
+    return offsetConnection({ ...(await this.inbox.rejected(offset, limit)), offset });
   }
 
   @Authorized('backoffice', 'admin')
@@ -64,13 +58,13 @@ export class WebhookResolver {
   @Authorized('admin')
   @Query(() => [WebhookSubscription], { description: "Admin: this tenant's webhook subscriptions at the remittances platform." })
   webhookSubscriptions(): Promise<WebhookSubscription[]> {
-    return run(() => this.subscriptions.list());
+    return this.subscriptions.list();
   }
 
   @Authorized('admin')
   @Query(() => [WebhookSigningSecret], { description: 'Admin: the signing secrets this service holds (fingerprints only).' })
   webhookSigningSecrets(): Promise<WebhookSigningSecret[]> {
-    return run(() => this.subscriptions.storedSecrets());
+    return this.subscriptions.storedSecrets();
   }
 
   @Authorized('admin')
@@ -81,13 +75,13 @@ export class WebhookResolver {
   registerWebhookSubscription(
     @Arg('input', () => RegisterWebhookSubscriptionInput, { nullable: true, description: 'Optional: events and whether to create a secret.' }) input?: RegisterWebhookSubscriptionInput,
   ): Promise<RegisterWebhookSubscriptionPayload> {
-    return run(() => this.subscriptions.register({ events: input?.events, createSecret: input?.createSecret ?? true }));
+    return this.subscriptions.register({ events: input?.events, createSecret: input?.createSecret ?? true });
   }
 
   @Authorized('admin')
   @Mutation(() => Boolean, { description: 'Admin: delete a webhook subscription at the platform (and our copy of its secret).' })
   deleteWebhookSubscription(@Arg('id', () => ID, { description: "The platform's subscription id (NOT_FOUND when unknown)." }) id: string): Promise<boolean> {
-    return run(() => this.subscriptions.delete(id));
+    return this.subscriptions.delete(id);
   }
 
   @Authorized('admin')
@@ -97,7 +91,7 @@ export class WebhookResolver {
   rotateWebhookSecret(
     @Arg('subscriptionId', () => ID, { nullable: true, description: "The subscription; default: this service's own (NOT_FOUND when there is none: register one first)." })
     subscriptionId?: string): Promise<WebhookSigningSecret> {
-    return run(() => this.subscriptions.rotateSecret(subscriptionId ?? undefined));
+    return this.subscriptions.rotateSecret(subscriptionId ?? undefined);
   }
 
   @Authorized('admin')
@@ -105,6 +99,6 @@ export class WebhookResolver {
   deleteWebhookSecret(
     @Arg('subscriptionId', () => ID, { nullable: true, description: "The subscription; default: this service's own (NOT_FOUND when there is none)." })
     subscriptionId?: string): Promise<boolean> {
-    return run(() => this.subscriptions.deleteSecret(subscriptionId ?? undefined));
+    return this.subscriptions.deleteSecret(subscriptionId ?? undefined);
   }
 }

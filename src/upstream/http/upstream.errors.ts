@@ -152,11 +152,29 @@ export function upstreamErrorCode(kind: UpstreamErrorKind): ErrorCode {
   }
 }
 
-/** Converts any error thrown by an upstream client into an AppError (non-upstream errors pass through). */
-export function toAppError(e: unknown): AppError {
-  if (e instanceof UpstreamError) return e.toAppError();
-  if (e instanceof AppError) return e;
-  return new AppError('INTERNAL_SERVER_ERROR', 'Internal error', undefined, { cause: e });
+/**
+ * A special case of the mapping above, kept in the module whose operation it concerns: an upstream failure of
+ * `operation` (one of the client's operation names, e.g. 'createWallet'), of `kind` and/or with one of `status`,
+ * reads as `to(e)` at the API instead of the default.
+ */
+export interface UpstreamErrorRule {
+  service: UpstreamService;
+  operation: string | readonly string[];
+  kind?: UpstreamErrorKind;
+  status?: readonly number[];
+  to: (e: UpstreamError) => AppError;
+}
+
+const matches = (r: UpstreamErrorRule, e: UpstreamError) =>
+  r.service === e.service &&
+  (typeof r.operation === 'string' ? r.operation === e.operation : r.operation.includes(e.operation)) &&
+  (r.kind === undefined || r.kind === e.kind) &&
+  (r.status === undefined || (e.status != null && r.status.includes(e.status)));
+
+/** How an upstream failure reads at the API: the first rule that matches, else the default mapping. */
+export function upstreamAppError(e: UpstreamError, rules: readonly UpstreamErrorRule[]): AppError {
+  for (const r of rules) if (matches(r, e)) return r.to(e);
+  return e.toAppError();
 }
 
 /**

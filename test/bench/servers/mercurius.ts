@@ -18,7 +18,7 @@ import type * as ViewModule from '../../../src/modules/transfers/transfer.view';
 import type * as LoadersModule from '../../../src/modules/transfers/transfer.loaders';
 import type * as ScalarsModule from '../../../src/graphql/scalars';
 import type * as ClockModule from '../../../src/shared/clock';
-import type * as TypesModule from '../../../src/modules/transfers/transfer.types';
+import type * as RelayModule from '../../../src/graphql/relay';
 
 const req = <T>(p: string): T => require(path.join(DIST, p)) as T;
 const { createDatabase } = req<typeof DatabaseModule>('db/database.js');
@@ -28,7 +28,7 @@ const { toTransfer } = req<typeof ViewModule>('modules/transfers/transfer.view.j
 const { loadersFor } = req<typeof LoadersModule>('modules/transfers/transfer.loaders.js');
 const { DecimalScalar, DateTimeScalar } = req<typeof ScalarsModule>('graphql/scalars.js');
 const { systemClock } = req<typeof ClockModule>('shared/clock.js');
-const { pageSize } = req<typeof TypesModule>('modules/transfers/transfer.types.js');
+const { pageSize, seqCursor, decodeSeq } = req<typeof RelayModule>('graphql/relay.js');
 
 const SDL = /* GraphQL */ `
   scalar Decimal
@@ -51,13 +51,6 @@ const SDL = /* GraphQL */ `
   type Query { transfer(id: ID!): Transfer }
 `;
 
-const seqCursor = (seq: number) => Buffer.from(`seq:${seq}`).toString('base64url');
-function decodeSeq(c: string | undefined | null): number {
-  if (!c) return 0;
-  const m = /^seq:(\d+)$/.exec(Buffer.from(c, 'base64url').toString('utf8'));
-  if (!m) throw new Error('after is not a cursor from this list');
-  return Number(m[1]);
-}
 
 let close: () => Promise<void> = async () => undefined;
 

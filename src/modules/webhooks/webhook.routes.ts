@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { WebhookReceiver } from '../modules/webhooks/webhook.receiver';
-import { SIGNATURE_HEADER } from '../modules/webhooks/webhook.signature';
-import { WEBHOOK_PATH } from '../modules/webhooks/webhook.subscriptions';
+import type { WebhookReceiver } from './webhook.receiver';
+import { SIGNATURE_HEADER } from './webhook.signature';
+import { WEBHOOK_PATH } from './webhook.subscriptions';
 
 /**
  * POST /webhooks/remittances. In its own encapsulated scope every content type is read as a raw Buffer:

@@ -1,9 +1,9 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { HeaderMap } from '@apollo/server';
 import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
-import type { GraphQLContext } from '../graphql/context';
+import type { GraphQLContext } from './context';
 import type { Caller } from '../auth/auth.types';
-import type { RateLimiter } from './rate-limit';
+import type { RateLimiter } from '../shared/rate-limit';
 
 export interface RateLimitPluginOptions {
   /** Rule name applied to every root field of a mutation. */

@@ -2,11 +2,12 @@
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildGraphQLSchema, printSDL } from './schema';
+import { printSDL } from './graphql/schema';
+import { buildApiSchema } from './modules/modules';
 
-buildGraphQLSchema().then(
+buildApiSchema().then(
   (schema) => {
-    const file = join(__dirname, '..', '..', 'schema', 'schema.graphql');
+    const file = join(__dirname, '..', 'schema', 'schema.graphql');
     writeFileSync(file, printSDL(schema));
     console.log(`wrote ${file}`);
   },

@@ -1,0 +1,180 @@
+/**
+ * The GraphQL edge: Apollo Server on POST/GET /graphql and graphql-ws on the same path, with what guards them —
+ * query limits, trusted documents, per-caller rate limits and upstream budgets, per-IP limits for anonymous
+ * traffic, error formatting (upstream failures mapped here, once), metrics and tracing.
+ */
+import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
+import IORedis from 'ioredis';
+import { getOperationAST, type GraphQLSchema } from 'graphql';
+import type { AuthService } from '../auth/auth.service';
+import type { Config } from '../config';
+import type { Clock } from '../shared/clock';
+import { isAppError } from '../shared/errors';
+import type { Logger } from '../shared/logger';
+import type { Metrics } from '../shared/metrics';
+import { RateLimiter } from '../shared/rate-limit';
+import { setRequestUser } from '../shared/request-context';
+import type { TrustedProxies } from '../shared/trust-proxy';
+import type { UpstreamErrorRule } from '../upstream/http/upstream.errors';
+import { GRAPHIQL_HTML_HEADERS, graphiqlHtml, graphiqlPlugin, prefersHtml } from '../http/graphiql.routes';
+import { apqOptions } from './apq';
+import type { GraphQLContext } from './context';
+import { createErrorFormatter } from './errors';
+import { httpStatusPlugin } from './http-status';
+import { jitGateway } from './jit';
+import { queryLimits } from './limits';
+import { metricsPlugin } from './metrics.plugin';
+import { anonymousRefusal, rateLimitPlugin, rateLimitRefusal, type RateLimitPluginOptions } from './rate-limit.plugin';
+import { tracingPlugin } from './tracing';
+import { TrustedDocuments } from './trusted-documents';
+import { upstreamCost } from './upstream-fields';
+import { createGraphQLWsServer } from './ws';
+
+export interface GraphQLServerDeps {
+  config: Config;
+  schema: GraphQLSchema;
+  auth: AuthService;
+  fastify: FastifyInstance;
+  proxies: TrustedProxies;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  upstreamErrors: readonly UpstreamErrorRule[];
+  /** True once shutdown began: new websocket upgrades are refused. */
+  isDraining: () => boolean;
+}
+
+export interface GraphQLServer {
+  /** Closes websockets (1001), then stops Apollo, whose drain plugin closes Fastify (in-flight requests finish). */
+  close(): Promise<void>;
+}
+
+export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQLServer> {
+  const { config, schema, auth, fastify, logger } = d;
+  const formatError = createErrorFormatter(logger, { hideSchemaDetails: config.production, maxTokens: config.limits.maxTokens, upstreamErrors: d.upstreamErrors });
+
+  // Abuse limits: query limits, per-user rate limits, persisted queries (Redis-backed when configured)
+  const redis = config.redisUrl ? new IORedis(config.redisUrl, { connectionName: 'remittance-bff-limits', maxRetriesPerRequest: 1, enableOfflineQueue: false }) : null;
+  redis?.on('error', (err) => logger.warn({ err: { message: err.message } }, 'limits redis error'));
+  const limits = queryLimits(config);
+  // Persisted documents (TRUSTED_DOCUMENTS): checked before Apollo or graphql-ws parse anything
+  const trusted = TrustedDocuments.load(config.trustedDocuments.mode, config.trustedDocuments.manifestPath);
+  if (trusted) logger.info({ mode: trusted.mode, documents: trusted.size }, 'trusted documents');
+  else if (config.production) logger.warn('TRUSTED_DOCUMENTS=off: any document may run (set only to run nothing but the app manifest)');
+  const rateLimiter = new RateLimiter(
+    {
+      mutation: { points: config.rateLimits.mutationsPerMinute, durationS: 60 },
+      alias: { points: config.rateLimits.aliasLookupsPerMinute, durationS: 60 },
+      upstream: { points: config.budgets.upstreamPointsPerMinute, durationS: 60 },
+      anonymous: { points: config.budgets.anonymousPerMinute, durationS: 60 },
+    },
+    redis,
+  );
+  const rules: RateLimitPluginOptions = {
+    mutationRule: 'mutation',
+    queryRules: { resolveAlias: 'alias' },
+    upstream: { rule: 'upstream', cost: (document, operation) => upstreamCost(schema, document, operation) },
+  };
+  /** Unauthenticated traffic (no token, or a bad one) is counted per client address; over → RATE_LIMITED. */
+  const countAnonymous = async (ip: string) => {
+    const refusal = await anonymousRefusal(rateLimiter, 'anonymous', ip);
+    if (refusal) throw refusal;
+  };
+
+  const apollo = new ApolloServer<GraphQLContext>({
+    // Execution: graphql-jit through Apollo's gateway hook (GRAPHQL_JIT, jit.ts), else graphql-js
+    ...(config.graphqlJit ? { gateway: jitGateway({ schema, logger, metrics: d.metrics }) } : { schema }),
+    introspection: config.introspection,
+    includeStacktraceInErrorResponses: false,
+    // Callers authenticate with bearer tokens, never cookies, so cross-site requests carry no credentials.
+    csrfPrevention: false,
+    // main.ts owns SIGTERM/SIGINT and runs the whole shutdown; Apollo must not race it with its own handler.
+    stopOnTerminationSignals: false,
+    formatError,
+    validationRules: limits.validationRules,
+    parseOptions: limits.parseOptions,
+    allowBatchedHttpRequests: false,
+    persistedQueries: apqOptions({ ttlS: config.apq.ttlS, redis }),
+    plugins: [
+      ...limits.plugins,
+      httpStatusPlugin(),
+      rateLimitPlugin(rateLimiter, rules),
+      tracingPlugin(),
+      fastifyApolloDrainPlugin(fastify),
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+      metricsPlugin(d.metrics),
+    ],
+  });
+  await apollo.start();
+
+  const apolloHandler = fastifyApolloHandler(apollo, {
+    context: async (request): Promise<GraphQLContext> => {
+      try {
+        const caller = await auth.fromAuthorizationHeader(request.headers.authorization);
+        setRequestUser(caller?.userId);
+        if (!caller) await countAnonymous(request.ip);
+        return { caller, authError: null, requestId: request.id, clientIp: request.ip };
+      } catch (e) {
+        if (!isAppError(e)) throw e;
+        await countAnonymous(request.ip);
+        return { caller: null, authError: e, requestId: request.id, clientIp: request.ip };
+      }
+    },
+  });
+
+  if (config.graphiql) await fastify.register(graphiqlPlugin);
+  fastify.route({
+    url: '/graphql',
+    method: ['GET', 'POST', 'OPTIONS'],
+    handler: async function (request, reply) {
+      if (config.graphiql && request.method === 'GET' && prefersHtml(request.headers.accept) && !hasQueryParam(request.query)) {
+        return reply.headers(GRAPHIQL_HTML_HEADERS).send(graphiqlHtml({ endpoint: '/graphql', subscriptionEndpoint: '/graphql' }));
+      }
+      const refusal = trusted?.applyToHttp(request);
+      if (refusal) return reply.code(refusal.status).header('content-type', refusal.contentType).send(refusal.body);
+      return (apolloHandler as RouteHandlerMethod).call(this, request, reply);
+    },
+  });
+
+  const ws = createGraphQLWsServer({
+    schema,
+    auth,
+    logger,
+    formatError,
+    connectionInitWaitTimeoutMs: config.wsConnectionInitTimeoutMs,
+    clock: d.clock,
+    clientIp: (req) => d.proxies.clientIp(req),
+    trusted,
+    limits: {
+      authFailure: (ip) => anonymousRefusal(rateLimiter, 'anonymous', ip),
+      maxOperationsPerSocket: config.budgets.wsMaxSubscriptionsPerSocket,
+      maxSocketsPerUser: config.budgets.wsMaxSocketsPerUser,
+      validationRules: limits.validationRules,
+      parseOptions: limits.parseOptions,
+      rateLimit: (caller, document, operationName) => rateLimitRefusal(rateLimiter, rules, caller, getOperationAST(document, operationName), document),
+    },
+  });
+  fastify.server.on('upgrade', (req, socket, head) => {
+    if ((req.url ?? '').split('?')[0] !== '/graphql' || d.isDraining()) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    ws.handleUpgrade(req, socket, head);
+  });
+
+  return {
+    async close() {
+      await ws.close();
+      logger.debug('websockets closed');
+      await apollo.stop();
+      logger.debug('http server closed');
+      if (redis) await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
+
+const hasQueryParam = (q: unknown) => typeof q === 'object' && q !== null && 'query' in q;

@@ -1,0 +1,15 @@
+import { defineModule } from '../module';
+import { FundingCredentials } from './checks.credentials';
+import { ChecksResolver } from './checks.resolver';
+import { ChecksService } from './checks.service';
+
+/** checks: card and bank-account checks (no charge); what a check vouched for is bound to the caller. */
+export const checksModule = defineModule({
+  name: 'checks',
+  resolvers: [ChecksResolver],
+  create: ({ prisma, upstream, clock, config, provided }) => {
+    const credentials = new FundingCredentials(prisma, clock, { cardCheckMaxAgeMs: config.cardCheckMaxAgeMs });
+    const checks = new ChecksService(upstream.gateway, credentials, provided.get('senders'));
+    return { resolvers: [new ChecksResolver(checks)], provides: { credentials } };
+  },
+});

@@ -1,0 +1,10 @@
+import { defineModule } from '../module';
+import { FxResolver } from './fx.resolver';
+import { FxService } from './fx.service';
+
+/** fx: FX v2 quotes (single use, owned by the caller) and the corridors' amount rules. */
+export const fxModule = defineModule({
+  name: 'fx',
+  resolvers: [FxResolver],
+  create: ({ prisma, upstream, clock, config }) => ({ resolvers: [new FxResolver(new FxService(prisma, upstream.gateway, clock, config.corridors))] }),
+});
