@@ -57,7 +57,7 @@ export function renderConfigTables(rows: ReferenceRow[] = configReference()): st
 
 /** The README's short table: the variables with a summary. */
 export function renderConfigSummary(rows: ReferenceRow[] = configReference()): string {
-  const out = ['| variable | default | |', '|---|---|---|'];
+  const out = ['| variable | default | meaning |', '|---|---|---|'];
   for (const r of rows) if (r.summary) out.push(`| \`${r.name}\` | ${cell(r.default ?? '—')} | ${cell(r.summary)} |`);
   return out.join('\n');
 }
