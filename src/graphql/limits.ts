@@ -97,7 +97,7 @@ export function queryLimitOf(error: unknown, maxTokens: number): QueryLimitError
 }
 
 /**
- * The cost model (README "Query limits"): every field selected costs 1 (introspection's `__…` fields cost 0);
+ * The cost model (docs/api.md, "Cost model"): every field selected costs 1 (introspection's `__…` fields cost 0);
  * a connection — a field with a `first` argument — costs 1 plus `first` times its selection, `first` being the
  * literal given, or MAX_PAGE_SIZE (100) when it is a variable or absent (so a variable cannot hide a cost);
  * any other list costs as one item (its length is bounded by an upstream page or by the data itself); a fragment

@@ -5,7 +5,8 @@
  * SANDBOX_TLS_CA (PEM paths: all three turn on HTTPS with a required client certificate for the remittances
  * platform), SANDBOX_PUBLIC_ORIGIN (origin used in links such as the 3DS redirectAcsUrl, when the sandbox is
  * reached through another address), GATEWAY_CLIENT_ID / GATEWAY_CLIENT_SECRET (gateway credentials accepted),
- * SANDBOX_LOG=1 (request logs). Stops cleanly on SIGTERM/SIGINT.
+ * SANDBOX_LOG=1 (request logs). The variables only this file reads are documented in sandbox.config.ts (a test
+ * fails when a variable read here is missing there or in src/config.ts). Stops cleanly on SIGTERM/SIGINT.
  */
 import { readFileSync } from 'node:fs';
 import type { SandboxOptions } from './sandbox.context';

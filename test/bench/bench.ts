@@ -1,7 +1,7 @@
 /**
  * The five side-by-side benchmarks. Every benchmark runs ours and its baseline in separate
  * processes on the server core, the load generator in another process on the other core, warm-up first,
- * then rounds alternating ours / baseline (the order flips every round). See README "Performance".
+ * then rounds alternating ours / baseline (the order flips every round). See docs/performance.md.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -596,7 +596,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
 const f0 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '—' : x >= 100 ? x.toFixed(0) : x.toFixed(1));
 const fx = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '—' : `${x.toFixed(2)}×`);
 
-/** The table printed at the end (also pasted into the README). */
+/** The table printed at the end (also pasted into docs/performance.md). */
 export function formatTable(r: Report): string {
   const b = r.benchmarks;
   const rows: string[][] = [['benchmark', 'ours', 'baseline', 'ratio', 'target', 'notes']];

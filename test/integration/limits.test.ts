@@ -118,7 +118,7 @@ describe('query limits (GraphQL Armor), refused before any resolver runs', () =>
   });
 });
 
-/** The selections the README calls realistic: each documented page size, with what a back-office screen shows. */
+/** The selections docs/api.md (Cost model) calls realistic: each documented page size, with what a back-office screen shows. */
 const TRANSFER_FIELDS = 'id ownerId status version rate createdAt updatedAt platformStatus complianceStatus destinationCountry sendAmount { amount currency } receiveAmount { amount currency } failure { code message }';
 const EVENT_FIELDS = 'seq fromStatus toStatus cause actor action at upstreamRef';
 const events = (first: number) => `events(first: ${first}) { edges { cursor node { ${EVENT_FIELDS} } } pageInfo { hasNextPage endCursor } }`;

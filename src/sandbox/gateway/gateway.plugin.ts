@@ -1,7 +1,7 @@
 /**
  * The simulated payments gateway (after the gateway's API specification), mounted by the sandbox server under
  * /gateway. Every endpoint of the spec, same paths, bodies and rules; decisions where the spec says "not shown"
- * are written next to the code of each area and collected in the README's Sandbox section.
+ * are written next to the code of each area and collected in docs/sandbox.md.
  */
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import type { SandboxContext } from '../sandbox.context';

@@ -113,13 +113,13 @@ export const concurrency: Scenario = async ({ seed, long, log }) => {
     reqs.forEach((q, i) => groups.set(`${q.group}|${q.args}`, [...(groups.get(`${q.group}|${q.args}`) ?? []), i]));
     // The service stores the RESULT of a keyed mutation (which transfer, or which error) and answers a replay with
     // that transfer's CURRENT state (transfer.service.ts). So: the stored result must be identical for identical
-    // keys (a violation otherwise); byte-identical snapshots are counted, not required (see the README).
+    // keys (a violation otherwise); byte-identical snapshots are counted, not required (docs/transfers.md, Idempotency).
     let identical = 0;
     let snapshotGroups = 0;
     let multiAnswerGroups = 0;
     for (const [g, idx] of groups) {
       const settled = idx.map((i) => answers[i]!).filter((a) => !OK_WAIT.has(a.code ?? ''));
-      // A failed mutation takes no effect and releases its key (README, Transfers): errors are answers, not stored
+      // A failed mutation takes no effect and releases its key (docs/transfers.md, Idempotency): errors are answers, not stored
       // results, so a racing request with OTHER arguments may claim the key afterwards. What must hold: every
       // success for these arguments is the same transfer, and once one is stored no replay of the same arguments
       // is told the key was reused.
