@@ -1,4 +1,4 @@
-import { alpha3 } from '../modules/checks/countries';
+import { alpha3 } from './countries';
 
 /**
  * A postal address as the API takes it (one shape for every address): alpha-2 country, a region name and an

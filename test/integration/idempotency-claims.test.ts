@@ -4,7 +4,7 @@
  * newer one, which would let a third request run the same mutation a third time, concurrently with the second.
  * Before the fix the release deleted any IN_PROGRESS record of the key.
  */
-import { IdempotencyService } from '../../src/shared/idempotency.service';
+import { IdempotencyService } from '../../src/db/idempotency.service';
 import { ManualClock } from '../../src/shared/clock';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 

@@ -1,4 +1,4 @@
-import { IdempotencyService, canonicalJson } from '../../src/shared/idempotency.service';
+import { IdempotencyService, canonicalJson } from '../../src/db/idempotency.service';
 import { ManualClock } from '../../src/shared/clock';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 

@@ -4,7 +4,7 @@ import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { AccountCheckRequest, AccountTokenCheck, CardCheck as GatewayCardCheck, CardCheckRequest, CheckDocument } from '../../upstream/gateway/gateway.types';
 import { gatewayCheckAddress, type PostalAddress } from '../../shared/address';
 import type { FundingCredentials } from './checks.credentials';
-import { alpha3 } from './countries';
+import { alpha3 } from '../../shared/countries';
 
 export interface DocumentArgs { number: string; type: string; countryCode: string }
 export interface CardHolderArgs {

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { alpha3 } from '../checks/countries';
+import { alpha3 } from '../../shared/countries';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { AliasLookupResult, Bank as UpstreamBank } from '../../upstream/gateway/gateway.types';
 import { isUpstreamError } from '../../upstream/http/upstream.errors';

@@ -3,7 +3,7 @@ import type { Config } from '../../config';
 import type { PubSub } from '../../events/pubsub';
 import type { PrismaClient } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
-import { IdempotencyService } from '../../shared/idempotency.service';
+import { IdempotencyService } from '../../db/idempotency.service';
 import type { Logger } from '../../shared/logger';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { RemittancesClient } from '../../upstream/remittances/remittances.client';

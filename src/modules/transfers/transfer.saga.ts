@@ -7,7 +7,7 @@ import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { Payment, PaymentCustomer, PullPushPaymentRequest } from '../../upstream/gateway/gateway.types';
 import { isUnknownOutcome, isUpstreamError, type MoneyMovingResult, type UpstreamError } from '../../upstream/http/upstream.errors';
 import { accountCheckRequest, cardCheckRequest, evaluateCardCheck } from '../checks/checks.service';
-import { alpha3 } from '../checks/countries';
+import { alpha3 } from '../../shared/countries';
 import type { CrashHook } from './transfer.faults';
 import type { TransferRepository, TransferRow, TransferPatch } from './transfer.repository';
 import { isTerminal, type Cause, type TransferStatus } from './transfer.states';

@@ -3,7 +3,7 @@ import type { Prisma, PrismaClient } from '../../generated/prisma/client';
 import { isStaff, type Caller } from '../../auth/auth.types';
 import type { Clock } from '../../shared/clock';
 import { AppError, badInput, forbidden, notFound } from '../../shared/errors';
-import { requestHash, type IdempotencyService } from '../../shared/idempotency.service';
+import { requestHash, type IdempotencyService } from '../../db/idempotency.service';
 import type { Logger } from '../../shared/logger';
 import type { FundingCredentials } from '../checks/checks.credentials';
 import { cardholderNameProblem } from '../checks/checks.service';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../shared/logger';
-import type { IdempotencyService } from '../../shared/idempotency.service';
+import type { IdempotencyService } from '../../db/idempotency.service';
 import type { TransferSaga } from './transfer.saga';
 
 export interface WorkerOptions {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
-import type { Clock } from './clock';
-import { AppError } from './errors';
+import type { Clock } from '../shared/clock';
+import { AppError } from '../shared/errors';
 
 export interface IdempotencyOptions {
   /** How long a completed record answers replays (≥ 24 h). */
