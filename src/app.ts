@@ -26,9 +26,8 @@ import { jitGateway } from './graphql/jit';
 import { createGraphQLWsServer, type GraphQLWsServer } from './graphql/ws';
 import type { GraphQLContext } from './graphql/context';
 import { createMetricsServer, registerHealthRoutes, type ReadinessCheck } from './http/health.routes';
-import { GRAPHIQL_HTML_HEADERS, graphiqlHtml, graphiqlPlugin, prefersHtml } from './http/graphiql.routes';
-import { startSandbox, type RunningSandbox } from './sandbox/sandbox.server';
-import { DEFAULT_OPTIONS } from './sandbox/sandbox.context';
+import { GRAPHIQL_HTML_HEADERS, graphiqlHtml, graphiqlInstalled, graphiqlPlugin, prefersHtml } from './http/graphiql.routes';
+import { loadSandbox, type RunningSandbox } from './sandbox.loader';
 import { createUpstreamClients, type UpstreamClients } from './upstream/upstream.clients';
 import { ViewerResolver } from './modules/viewer/viewer.resolver';
 import { NoticeResolver } from './modules/notices/notice.resolver';
@@ -103,25 +102,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const tracing = startTracing({ ...config.tracing, spanProcessors: options.traceSpanProcessors });
     if (tracing) closers.push({ name: 'tracing', close: () => tracing.shutdown() });
 
-    const sandbox = config.sandbox.enabled
-      ? await startSandbox({
-          port: config.sandbox.port,
-          host: config.sandbox.host,
-          // The embedded sandbox accepts whatever credentials the service is configured with.
-          options: {
-            gatewayClientId: config.gateway.clientId,
-            gatewayClientSecret: config.gateway.clientSecret,
-            remittancesTenantId: config.remittances.tenantId,
-            remittancesApiKey: config.remittances.apiKey,
-            remittancesAgentId: config.remittances.agentId,
-            remittancesAgentApiKey: config.remittances.agentApiKey,
-            verificationClients: [
-              { clientId: config.verification.clientId, clientSecret: config.verification.clientSecret, tenantId: config.remittances.tenantId, scopes: ['sessions', 'verifications'] },
-              ...DEFAULT_OPTIONS.verificationClients.filter((c) => c.clientId !== config.verification.clientId && c.tenantId !== config.remittances.tenantId),
-            ],
-          },
-        })
-      : null;
+    const sandbox = config.sandbox.enabled ? await startBuiltInSandbox(config) : null;
     if (sandbox) {
       closers.push({ name: 'sandbox', close: () => sandbox.close() });
       logger.info({ url: sandbox.url }, 'built-in sandbox started (no upstream base URL configured)');
@@ -293,12 +274,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       },
     });
 
-    if (config.graphiql) await fastify.register(graphiqlPlugin);
+    // GraphiQL's assets come from development dependencies: off (with a warning) in an install without them.
+    const graphiql = config.graphiql && graphiqlInstalled();
+    if (config.graphiql && !graphiql) logger.warn('GraphiQL is on but its packages (graphiql, react, react-dom: development dependencies) are not installed; not serving it');
+    if (graphiql) await fastify.register(graphiqlPlugin);
     fastify.route({
       url: '/graphql',
       method: ['GET', 'POST', 'OPTIONS'],
       handler: async function (request, reply) {
-        if (config.graphiql && request.method === 'GET' && prefersHtml(request.headers.accept) && !hasQueryParam(request.query)) {
+        if (graphiql && request.method === 'GET' && prefersHtml(request.headers.accept) && !hasQueryParam(request.query)) {
           return reply.headers(GRAPHIQL_HTML_HEADERS).send(graphiqlHtml({ endpoint: '/graphql', subscriptionEndpoint: '/graphql' }));
         }
         const refusal = trusted?.applyToHttp(request);
@@ -401,6 +385,27 @@ async function closeAll(closers: { name: string; close: () => Promise<unknown> }
     }
   }
   closers.length = 0;
+}
+
+/** The built-in sandbox (loaded only now, see sandbox.loader.ts), accepting whatever credentials the service is configured with. */
+async function startBuiltInSandbox(config: Config): Promise<RunningSandbox> {
+  const { startSandbox, DEFAULT_OPTIONS } = await loadSandbox();
+  return startSandbox({
+    port: config.sandbox.port,
+    host: config.sandbox.host,
+    options: {
+      gatewayClientId: config.gateway.clientId,
+      gatewayClientSecret: config.gateway.clientSecret,
+      remittancesTenantId: config.remittances.tenantId,
+      remittancesApiKey: config.remittances.apiKey,
+      remittancesAgentId: config.remittances.agentId,
+      remittancesAgentApiKey: config.remittances.agentApiKey,
+      verificationClients: [
+        { clientId: config.verification.clientId, clientSecret: config.verification.clientSecret, tenantId: config.remittances.tenantId, scopes: ['sessions', 'verifications'] },
+        ...DEFAULT_OPTIONS.verificationClients.filter((c) => c.clientId !== config.verification.clientId && c.tenantId !== config.remittances.tenantId),
+      ],
+    },
+  });
 }
 
 /** Applies migrations, retrying with backoff while the database is unreachable; a failed migration is fatal. */
