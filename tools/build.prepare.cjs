@@ -13,14 +13,8 @@ const { existsSync } = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
-const installed = (name) => {
-  try {
-    require.resolve(`${name}/package.json`, { paths: [root] });
-    return true;
-  } catch {
-    return false;
-  }
-};
+// In this project's own node_modules only (require.resolve would also look in parent directories).
+const installed = (name) => existsSync(path.join(root, 'node_modules', name, 'package.json'));
 
 const missing = ['typescript', 'prisma'].filter((name) => !installed(name));
 if (missing.length > 0) {
