@@ -50,10 +50,11 @@ describe('sandbox loader', () => {
   });
 
   test('nothing else in src/ imports the sandbox package (nor its sources)', () => {
+    const specifier = /(?:\bfrom\s+|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)(['"])([^'"]+)\1/gm;
     const offenders = tsFiles(SRC)
       .filter((f) => relative(SRC, f) !== 'sandbox.loader.ts')
-      .filter((f) => /@remittance-bff\/sandbox|packages\/sandbox/.test(readFileSync(f, 'utf8')))
-      .map((f) => relative(SRC, f));
+      .flatMap((f) => [...readFileSync(f, 'utf8').matchAll(specifier)].map((m) => `${relative(SRC, f)}: ${m[2]}`))
+      .filter((line) => /@remittance-bff\/sandbox|packages\/sandbox|\/sandbox\//.test(line.split(': ')[1]));
     expect(offenders).toEqual([]);
   });
 });
