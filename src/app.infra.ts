@@ -13,8 +13,7 @@ import type { Clock } from './shared/clock';
 import type { Logger } from './shared/logger';
 import type { Metrics } from './shared/metrics';
 import { startTracing, traceDatabase } from './shared/tracing';
-import { startSandbox, type RunningSandbox } from './sandbox/sandbox.server';
-import { DEFAULT_OPTIONS } from './sandbox/sandbox.context';
+import { loadSandbox, type RunningSandbox } from './sandbox.loader';
 import { createUpstreamClients, type UpstreamClients } from './upstream/upstream.clients';
 
 export interface Closer {
@@ -64,8 +63,9 @@ export async function createInfrastructure(
   return { sandbox, upstream, db, pubsub, auth };
 }
 
-/** The built-in sandbox, accepting whatever credentials the service is configured with. */
-function startEmbeddedSandbox(config: Config): Promise<RunningSandbox> {
+/** The built-in sandbox (loaded only now, see sandbox.loader.ts), accepting whatever credentials the service is configured with. */
+async function startEmbeddedSandbox(config: Config): Promise<RunningSandbox> {
+  const { startSandbox, DEFAULT_OPTIONS } = await loadSandbox();
   return startSandbox({
     port: config.sandbox.port,
     host: config.sandbox.host,

@@ -62,7 +62,7 @@ const bool = z
 /**
  * The configuration reference: each variable's section and description, registered next to its definition below.
  * `npm run docs:config` renders docs/configuration.md, the README's summary table and .env.example from it (and
- * from the sandbox's own variables, src/sandbox/sandbox.config.ts); test/unit/config-docs.test.ts fails on drift.
+ * from the sandbox's own variables, packages/sandbox/src/sandbox.config.ts); test/unit/config-docs.test.ts fails on drift.
  */
 export interface VariableDoc {
   group: ConfigGroup;

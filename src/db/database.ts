@@ -28,7 +28,8 @@ import {
   type Migration,
   type SqlSession,
 } from './migrate';
-import { lockDataDir, openPglite, pgliteSession, PrismaPGlite, type PGlite } from './pglite';
+import type * as PgliteModule from './pglite';
+import type { PGlite } from './pglite';
 
 export { PrismaClient, MigrationError };
 export type { QueryEvent, QueryListener } from './instrument';
@@ -70,6 +71,25 @@ export async function createDatabase(
   return config.kind === 'pglite'
     ? createPgliteDatabase(config.dataDir, logger, options)
     : createPostgresDatabase(config.url, config.poolMax, logger, options);
+}
+
+/**
+ * PGlite (pglite.ts and the packages it loads), on first use only: @electric-sql/pglite and pglite-prisma-adapter
+ * are development dependencies (the embedded default and tests), absent from a production install, which
+ * needs PostgreSQL anyway.
+ */
+function loadPglite(): typeof PgliteModule {
+  try {
+    return require('./pglite') as typeof PgliteModule;
+  } catch (e) {
+    const missing = /Cannot find module '(@electric-sql\/pglite|pglite-prisma-adapter)'/.exec((e as Error).message)?.[1];
+    if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND' || !missing) throw e;
+    throw new Error(
+      `DATABASE_URL is not a postgres:// URL, so the embedded database (PGlite) is needed, but ${missing} is not installed: ` +
+        'PGlite is a development dependency, absent from production installs (npm ci --omit=dev). Set DATABASE_URL=postgres://…',
+      { cause: e },
+    );
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -168,6 +188,7 @@ async function createPgliteDatabase(
   logger: DbLogger,
   options: CreateDatabaseOptions,
 ): Promise<Database> {
+  const { lockDataDir, openPglite, pgliteSession, PrismaPGlite } = loadPglite();
   const release = dataDir === null ? () => undefined : lockDataDir(dataDir);
   let pglite: PGlite;
   try {

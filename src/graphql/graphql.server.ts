@@ -19,7 +19,7 @@ import { RateLimiter } from '../shared/rate-limit';
 import { setRequestUser } from '../shared/request-context';
 import type { TrustedProxies } from '../shared/trust-proxy';
 import type { UpstreamErrorRule } from '../upstream/http/upstream.errors';
-import { GRAPHIQL_HTML_HEADERS, graphiqlHtml, graphiqlPlugin, prefersHtml } from '../http/graphiql.routes';
+import { GRAPHIQL_HTML_HEADERS, graphiqlHtml, graphiqlInstalled, graphiqlPlugin, prefersHtml } from '../http/graphiql.routes';
 import { apqOptions } from './apq';
 import type { GraphQLContext } from './context';
 import { createErrorFormatter } from './errors';
@@ -126,12 +126,15 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
     },
   });
 
-  if (config.graphiql) await fastify.register(graphiqlPlugin);
+  // GraphiQL's assets come from development dependencies: off (with a warning) in an install without them.
+  const graphiql = config.graphiql && graphiqlInstalled();
+  if (config.graphiql && !graphiql) logger.warn('GraphiQL is on but its packages (graphiql, react, react-dom: development dependencies) are not installed; not serving it');
+  if (graphiql) await fastify.register(graphiqlPlugin);
   fastify.route({
     url: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
     handler: async function (request, reply) {
-      if (config.graphiql && request.method === 'GET' && prefersHtml(request.headers.accept) && !hasQueryParam(request.query)) {
+      if (graphiql && request.method === 'GET' && prefersHtml(request.headers.accept) && !hasQueryParam(request.query)) {
         return reply.headers(GRAPHIQL_HTML_HEADERS).send(graphiqlHtml({ endpoint: '/graphql', subscriptionEndpoint: '/graphql' }));
       }
       const refusal = trusted?.applyToHttp(request);

@@ -11,7 +11,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
  *   bundle and stylesheet (graphiql@3), React 18 and ReactDOM 18 UMD production builds, and two small
  *   files of ours (the page's bootstrap script and stylesheet). No directory is exposed.
  * - `graphiqlHtml()` returns the page. The server replies with it on `GET /graphql` when the request
- *   prefers HTML (`prefersHtml`) and `config.graphiql` is on (never in production).
+ *   prefers HTML (`prefersHtml`) and `config.graphiql` is on (never in production) and the packages are
+ *   installed (`graphiqlInstalled`: they are development dependencies).
  *
  * The page runs no inline script (the settings travel in a `type="application/json"` block read by
  * `graphiql-init.js`), so it works under `GRAPHIQL_CSP`, a strict Content-Security-Policy.
@@ -94,6 +95,18 @@ export const GRAPHIQL_HTML_HEADERS: Readonly<Record<string, string>> = {
 
 function packageDir(name: string): string {
   return dirname(require.resolve(`${name}/package.json`));
+}
+
+const ASSET_PACKAGES = ['graphiql', 'react', 'react-dom'];
+
+/** Whether the packages the assets come from are installed (development dependencies: not in a production install). */
+export function graphiqlInstalled(): boolean {
+  try {
+    for (const name of ASSET_PACKAGES) packageDir(name);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function makeAsset(body: Buffer, contentType: string): Asset {

@@ -8,8 +8,7 @@
  *   await sb.close();
  */
 import { request as undiciRequest, type Dispatcher } from 'undici';
-import { startSandbox, type RunningSandbox, type SandboxServerOptions } from '../../src/sandbox/sandbox.server';
-import type { SandboxCall, SandboxFaults } from '../../src/sandbox/sandbox.context';
+import { startSandbox, type RunningSandbox, type SandboxCall, type SandboxFaults, type SandboxServerOptions } from '@remittance-bff/sandbox';
 
 export interface HttpResponse<T = any> {
   status: number;

@@ -1,6 +1,6 @@
 /** Contract tests over real HTTP: alias directory (countries, key types, not-found magic, quota), bank directory, payer balance. */
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
-import { isAbaRoutingNumber } from '../../src/sandbox/gateway/gateway.validate';
+import { isAbaRoutingNumber } from '@remittance-bff/sandbox';
 
 let sb: TestSandbox;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 /** Contract tests over real HTTP: POST /v2/payment, capture, void, idempotency, 7-day auto-cancel, wallets, payer balance. */
 import { cardToken, startTestSandbox, type TestSandbox } from '../helpers/sandbox';
 import { createWallet, pullPushBody, quote, uniqueId } from './gateway.fixtures';
-import type { PaymentFacts } from '../../src/sandbox/sandbox.context';
+import type { PaymentFacts } from '@remittance-bff/sandbox';
 
 let sb: TestSandbox;
 beforeAll(async () => {

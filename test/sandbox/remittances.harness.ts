@@ -1,20 +1,11 @@
 /**
- * Test harness for the remittances/verification parts of the sandbox: a running sandbox over real HTTP, a
- * small HTTP client and a local webhook receiver.
- *
- * Uses the real startSandbox (src/sandbox/sandbox.server.ts) when it exists, otherwise (or with
- * SANDBOX_HARNESS=local) a Fastify instance that registers our plugins under the same prefixes.
+ * Test harness for the remittances/verification parts of the sandbox: a running sandbox over real HTTP
+ * (startSandbox of @remittance-bff/sandbox), a small HTTP client and a local webhook receiver.
  */
-import Fastify from 'fastify';
-import { existsSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { remittancesControlPlugin } from '../../src/sandbox/remittances/remittances.control';
-import { remittancesPlugin } from '../../src/sandbox/remittances/remittances.plugin';
-import { DEFAULT_OPTIONS, SandboxContext, type SandboxOptions } from '../../src/sandbox/sandbox.context';
-import { verificationPlugin } from '../../src/sandbox/verification/verification.plugin';
+import { DEFAULT_OPTIONS, startSandbox, type SandboxContext, type SandboxOptions } from '@remittance-bff/sandbox';
 
 export const TENANT = 'sandbox-tenant';
 export const API_KEY = 'sandbox-api-key';
@@ -34,44 +25,8 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-const SERVER_PATH = join(__dirname, '../../src/sandbox/sandbox.server.ts');
-
 export async function startHarness(opts: { options?: Partial<SandboxOptions>; tls?: TlsFiles } = {}): Promise<Harness> {
-  if (process.env.SANDBOX_HARNESS !== 'local' && existsSync(SERVER_PATH)) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const server = require('../../src/sandbox/sandbox.server') as {
-      startSandbox?: (o: unknown) => Promise<Harness>;
-    };
-    if (typeof server.startSandbox === 'function') {
-      return server.startSandbox({ port: 0, host: '127.0.0.1', tls: opts.tls, options: { ...DEFAULT_OPTIONS, ...opts.options } });
-    }
-  }
-  return startLocal(opts);
-}
-
-async function startLocal(opts: { options?: Partial<SandboxOptions>; tls?: TlsFiles }): Promise<Harness> {
-  const ctx = new SandboxContext({ ...DEFAULT_OPTIONS, ...opts.options });
-  const app = opts.tls
-    ? Fastify({
-        https: {
-          cert: opts.tls.cert,
-          key: opts.tls.key,
-          ca: opts.tls.ca,
-          requestCert: opts.tls.requireClientCert,
-          rejectUnauthorized: false,
-        },
-      })
-    : Fastify();
-  const root = app as unknown as ReturnType<typeof Fastify>;
-  await root.register(remittancesPlugin, { prefix: '/remittances', ctx });
-  await root.register(verificationPlugin, { prefix: '/verification', ctx });
-  await root.register(remittancesControlPlugin, { prefix: '/__sandbox', ctx });
-  await root.listen({ port: 0, host: '127.0.0.1' });
-  const port = (root.server.address() as AddressInfo).port;
-  const url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
-  ctx.publicOrigin = url;
-  ctx.tlsClientAuthRequired = opts.tls?.requireClientCert === true;
-  return { url, ctx, close: () => root.close() };
+  return startSandbox({ port: 0, host: '127.0.0.1', tls: opts.tls, options: { ...DEFAULT_OPTIONS, ...opts.options } });
 }
 
 export interface Res<T = any> {

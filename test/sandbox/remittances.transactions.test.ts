@@ -1,4 +1,4 @@
-import type { PaymentFacts } from '../../src/sandbox/sandbox.context';
+import type { PaymentFacts } from '@remittance-bff/sandbox';
 import {
   agentHeaders,
   ALL_EVENTS,

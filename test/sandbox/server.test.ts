@@ -129,9 +129,9 @@ describe('startSandbox', () => {
   });
 });
 
-const MAIN = join(__dirname, '../../dist/sandbox/sandbox.main.js');
+const MAIN = join(__dirname, '../../packages/sandbox/dist/sandbox.main.js');
 
-(existsSync(MAIN) ? describe : describe.skip)('npm run sandbox (dist/sandbox/sandbox.main.js)', () => {
+(existsSync(MAIN) ? describe : describe.skip)('npm run sandbox (packages/sandbox/dist/sandbox.main.js)', () => {
   test('starts on SANDBOX_PORT, prints the base URLs, honours GATEWAY_CLIENT_*, stops cleanly on SIGTERM', async () => {
     const child = spawn(process.execPath, [MAIN], {
       env: { ...process.env, SANDBOX_PORT: '0', GATEWAY_CLIENT_ID: 'main-client', GATEWAY_CLIENT_SECRET: 'main-secret' },

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { PaymentFacts } from '../../src/sandbox/sandbox.context';
+import type { PaymentFacts } from '@remittance-bff/sandbox';
 import {
   agentHeaders,
   ALL_EVENTS,

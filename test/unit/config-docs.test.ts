@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { configReference, renderConfigFiles } from '../../src/config.docs';
 import { serviceVariables } from '../../src/config';
-import { SANDBOX_ONLY_VARIABLES } from '../../src/sandbox/sandbox.config';
+import { SANDBOX_ONLY_VARIABLES } from '@remittance-bff/sandbox';
 
 const root = join(__dirname, '..', '..');
 const read = (p: string) => readFileSync(join(root, p), 'utf8');
@@ -32,7 +32,7 @@ function sourceFiles(dir: string): string[] {
 /** Every `process.env.X`, `process.env['X']`, `env.X`, `env['X']` and `const { X } = process.env` in src/ (CLIs take an env object). */
 function variablesReadInSource(): Map<string, string[]> {
   const found = new Map<string, string[]>();
-  for (const file of sourceFiles(join(root, 'src'))) {
+  for (const file of [...sourceFiles(join(root, 'src')), ...sourceFiles(join(root, 'packages', 'sandbox', 'src'))]) {
     const text = readFileSync(file, 'utf8');
     const add = (name: string) => found.set(name, [...(found.get(name) ?? []), relative(root, file)]);
     for (const m of text.matchAll(/\b(?:process\.)?env(?:\.([A-Z][A-Z0-9_]*)\b|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\])/g)) add((m[1] ?? m[2])!);
@@ -43,7 +43,7 @@ function variablesReadInSource(): Map<string, string[]> {
   return found;
 }
 
-const reference = configReference();
+const reference = configReference(SANDBOX_ONLY_VARIABLES);
 const documented = new Set(reference.map((r) => r.name));
 
 test('every variable of the configuration schema is documented next to its definition', () => {
@@ -62,7 +62,7 @@ test('every environment variable read anywhere in src/ is documented', () => {
 
 test('every sandbox-only variable documented is still read by the sandbox', () => {
   const read = variablesReadInSource();
-  const stale = Object.keys(SANDBOX_ONLY_VARIABLES).filter((name) => !read.get(name)?.some((f) => f.startsWith('src/sandbox/')));
+  const stale = Object.keys(SANDBOX_ONLY_VARIABLES).filter((name) => !read.get(name)?.some((f) => f.startsWith('packages/sandbox/src/')));
   expect(stale).toEqual([]);
 });
 
@@ -77,7 +77,7 @@ test('docs/configuration.md and .env.example name every variable', () => {
 });
 
 test('docs/configuration.md, the README summary and .env.example are as `npm run docs:config` writes them', () => {
-  for (const [path, content] of Object.entries(renderConfigFiles(root))) {
+  for (const [path, content] of Object.entries(renderConfigFiles(root, SANDBOX_ONLY_VARIABLES))) {
     // one file at a time, so a failure names it
     expect({ path, upToDate: read(path) === content }).toEqual({ path, upToDate: true });
   }

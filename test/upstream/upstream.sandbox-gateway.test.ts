@@ -4,7 +4,7 @@
  * UnknownOutcome on a dropped response, and the documented "answers".
  */
 import { randomUUID } from 'node:crypto';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox.server';
+import { startSandbox, type RunningSandbox } from '@remittance-bff/sandbox';
 import { UnknownOutcome, UpstreamError, type MoneyMovingResult } from '../../src/upstream/http/upstream.errors';
 import type { Payment } from '../../src/upstream/gateway/gateway.types';
 import { paymentRequest, customer } from './helpers/upstream.fixtures';

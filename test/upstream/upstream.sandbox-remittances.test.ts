@@ -4,7 +4,7 @@
  * 429 with Retry-After (on a plain-HTTP sandbox with a low rate limit).
  */
 import { randomUUID } from 'node:crypto';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox.server';
+import { startSandbox, type RunningSandbox } from '@remittance-bff/sandbox';
 import { UpstreamError } from '../../src/upstream/http/upstream.errors';
 import { makePki, type TestPki } from './helpers/upstream.certs';
 import { harness, type Harness } from './helpers/upstream.local-server';

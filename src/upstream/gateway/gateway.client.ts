@@ -66,7 +66,7 @@ export interface GatewayClientOptions {
  * The payments gateway, one method per endpoint of payments-gateway.md. No business rules: requests go
  * out as given (amounts as exact decimal literals), responses come back shape-checked.
  *
- * Decisions where the document says "not shown" (aligned with src/sandbox/gateway/):
+ * Decisions where the document says "not shown" (aligned with packages/sandbox/src/gateway/):
  * - Token: `POST /oauth/token {clientId, secretID}` → `{access_token, token_type, expires_in}`
  *   (gateway.types.ts); 400/401 from the token endpoint → UpstreamError kind token_rejected, never retried.
  * - Error envelope: `{ "error": { "code", "message", "details"?, "payment"? } }` (read by readErrorEnvelope).
@@ -325,7 +325,7 @@ const enc = encodeURIComponent;
 
 /**
  * The gateway's capture/void refusals (409 PAYMENT_ALREADY_CAPTURED, PAYMENT_VOIDED, ...) carry the payment
- * in `error.payment` (sandbox decision, src/sandbox/gateway/gateway.payments.ts). Exposed, shape-checked, as
+ * in `error.payment` (sandbox decision, packages/sandbox/src/gateway/gateway.payments.ts). Exposed, shape-checked, as
  * UpstreamError.details.payment — after a lost response it tells the saga where the payment stands (there
  * is no documented "get a payment" endpoint to read back).
  */

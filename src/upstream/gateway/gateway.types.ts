@@ -20,7 +20,7 @@ const num = z.number().finite();
 
 // ── Token ────────────────────────────────────────────────────────────────────────────────────────────
 /**
- * "Token response shape and lifetime: not shown". Decision (same as src/sandbox/gateway/gateway.auth.ts):
+ * "Token response shape and lifetime: not shown". Decision (same as packages/sandbox/src/gateway/gateway.auth.ts):
  * `{ access_token, token_type: "Bearer", expires_in }` (RFC 6749 style). Also accepted, should the real
  * gateway answer camelCase: `{ accessToken, expiresIn }`. Without a lifetime the token is assumed to live
  * 300 s (refreshed earlier by the margin, and anyway on the first 401).

@@ -8,7 +8,7 @@ import { z } from 'zod';
  * reference data, FX transactions, wallets) have shapes "not shown" upstream: they are typed loosely —
  * requests are JSON objects, responses are checked to be JSON objects (`RemittancesObject`) and, where the
  * resource obviously has one, to carry its identifier. Their paths follow the sandbox's decisions
- * (src/sandbox/remittances/*.ts), which are the only concrete reference we have.
+ * (packages/sandbox/src/remittances/*.ts), which are the only concrete reference we have.
  */
 export type RemittancesObject = Record<string, unknown>;
 export const objectSchema = z.record(z.string(), z.unknown());

@@ -136,7 +136,7 @@ export class VerificationClient {
 
   /**
    * GET /v1/verifications/{verificationId} (scope verifications). Not in the document's endpoint table;
-   * served by the sandbox (src/sandbox/verification/verification.plugin.ts) and kept for read-back.
+   * served by the sandbox (packages/sandbox/src/verification/verification.plugin.ts) and kept for read-back.
    */
   getVerification(verificationId: string): Promise<Verification> {
     return this.caller.call({

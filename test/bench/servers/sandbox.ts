@@ -1,9 +1,9 @@
-/** The sandbox (simulated upstream APIs) in its own process, from dist/: benchmark 2's upstream. */
-import path from 'node:path';
-import { DIST, serveCommands } from '../rpc';
-import type * as SandboxModule from '../../../src/sandbox/sandbox.server';
+/** The sandbox (simulated upstream APIs) in its own process, as built (packages/sandbox/dist): benchmark 2's upstream. */
+import { serveCommands } from '../rpc';
+import type * as SandboxModule from '@remittance-bff/sandbox';
 
-const { startSandbox } = require(path.join(DIST, 'sandbox/sandbox.server.js')) as typeof SandboxModule;
+// Plain Node resolution (this runs under register.cjs, not jest): the package's built entry point.
+const { startSandbox } = require('@remittance-bff/sandbox') as typeof SandboxModule;
 let running: Awaited<ReturnType<typeof startSandbox>> | null = null;
 
 serveCommands(

@@ -11,7 +11,7 @@
  * COMPLETED (same amount), still authorized ⇔ AUTHORIZED, no authorization left hanging behind any other state.
  */
 import Decimal from 'decimal.js';
-import type { SandboxCall, SandboxContext, PaymentFacts } from '../../../src/sandbox/sandbox.context';
+import type { SandboxCall, SandboxContext, PaymentFacts } from '@remittance-bff/sandbox';
 
 interface Entry {
   amount: Decimal;

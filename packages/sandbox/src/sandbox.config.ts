@@ -1,4 +1,10 @@
-import type { VariableDoc } from '../config';
+/** How a variable is documented (the same shape as the service's own variable documentation). */
+export interface SandboxVariableDoc {
+  group: 'sandbox';
+  description: string;
+  default?: string;
+  example?: string;
+}
 
 /**
  * Variables only `npm run sandbox` (sandbox.main.ts) reads, documented here next to the code that reads them; the
@@ -6,7 +12,7 @@ import type { VariableDoc } from '../config';
  * SANDBOX_PORT, SANDBOX_HOST and the gateway credentials are the service's own variables (src/config.ts) and mean
  * the same to the standalone sandbox.
  */
-export const SANDBOX_ONLY_VARIABLES: Record<string, VariableDoc> = {
+export const SANDBOX_ONLY_VARIABLES: Record<string, SandboxVariableDoc> = {
   SANDBOX_TLS_CERT: {
     group: 'sandbox',
     description:

@@ -2,8 +2,8 @@
  * The sandbox's shared core: clock, call log, faults, seeded randomness and the internal event bus that
  * links the simulated gateway to the simulated remittances platform.
  *
- * The sandbox is an independent implementation of the three upstream API specifications: nothing under src/sandbox
- * imports the service's code (src/upstream, src/modules, ...) so that tests catch our clients' mistakes.
+ * The sandbox is an independent implementation of the three upstream API specifications: this package imports
+ * nothing from the service (its upstream clients, its modules, ...) so that tests catch our clients' mistakes.
  */
 import { EventEmitter } from 'node:events';
 
