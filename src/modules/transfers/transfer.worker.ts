@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../shared/logger';
 import type { IdempotencyService } from '../../shared/idempotency.service';
+import { PollLoop } from '../../shared/poll-loop';
 import type { TransferSaga } from './transfer.saga';
 
 export interface WorkerOptions {
@@ -21,11 +22,8 @@ export interface WorkerOptions {
  */
 export class TransferWorker {
   readonly owner = `worker:${randomUUID()}`;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = true;
-  private closed = false;
+  /** Polls every pollIntervalMs after the last tick ended; nudge() runs a tick at once (or right after the one running). */
+  private readonly loop: PollLoop;
   private lastPurge = 0;
 
   constructor(
@@ -33,54 +31,34 @@ export class TransferWorker {
     private readonly idempotency: IdempotencyService,
     private readonly logger: Logger,
     private readonly opts: WorkerOptions,
-  ) {}
-
-  start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule(0);
+  ) {
+    this.loop = new PollLoop(() => this.tick(), { intervalMs: opts.pollIntervalMs, cadence: 'after-round' });
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
+  start(): void {
+    this.loop.start();
+  }
+
+  /** Stops polling and waits for the tick in flight, which stops claiming and advancing at its next boundary. */
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   nudge(): void {
-    if (this.stopped) return;
-    if (this.running) this.again = true;
-    else this.schedule(0);
-  }
-
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.running = this.tick().then(() => undefined).finally(() => {
-        this.running = null;
-        const more = this.again;
-        this.again = false;
-        this.schedule(more ? 0 : this.opts.pollIntervalMs);
-      });
-    }, ms);
-    this.timer.unref?.();
+    this.loop.wake();
   }
 
   /** One round: claim due transfers and advance them. Returns how many were processed (tests call it directly). */
   async tick(): Promise<number> {
     let processed = 0;
     try {
-      for (let round = 0; round < 20 && !this.closed; round++) {
+      for (let round = 0; round < 20 && !this.loop.isClosed; round++) {
         const claimed = await this.saga.claimDueWithWakes(this.owner, this.opts.batchSize);
         if (claimed.length === 0) break;
         // Advanced `concurrency` at a time (distinct transfers, each under its own lease: like that many instances).
         const queue = [...claimed];
         const lane = async () => {
-          for (let c = queue.shift(); c !== undefined && !this.closed; c = queue.shift()) if (await this.runOne(c.id, c.wakeSeq)) processed++;
+          for (let c = queue.shift(); c !== undefined && !this.loop.isClosed; c = queue.shift()) if (await this.runOne(c.id, c.wakeSeq)) processed++;
         };
         await Promise.all(Array.from({ length: Math.min(Math.max(1, this.opts.concurrency ?? 1), queue.length) }, lane));
       }
