@@ -5,6 +5,7 @@ import { requireCaller } from '../../graphql/auth-checker';
 import { connectionOf } from '../../graphql/relay';
 import type { PrismaClient } from '../../generated/prisma/client';
 import { badInput } from '../../shared/errors';
+import { eventDetail } from './transfer.columns';
 import { loadersFor } from './transfer.loaders';
 import { TransferService } from './transfer.service';
 import { LIST_REPLAY_LIMIT, transferSubscriptionsFor } from './transfer.subscriptions';
@@ -86,7 +87,7 @@ export class TransferResolver {
         cause: e.cause,
         actor: e.actor,
         upstreamRef: e.upstreamRef,
-        action: typeof (e.detail as { action?: unknown } | null)?.action === 'string' ? ((e.detail as { action: string }).action) : null,
+        action: eventDetail(e.detail).action,
         at: e.at,
       },
     }));

@@ -14,8 +14,8 @@ export interface WorkerOptions {
 /**
  * Runs due sagas. Each tick claims up to batchSize transfers whose next_run_at has come and whose lease is free
  * or expired (FOR UPDATE SKIP LOCKED, so any number of instances share the work), advances each under its
- * lease — renewed by a heartbeat (TransferSaga.keepLease) for as long as the advance runs —, then releases it
- * (after an error too: it then backs off through next_run_at — TransferSaga.backOff —, never by holding the lease,
+ * lease — renewed by a heartbeat (TransferLeases.keep) for as long as the advance runs —, then releases it
+ * (after an error too: it then backs off through next_run_at — TransferLeases.backOff —, never by holding the lease,
  * which would hold up a wake-up such as a compliance decision whose kick found the transfer busy). A process that dies holding leases loses them when they expire: another tick
  * (this instance after a restart, or any other) reclaims the transfer — crash recovery needs nothing else.
  * `nudge()` runs a tick at once (createTransfer, webhooks), instead of waiting for the poll interval.
@@ -53,7 +53,7 @@ export class TransferWorker {
     let processed = 0;
     try {
       for (let round = 0; round < 20 && !this.loop.isClosed; round++) {
-        const claimed = await this.saga.claimDueWithWakes(this.owner, this.opts.batchSize);
+        const claimed = await this.saga.leases.claimDueWithWakes(this.owner, this.opts.batchSize);
         if (claimed.length === 0) break;
         // Advanced `concurrency` at a time (distinct transfers, each under its own lease: like that many instances).
         const queue = [...claimed];
@@ -76,8 +76,8 @@ export class TransferWorker {
   private async runOne(id: string, wakeSeq: number): Promise<boolean> {
     // Claimed in a batch and advanced after others: a transfer whose lease ran out while it waited may
     // belong to another instance by now — renew first, skip it unless still ours.
-    if (!(await this.saga.renew(id, this.owner))) return false;
-    const lease = this.saga.keepLease(id, this.owner); // heartbeat: a long advance never outlives its lease
+    if (!(await this.saga.leases.renew(id, this.owner))) return false;
+    const lease = this.saga.leases.keep(id, this.owner); // heartbeat: a long advance never outlives its lease
     let failed = false;
     try {
       await this.saga.advance(id, { cause: 'worker', actor: 'worker' });
@@ -88,8 +88,8 @@ export class TransferWorker {
       await lease.stop();
     }
     // The lease is always released: a wake-up (a kick that found the transfer busy) must not wait for it to expire.
-    if (failed) await this.saga.backOff(id, this.owner, wakeSeq).catch(() => undefined);
-    else await this.saga.release(id, this.owner).catch(() => undefined);
+    if (failed) await this.saga.leases.backOff(id, this.owner, wakeSeq).catch(() => undefined);
+    else await this.saga.leases.release(id, this.owner).catch(() => undefined);
     return !failed;
   }
 }
