@@ -154,6 +154,7 @@ export function lockDataDir(dataDir: string): () => void {
         throw new Error(
           `PGlite data directory ${dataDir} is in use by process ${pid} (lock file ${lockPath}). ` +
             'Stop it, or use DATABASE_URL=memory:// or a postgres:// URL for several instances.',
+          { cause: e },
         );
       }
       rmSync(lockPath, { force: true }); // stale

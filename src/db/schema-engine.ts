@@ -118,7 +118,7 @@ export async function createSchemaEngine(
 /** The engine's view of a migrations directory. */
 export function toMigrationList(migrations: Migration[], migrationsDir: string): MigrationList {
   const lockPath = path.join(migrationsDir, MIGRATION_LOCK_FILE);
-  let lockContent: string | null = null;
+  let lockContent: string | null;
   try {
     lockContent = readFileSync(lockPath, 'utf8');
   } catch {

@@ -52,7 +52,7 @@ export class TrustedDocuments {
     try {
       raw = JSON.parse(readFileSync(manifestPath, 'utf8'));
     } catch (e) {
-      throw new Error(`TRUSTED_DOCUMENTS=${mode}: cannot read the manifest TRUSTED_DOCUMENTS_MANIFEST (${(e as Error).message})`);
+      throw new Error(`TRUSTED_DOCUMENTS=${mode}: cannot read the manifest TRUSTED_DOCUMENTS_MANIFEST (${(e as Error).message})`, { cause: e });
     }
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error('TRUSTED_DOCUMENTS_MANIFEST: expected an object of "sha256:<hex>": "<document>"');
     const byId = new Map<string, string>();

@@ -172,7 +172,7 @@ async function run(c: Cmd): Promise<void> {
     case 'crashTick': {
       crashArmed = true;
       try {
-        for (const id of await crashySaga.claimDue('crashy-worker', 5)) {
+        for (const id of await crashySaga.leases.claimDue('crashy-worker', 5)) {
           await crashySaga.advance(id, { cause: 'worker', actor: 'worker' }).catch(() => undefined); // lease kept: "died"
         }
       } finally {

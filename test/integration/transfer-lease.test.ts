@@ -95,10 +95,10 @@ const until = async (cond: () => Promise<boolean> | boolean, what: string, timeo
 
 test('a long advance keeps its lease: the clock moves 100 leases ahead during the upstream call, yet no other worker can claim the transfer', async () => {
   const id = await newTransfer('lease-kept');
-  const claimed = await saga.claimDue('worker:A', 10);
+  const claimed = await saga.leases.claimDue('worker:A', 10);
   expect(claimed).toContain(id);
   hold = newGate();
-  const lease = saga.keepLease(id, 'worker:A');
+  const lease = saga.leases.keep(id, 'worker:A');
   const advancing = saga.advance(id, { cause: 'worker', actor: 'worker' });
   await hold.entered; // the check call is in flight (intent row written)
   clock.advance(100 * LEASE_MS); // far past the lease taken at claim time
@@ -106,8 +106,8 @@ test('a long advance keeps its lease: the clock moves 100 leases ahead during th
   // Two heartbeats: one already in flight when the clock moved may have computed its deadline on the old clock.
   await until(() => lease.renewals > before + 1, 'a heartbeat after the clock moved');
   // another instance polls now: the lease is still valid at the moved clock
-  expect(await saga.claimDue('worker:B', 10)).not.toContain(id);
-  expect(await saga.acquire(id, 'worker:B')).toBe(false);
+  expect(await saga.leases.claimDue('worker:B', 10)).not.toContain(id);
+  expect(await saga.leases.acquire(id, 'worker:B')).toBe(false);
   const row = await app.db.prisma.transfer.findUniqueOrThrow({ where: { id } });
   expect(row.leaseOwner).toBe('worker:A');
   expect(row.leaseUntil!.getTime()).toBeGreaterThan(clock.nowMs());
@@ -115,26 +115,26 @@ test('a long advance keeps its lease: the clock moves 100 leases ahead during th
   hold = null;
   const done = await advancing;
   await lease.stop();
-  await saga.release(id, 'worker:A');
+  await saga.leases.release(id, 'worker:A');
   expect(lease.lost).toBe(false);
   expect(done?.status).toBe('AUTHORIZED'); // the same advance went on: check → authorize
 }, 120_000);
 
 test('without renewal the lease would have been claimable (control): after stop(), a moved clock lets another worker take it', async () => {
   const id = await newTransfer('lease-control');
-  expect(await saga.claimDue('worker:A', 10)).toContain(id);
-  const lease = saga.keepLease(id, 'worker:A');
+  expect(await saga.leases.claimDue('worker:A', 10)).toContain(id);
+  const lease = saga.leases.keep(id, 'worker:A');
   await lease.stop();
   clock.advance(2 * LEASE_MS);
-  expect(await saga.claimDue('worker:B', 10)).toContain(id);
-  await saga.release(id, 'worker:B');
+  expect(await saga.leases.claimDue('worker:B', 10)).toContain(id);
+  await saga.leases.release(id, 'worker:B');
 }, 120_000);
 
 test('a lost lease (another owner took it during the call) stops the advance at the next step boundary; the new holder finishes it', async () => {
   const id = await newTransfer('lease-lost');
-  expect(await saga.claimDue('worker:A', 10)).toContain(id);
+  expect(await saga.leases.claimDue('worker:A', 10)).toContain(id);
   hold = newGate();
-  const lease = saga.keepLease(id, 'worker:A');
+  const lease = saga.leases.keep(id, 'worker:A');
   const advancing = saga.advance(id, { cause: 'worker', actor: 'worker' });
   await hold.entered;
   // e.g. this process stalled past its lease and worker B claimed the transfer
@@ -149,7 +149,7 @@ test('a lost lease (another owner took it during the call) stops the advance at 
   const steps = await app.db.prisma.sagaStep.findMany({ where: { transferId: id } });
   expect(steps.map((s) => `${s.step}:${s.state}`)).toEqual(['check:SUCCEEDED']);
   // B carries on
-  const lb = saga.keepLease(id, 'worker:B');
+  const lb = saga.leases.keep(id, 'worker:B');
   const done = await saga.advance(id, { cause: 'worker', actor: 'worker' });
   await lb.stop();
   expect(done?.status).toBe('AUTHORIZED');

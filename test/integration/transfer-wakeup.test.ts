@@ -176,7 +176,7 @@ it('a compliance decision is not overwritten by a stale compliance event that ra
   const { id, ext } = await waiting('wakeup-5', '1234', await accountToken('acc-wakeup-5')); // no platform webhooks
   expect(await row(id)).toMatchObject({ status: 'AUTHORIZED', complianceStatus: null });
   const saga = t.app.transfers.saga;
-  expect(await saga.acquire(id, 'other-instance')).toBe(true); // busy elsewhere: the kick leaves the run to the worker
+  expect(await saga.leases.acquire(id, 'other-instance')).toBe(true); // busy elsewhere: the kick leaves the run to the worker
   const repo = t.app.transfers.repository;
   const transition = repo.transition.bind(repo);
   repo.transition = async (req) => {
@@ -188,7 +188,7 @@ it('a compliance decision is not overwritten by a stale compliance event that ra
     return transition(req);
   };
   await platformEvent(t, ext, { type: 'compliance', oldStatus: null, newStatus: 'Pending' });
-  await saga.release(id, 'other-instance');
+  await saga.leases.release(id, 'other-instance');
   expect((await row(id)).complianceStatus).toBe('Approved'); // was overwritten with Pending: the transfer waited for ever
   expect(await ticksUntil(id, 'CAPTURED')).toBe('CAPTURED');
 }, 90_000);

@@ -1,8 +1,5 @@
 import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
 import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsEmail,
   IsIn,
   IsISO31661Alpha2,
   IsOptional,
@@ -12,11 +9,9 @@ import {
   Matches,
   ValidateNested,
 } from 'class-validator';
-import { AddressInput } from '../../graphql/address.types';
 
 export const E164 = /^\+[1-9]\d{6,14}$/;
 export const E164_MESSAGE = '$property must be an E.164 phone number such as +14155550100';
-const DOCUMENTS_MESSAGE = '$property must contain 1 to 5 documents';
 
 @InputType({ description: 'An identity document. countryCode is ISO 3166-1 alpha-2.' })
 export class IdentityDocumentInput {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Caller } from '../../auth/auth.types';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
-import { AppError, badInput } from '../../shared/errors';
+import { AppError } from '../../shared/errors';
 import type { FundingCredentials } from '../checks/checks.credentials';
 import { gatewayCheckAddress, type PostalAddress } from '../../shared/address';
 

@@ -1,6 +1,6 @@
 /**
  * What the remittances platform's reported facts mean for a transfer — one pure mapping, used by the webhook
- * path (TransferService.applyPlatformEvent) when an event arrives AND by the saga when its own step catches up
+ * path (PlatformFacts.applyPlatformEvent) when an event arrives AND by the saga when its own step catches up
  * (e.g. `Completed` was reported while our capture was still settling: the facts are recorded at once, the
  * status follows as soon as the transfer is CAPTURED). Events can arrive in any order, so facts only move
  * forward (ranks below) and the status is always derived from the latest facts, never from the last event.

@@ -1,3 +1,4 @@
+import type { PrismaClient } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { RemittancesClient } from '../../upstream/remittances/remittances.client';
@@ -65,4 +66,34 @@ function money(v: unknown): { total: string; currency: string } | null {
   const m = v as { total?: unknown; currency?: unknown };
   if (typeof m.total !== 'number' || typeof m.currency !== 'string') return null;
   return { total: decimalFromNumber(m.total), currency: m.currency };
+}
+
+/**
+ * Waiting on the platform (compliance, payout): when it has been quiet for `afterMs`, ask the platform (a
+ * webhook may have been lost). Returns 'again' when that changed the transfer, else when to look next: after as
+ * long as it has been quiet (at least afterMs, at most an hour), or `cap` if sooner. No reconciler, or afterMs
+ * absent/0: never asks (next look at `cap`).
+ */
+export async function reconcileIfQuiet(
+  deps: { prisma: PrismaClient; clock: Clock; logger: Logger; reconciler: { reconcile(t: TransferRow): Promise<number> } | null; afterMs: number },
+  t: TransferRow,
+  cap: number | null,
+): Promise<'again' | Date | null> {
+  const { reconciler, afterMs: after } = deps;
+  if (!reconciler || after <= 0) return cap === null ? null : new Date(cap);
+  const now = deps.clock.nowMs();
+  // Quiet since the last recorded change (the audit trail; updated_at also moves with mere rescheduling).
+  const last = await deps.prisma.transferEvent.findFirst({ where: { transferId: t.id }, orderBy: { seq: 'desc' }, select: { at: true } });
+  const quietFor = now - (last?.at ?? t.createdAt).getTime();
+  if (quietFor < after) {
+    const due = now + (after - quietFor);
+    return new Date(cap === null ? due : Math.min(cap, due));
+  }
+  try {
+    if ((await reconciler.reconcile(t)) > 0) return 'again';
+  } catch (err) {
+    deps.logger.warn({ transferId: t.id, err: { message: (err as Error).message } }, 'reconciling with the platform failed; will try again');
+  }
+  const next = now + Math.min(quietFor, 3600_000);
+  return new Date(cap === null ? next : Math.min(cap, next));
 }

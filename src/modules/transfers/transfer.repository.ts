@@ -62,7 +62,7 @@ export type ChangeResult =
  * (the amounts and the rate are fixed at creation). Platform facts (compliance, transaction and payout statuses,
  * the platform transaction id) and scheduling are not: they are recorded in the audit trail only.
  */
-export interface Shown {
+export type Shown = {
   status: string;
   nextAction: Prisma.JsonValue | null;
   capturedAmount: string | null;
@@ -76,6 +76,9 @@ export const shownOf = (t: Pick<TransferRow, 'status' | 'nextAction' | 'captured
   failureCode: t.failureCode,
   failureMessage: t.failureMessage,
 });
+/** A transition patch that is also a "run now" request (next_run_at only ever earlier: not later than `now`; wake_seq + 1). See Scheduling. */
+export const WAKE = (now: Date) => ({ nextRunAt: now, wakeSeq: { increment: 1 } }) as const;
+
 /** Both read back from the database (jsonb keeps one key order), so their JSON texts compare. */
 const sameShown = (a: Shown, b: Shown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -163,7 +166,7 @@ export class TransferRepository {
           transferId: row.id,
           seq,
           version: isShown ? transfer.version : null,
-          shown: isShown ? (shown as unknown as Prisma.InputJsonValue) : undefined,
+          shown: isShown ? (shown satisfies Prisma.InputJsonObject) : undefined,
           fromStatus: from,
           toStatus: to,
           cause: req.cause,

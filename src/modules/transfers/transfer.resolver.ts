@@ -1,10 +1,9 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
-import { IsOptional, Max, Min } from 'class-validator';
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
 import { requireCaller } from '../../graphql/auth-checker';
 import { connectionOf, decodeKeyset, decodeSeq, keysetCursor, PageArgs, pageSize, seqCursor } from '../../graphql/relay';
 import type { PrismaClient } from '../../generated/prisma/client';
-import { badInput } from '../../shared/errors';
+import { eventDetail } from './transfer.columns';
 import { loadersFor, REFUSALS_SHOWN } from './transfer.loaders';
 import { TransferService } from './transfer.service';
 import { LIST_REPLAY_LIMIT, transferSubscriptionsFor } from './transfer.subscriptions';
@@ -65,7 +64,7 @@ export class TransferResolver {
         cause: e.cause,
         actor: e.actor,
         upstreamRef: e.upstreamRef,
-        action: typeof (e.detail as { action?: unknown } | null)?.action === 'string' ? ((e.detail as { action: string }).action) : null,
+        action: eventDetail(e.detail).action,
         at: e.at,
       },
     }));

@@ -3,8 +3,9 @@ import type { PrismaClient, TransferEvent } from '../../generated/prisma/client'
 import type { PubSub } from '../../events/pubsub';
 import { isStaff, type Caller } from '../../auth/auth.types';
 import { badInput, forbidden } from '../../shared/errors';
+import { eventShown } from './transfer.columns';
 import { allTransfersTopic, ownerTransfersTopic, transferTopic, type TransferChangedMessage } from './transfer.ports';
-import type { Shown, TransferRepository, TransferRow } from './transfer.repository';
+import type { TransferRepository, TransferRow } from './transfer.repository';
 import type { TransferService } from './transfer.service';
 import { isTerminal, type TransferStatus } from './transfer.states';
 import type { Transfer } from './transfer.types';
@@ -191,7 +192,7 @@ function versionView(cur: TransferRow, e: TransferEvent, version: number): Trans
   let v = views.get(e);
   if (!v) {
     // what was shown then (events from before `shown` was recorded: the current fields)
-    const shown = e.shown as Shown | null;
+    const shown = eventShown(e.shown);
     const then = shown ? { nextAction: shown.nextAction, capturedAmount: shown.capturedAmount, failureCode: shown.failureCode, failureMessage: shown.failureMessage } : {};
     views.set(e, (v = toTransfer({ ...cur, ...(then as Partial<TransferRow>), status: e.toStatus, version, updatedAt: e.at })));
   }

@@ -1,10 +1,11 @@
 import { formatAmount, formatRate } from '../../shared/money';
+import { nextAction } from './transfer.columns';
 import type { TransferRow } from './transfer.repository';
 import type { Transfer } from './transfer.types';
 
 /** The API view of a transfer row (no PII: details stay in the database). */
 export function toTransfer(t: TransferRow): Transfer {
-  const next = t.nextAction as { type?: string; redirectUrl?: string | null } | null;
+  const next = nextAction(t.nextAction);
   return {
     id: t.id,
     status: t.status,
@@ -14,7 +15,7 @@ export function toTransfer(t: TransferRow): Transfer {
     receiveAmount: { amount: formatAmount(t.receiveAmount, t.receiveCurrency), currency: t.receiveCurrency },
     rate: formatRate(t.rate),
     capturedAmount: t.capturedAmount !== null ? { amount: formatAmount(t.capturedAmount, t.sendCurrency), currency: t.sendCurrency } : null,
-    nextAction: next?.type ? ({ type: next.type, redirectUrl: next.redirectUrl ?? null } as Transfer['nextAction']) : null,
+    nextAction: next?.type ? ({ type: next.type, redirectUrl: next.redirectUrl } as Transfer['nextAction']) : null,
     failure: t.failureCode ? { code: t.failureCode, message: t.failureMessage ?? t.failureCode } : null,
     ownerId: t.ownerId,
     fundingType: t.fundingType.toUpperCase(),

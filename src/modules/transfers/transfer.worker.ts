@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../shared/logger';
 import type { IdempotencyService } from '../../db/idempotency.service';
+import { PollLoop } from '../../shared/poll-loop';
 import type { TransferSaga } from './transfer.saga';
 
 export interface WorkerOptions {
@@ -13,19 +14,16 @@ export interface WorkerOptions {
 /**
  * Runs due sagas. Each tick claims up to batchSize transfers whose next_run_at has come and whose lease is free
  * or expired (FOR UPDATE SKIP LOCKED, so any number of instances share the work), advances each under its
- * lease — renewed by a heartbeat (TransferSaga.keepLease) for as long as the advance runs —, then releases it
- * (after an error too: it then backs off through next_run_at — TransferSaga.backOff —, never by holding the lease,
+ * lease — renewed by a heartbeat (TransferLeases.keep) for as long as the advance runs —, then releases it
+ * (after an error too: it then backs off through next_run_at — TransferLeases.backOff —, never by holding the lease,
  * which would hold up a wake-up such as a compliance decision whose kick found the transfer busy). A process that dies holding leases loses them when they expire: another tick
  * (this instance after a restart, or any other) reclaims the transfer — crash recovery needs nothing else.
  * `nudge()` runs a tick at once (createTransfer, webhooks), instead of waiting for the poll interval.
  */
 export class TransferWorker {
   readonly owner = `worker:${randomUUID()}`;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = true;
-  private closed = false;
+  /** Polls every pollIntervalMs after the last tick ended; nudge() runs a tick at once (or right after the one running). */
+  private readonly loop: PollLoop;
   private lastPurge = 0;
 
   constructor(
@@ -33,54 +31,34 @@ export class TransferWorker {
     private readonly idempotency: IdempotencyService,
     private readonly logger: Logger,
     private readonly opts: WorkerOptions,
-  ) {}
-
-  start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule(0);
+  ) {
+    this.loop = new PollLoop(() => this.tick(), { intervalMs: opts.pollIntervalMs, cadence: 'after-round' });
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
+  start(): void {
+    this.loop.start();
+  }
+
+  /** Stops polling and waits for the tick in flight, which stops claiming and advancing at its next boundary. */
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   nudge(): void {
-    if (this.stopped) return;
-    if (this.running) this.again = true;
-    else this.schedule(0);
-  }
-
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.running = this.tick().then(() => undefined).finally(() => {
-        this.running = null;
-        const more = this.again;
-        this.again = false;
-        this.schedule(more ? 0 : this.opts.pollIntervalMs);
-      });
-    }, ms);
-    this.timer.unref?.();
+    this.loop.wake();
   }
 
   /** One round: claim due transfers and advance them. Returns how many were processed (tests call it directly). */
   async tick(): Promise<number> {
     let processed = 0;
     try {
-      for (let round = 0; round < 20 && !this.closed; round++) {
-        const claimed = await this.saga.claimDueWithWakes(this.owner, this.opts.batchSize);
+      for (let round = 0; round < 20 && !this.loop.isClosed; round++) {
+        const claimed = await this.saga.leases.claimDueWithWakes(this.owner, this.opts.batchSize);
         if (claimed.length === 0) break;
         // Advanced `concurrency` at a time (distinct transfers, each under its own lease: like that many instances).
         const queue = [...claimed];
         const lane = async () => {
-          for (let c = queue.shift(); c !== undefined && !this.closed; c = queue.shift()) if (await this.runOne(c.id, c.wakeSeq)) processed++;
+          for (let c = queue.shift(); c !== undefined && !this.loop.isClosed; c = queue.shift()) if (await this.runOne(c.id, c.wakeSeq)) processed++;
         };
         await Promise.all(Array.from({ length: Math.min(Math.max(1, this.opts.concurrency ?? 1), queue.length) }, lane));
       }
@@ -98,8 +76,8 @@ export class TransferWorker {
   private async runOne(id: string, wakeSeq: number): Promise<boolean> {
     // Claimed in a batch and advanced after others: a transfer whose lease ran out while it waited may
     // belong to another instance by now — renew first, skip it unless still ours.
-    if (!(await this.saga.renew(id, this.owner))) return false;
-    const lease = this.saga.keepLease(id, this.owner); // heartbeat: a long advance never outlives its lease
+    if (!(await this.saga.leases.renew(id, this.owner))) return false;
+    const lease = this.saga.leases.keep(id, this.owner); // heartbeat: a long advance never outlives its lease
     let failed = false;
     try {
       await this.saga.advance(id, { cause: 'worker', actor: 'worker' });
@@ -110,8 +88,8 @@ export class TransferWorker {
       await lease.stop();
     }
     // The lease is always released: a wake-up (a kick that found the transfer busy) must not wait for it to expire.
-    if (failed) await this.saga.backOff(id, this.owner, wakeSeq).catch(() => undefined);
-    else await this.saga.release(id, this.owner).catch(() => undefined);
+    if (failed) await this.saga.leases.backOff(id, this.owner, wakeSeq).catch(() => undefined);
+    else await this.saga.leases.release(id, this.owner).catch(() => undefined);
     return !failed;
   }
 }

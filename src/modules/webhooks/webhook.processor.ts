@@ -40,6 +40,7 @@ import type { PrismaClient } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { Metrics } from '../../shared/metrics';
+import { PollLoop } from '../../shared/poll-loop';
 import type { ApplyOutcome, TransferEventSink } from '../transfers/transfer.ports';
 import { normalizeEvent } from './webhook.normalize';
 import type { PlatformStateStore } from './webhook.platform-state';
@@ -103,12 +104,9 @@ export interface ProcessorStats {
 
 export class WebhookProcessor {
   readonly instanceId = randomUUID();
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private started = false;
-  private stopped = false;
   readonly stats: ProcessorStats = { processed: 0, retried: 0, deadLettered: 0 };
+  /** A beat every pollIntervalMs (nudges coalesce with it); a pass that throws is retried at the next one. */
+  private readonly loop: PollLoop;
   private readonly leaseMs: number;
   private readonly concurrency: number;
   private readonly batchSize: number;
@@ -116,7 +114,6 @@ export class WebhookProcessor {
   private readonly graceMs: number;
   private readonly maxBackoffMs: number;
   readonly maxAttempts: number;
-  private idleWaiters: (() => void)[] = [];
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -134,50 +131,34 @@ export class WebhookProcessor {
     this.graceMs = opts.unknownTransferGraceMs ?? 30_000;
     this.maxBackoffMs = opts.maxBackoffMs ?? 60_000;
     this.maxAttempts = opts.maxAttempts ?? 12;
+    this.loop = new PollLoop(() => this.drain(), {
+      intervalMs: opts.pollIntervalMs,
+      cadence: 'steady',
+      onError: (err) => this.logger.warn({ err: { message: (err as Error).message } }, 'webhook processor pass failed; retrying at the next poll'),
+    });
   }
 
   get isRunning(): boolean {
-    return this.started && !this.stopped;
+    return this.loop.isRunning;
   }
 
   start(): void {
-    if (this.started || this.stopped) return;
-    this.started = true;
-    this.timer = setInterval(() => this.nudge(), this.opts.pollIntervalMs);
-    this.timer.unref();
-    this.nudge();
+    this.loop.start();
   }
 
   /** Run soon (coalesced). Called after each insert. */
   nudge(): void {
-    if (!this.isRunning) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.loop().finally(() => {
-      this.running = null;
-      if (this.again && this.isRunning) {
-        this.again = false;
-        this.nudge();
-      } else {
-        for (const w of this.idleWaiters.splice(0)) w();
-      }
-    });
+    this.loop.wake();
   }
 
   /** Resolves when the current pass (if any) is over. Tests use it with a due-work check. */
-  async idle(): Promise<void> {
-    if (!this.running) return;
-    await new Promise<void>((r) => this.idleWaiters.push(r));
+  idle(): Promise<void> {
+    return this.loop.idle();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
-    for (const w of this.idleWaiters.splice(0)) w();
+  /** Stops polling and waits for the pass in flight (it stops at its next stream or row). */
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Unprocessed events that are due now (the metrics' backlog gauge, read on scrape). */
@@ -187,12 +168,9 @@ export class WebhookProcessor {
     return row?.n ?? 0;
   }
 
-  private async loop(): Promise<void> {
-    try {
-      for (let pass = 0; pass < 1000 && this.isRunning; pass++) if (!(await this.pass())) return;
-    } catch (err) {
-      this.logger.warn({ err: { message: (err as Error).message } }, 'webhook processor pass failed; retrying at the next poll');
-    }
+  /** Passes follow each other while there is work (at most 1000 in a row). */
+  private async drain(): Promise<void> {
+    for (let pass = 0; pass < 1000 && this.isRunning; pass++) if (!(await this.pass())) return;
   }
 
   /** One claim → read → apply → finish round. True when any row was processed or rescheduled. */

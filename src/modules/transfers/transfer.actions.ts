@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import type { PrismaClient } from '../../generated/prisma/client';
+import type { Caller } from '../../auth/auth.types';
+import type { Clock } from '../../shared/clock';
+import { AppError } from '../../shared/errors';
+import type { IdempotencyService } from '../../db/idempotency.service';
+import { eventDetail, moneyStepRequest, NO_NEXT_ACTION } from './transfer.columns';
+import { WAKE, type TransferRepository, type TransferRow } from './transfer.repository';
+import type { SagaContext, TransferSaga } from './transfer.saga';
+
+export type ActionName = 'resumeTransfer' | 'captureTransfer' | 'voidTransfer';
+
+/**
+ * One of the customer's / back-office's actions on a transfer, as the shared course runs it (TransferActions.run):
+ * idempotency record → already done by this very request? (then carry on) → cheap precheck → the transfer's lease
+ * → read it → done by a duplicate meanwhile? → state check → record the action (intent or transition, under the
+ * row lock where money moves) → run the saga on. What an app sees changes through the repository, which publishes.
+ */
+interface Action {
+  operation: ActionName;
+  caller: Caller;
+  key: string;
+  /** The transfer as the caller was allowed to see it (before the lease). */
+  transfer: TransferRow;
+  /** The request's arguments as its idempotency record hashes them. */
+  args: Record<string, string | null>;
+  /** How the saga runs on after the action (and on a retry of one that already took effect). */
+  ctx: SagaContext;
+  /** A cheap refusal without waiting for the lease (e.g. 199 of 200 concurrent captures). */
+  precheck?: () => Promise<void>;
+  /** On the transfer read under the lease: whether a duplicate of this very request took effect first. */
+  doneMeanwhile(t: TransferRow): Promise<boolean>;
+  /** Throws INVALID_STATE unless the action is allowed on the transfer read under the lease. */
+  check(t: TransferRow): Promise<void>;
+  /** Records the action; throws INVALID_STATE when the transfer changed meanwhile. */
+  record(t: TransferRow): Promise<void>;
+}
+
+/**
+ * resumeTransfer, captureTransfer and voidTransfer: each records its intent under the transfer's lease and runs
+ * the saga inline (TransferService checks who may ask and the arguments first).
+ */
+export class TransferActions {
+  private readonly owner = `api:${randomUUID()}`;
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly repo: TransferRepository,
+    private readonly saga: TransferSaga,
+    private readonly idempotency: IdempotencyService,
+    private readonly clock: Clock,
+    private readonly opts: { leaseWaitMs: number },
+  ) {}
+
+  /** A transfer in ACTION_REQUIRED (3DS challenge done): back to PENDING, due at once, the check re-run. */
+  resume(caller: Caller, t0: TransferRow, input: { transferId: string; idempotencyKey: string }): Promise<TransferRow> {
+    const key = input.idempotencyKey;
+    const operation = 'resumeTransfer';
+    return this.run({
+      operation,
+      caller,
+      key,
+      transfer: t0,
+      args: { transferId: input.transferId },
+      ctx: { cause: 'worker', actor: 'worker' },
+      // Only once it is no longer ACTION_REQUIRED can a resume of ours have happened (then a new challenge would be a new resume).
+      doneMeanwhile: async (t) => t.status !== 'ACTION_REQUIRED' && (await this.doneByKey(t.id, caller, operation, key)),
+      check: async (t) => {
+        if (t.status !== 'ACTION_REQUIRED') throw new AppError('INVALID_STATE', `Only a transfer in ACTION_REQUIRED can be resumed (it is ${t.status})`);
+      },
+      record: async (t) => {
+        await this.prisma.sagaStep.updateMany({ where: { transferId: t.id, step: 'check' }, data: { state: 'PENDING', updatedAt: this.clock.now() } });
+        // Due at once (a wake-up): should this process stop before the saga runs, the worker re-runs the check.
+        // The challenge is behind us: PENDING shows no next action (a new challenge sets one again).
+        await this.repo.transition({
+          transferId: t.id,
+          to: 'PENDING',
+          cause: 'mutation',
+          actor: caller.userId,
+          detail: { action: operation, idempotencyKey: key },
+          patch: { ...WAKE(this.clock.now()), nextAction: NO_NEXT_ACTION },
+        });
+      },
+    });
+  }
+
+  /** Captures an AUTHORIZED transfer's payment (`amount`: a partial capture, already formatted; null: all of it). */
+  capture(caller: Caller, t0: TransferRow, input: { idempotencyKey: string }, amount: string | null): Promise<TransferRow> {
+    return this.moneyAction(caller, t0, 'captureTransfer', input.idempotencyKey, { transferId: t0.id, amount }, { amount, requestedBy: caller.userId, idempotencyKey: input.idempotencyKey });
+  }
+
+  /** Voids an AUTHORIZED transfer's payment (the authorization is released; the transfer ends VOIDED). */
+  void(caller: Caller, t0: TransferRow, input: { idempotencyKey: string }): Promise<TransferRow> {
+    const key = input.idempotencyKey;
+    return this.moneyAction(caller, t0, 'voidTransfer', key, { transferId: t0.id }, { target: 'VOIDED', failureCode: 'VOIDED_BY_REQUEST', requestedBy: caller.userId, idempotencyKey: key });
+  }
+
+  private moneyAction(caller: Caller, t0: TransferRow, operation: 'captureTransfer' | 'voidTransfer', key: string, args: Action['args'], intent: Record<string, unknown>): Promise<TransferRow> {
+    const step = operation === 'captureTransfer' ? 'capture' : 'void';
+    return this.run({
+      operation,
+      caller,
+      key,
+      transfer: t0,
+      args,
+      ctx: { cause: 'mutation', actor: caller.userId },
+      precheck: async () => this.assertMoneyActionAllowed((await this.repo.get(t0.id))!, step),
+      doneMeanwhile: (t) => this.doneByKey(t.id, caller, operation, key),
+      check: (t) => this.assertMoneyActionAllowed(t, step),
+      // under the row lock, ordered with a platform void/cancel event: if that came first, nothing is captured
+      record: async (t) => {
+        if (!(await this.saga.recordIntent(t, step, intent, { whileStatusUnchanged: true })))
+          throw new AppError('INVALID_STATE', 'The transfer changed meanwhile; read it again');
+      },
+    });
+  }
+
+  /** The course every action shares (see Action). Answers the transfer as it stands afterwards. */
+  private async run(a: Action): Promise<TransferRow> {
+    const id = a.transfer.id;
+    await this.idempotency.run({ caller: a.caller.userId, operation: a.operation, key: a.key }, a.args, async () => {
+      if (await this.doneByKey(id, a.caller, a.operation, a.key)) return this.carryOn(id, a.ctx);
+      await a.precheck?.();
+      await this.underLease(a.transfer, async () => {
+        const t = (await this.repo.get(id))!;
+        if (await a.doneMeanwhile(t)) {
+          await this.saga.advance(t.id, a.ctx); // a duplicate of ours did it first
+          return;
+        }
+        await a.check(t);
+        await a.record(t);
+        await this.saga.advance(t.id, a.ctx);
+      });
+      return { transferId: id };
+    });
+    return (await this.repo.get(id))!;
+  }
+
+  private async underLease(t: TransferRow, fn: () => Promise<void>): Promise<void> {
+    const r = await this.saga.leases.withLease(t.id, this.owner, this.opts.leaseWaitMs, fn);
+    if (!r) throw new AppError('INVALID_STATE', 'The transfer is being processed; retry shortly with the same idempotencyKey');
+  }
+
+  /**
+   * Whether this very request (caller + operation + idempotencyKey) already took effect on the transfer: its
+   * first attempt committed the action, then crashed or timed out before its idempotency record was completed.
+   * A retry (same key, same arguments — the record's hash guarantees it) then answers as the first attempt
+   * would have: the transfer as it stands, instead of INVALID_STATE. Each action records the key that caused
+   * it: resumeTransfer in its audit event's detail, captureTransfer / voidTransfer in their saga step's request.
+   */
+  private async doneByKey(transferId: string, caller: Caller, action: ActionName, key: string): Promise<boolean> {
+    if (action === 'resumeTransfer') {
+      const events = await this.prisma.transferEvent.findMany({ where: { transferId, actor: caller.userId, cause: 'mutation' }, select: { detail: true } });
+      return events.some((e) => {
+        const d = eventDetail(e.detail);
+        return d.action === action && d.idempotencyKey === key;
+      });
+    }
+    const step = await this.prisma.sagaStep.findUnique({ where: { transferId_step: { transferId, step: action === 'captureTransfer' ? 'capture' : 'void' } } });
+    const req = step ? moneyStepRequest(step.request) : null;
+    return req?.requestedBy === caller.userId && req.idempotencyKey === key;
+  }
+
+  /**
+   * The answer to a retry of an action that already took effect (doneByKey): what the first attempt would have
+   * answered — it ran the saga on after its action — so run it on as far as it goes now (if the transfer is
+   * free within leaseWaitMs; else whoever holds it does), then the transfer as it stands.
+   */
+  private async carryOn(transferId: string, ctx: SagaContext): Promise<{ transferId: string }> {
+    await this.saga.leases.withLease(transferId, this.owner, this.opts.leaseWaitMs, () => this.saga.advance(transferId, ctx));
+    return { transferId };
+  }
+
+  private async assertMoneyActionAllowed(t: TransferRow, action: 'capture' | 'void'): Promise<void> {
+    if (t.status !== 'AUTHORIZED')
+      throw new AppError('INVALID_STATE', `Only an AUTHORIZED transfer can be ${action === 'capture' ? 'captured' : 'voided'} (it is ${t.status})`);
+    const existing = await this.prisma.sagaStep.findMany({ where: { transferId: t.id, step: { in: ['capture', 'void'] } } });
+    const live = existing.filter((s) => s.state !== 'FAILED' || s.step === 'void');
+    if (live.length)
+      throw new AppError('INVALID_STATE', `A ${live[0]!.step} of this transfer is already ${live[0]!.state === 'SUCCEEDED' ? 'done' : 'in progress'}; a payment is captured or voided once`);
+  }
+}

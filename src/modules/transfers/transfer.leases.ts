@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import type { PrismaClient } from '../../generated/prisma/client';
+import type { Clock } from '../../shared/clock';
+import type { Logger } from '../../shared/logger';
+import type { TransferRepository } from './transfer.repository';
+
+/** A lease kept alive by TransferLeases.keep. */
+export interface LeaseHandle {
+  /** Set when a renewal found the lease held by someone else (or gone). */
+  lost: boolean;
+  /** How many renewals succeeded (tests). */
+  renewals: number;
+  /** Stops renewing (waits for a renewal in flight). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Who may advance a transfer now: one lease per transfer (transfers.lease_owner / lease_until), so one process
+ * runs its saga at a time. The worker claims due transfers in batches (FOR UPDATE SKIP LOCKED: any number of
+ * instances share the work); a mutation or a platform decision takes one transfer's lease (withLease). A lease
+ * that expires — its holder died or stalled — is free for anyone: crash recovery needs nothing else.
+ */
+export class TransferLeases {
+  /** The leases this process keeps alive, by transfer (advance() stops at a step boundary once one is lost). */
+  private readonly held = new Map<string, LeaseHandle>();
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly repo: TransferRepository,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly leaseMs: number,
+  ) {}
+
+  async acquire(transferId: string, owner: string): Promise<boolean> {
+    const now = this.clock.now();
+    const until = new Date(now.getTime() + this.leaseMs);
+    const n = await this.prisma.$executeRaw`
+      UPDATE transfers SET lease_owner = ${owner}, lease_until = ${until}
+      WHERE id = ${transferId} AND (lease_until IS NULL OR lease_until < ${now} OR lease_owner = ${owner})`;
+    return n === 1;
+  }
+
+  async release(transferId: string, owner: string): Promise<void> {
+    await this.prisma.$executeRaw`UPDATE transfers SET lease_owner = NULL, lease_until = NULL WHERE id = ${transferId} AND lease_owner = ${owner}`;
+  }
+
+  /** Claims up to `limit` due transfers whose lease is free or expired (FOR UPDATE SKIP LOCKED: N workers never collide). */
+  async claimDue(owner: string, limit: number): Promise<string[]> {
+    return (await this.claimDueWithWakes(owner, limit)).map((r) => r.id);
+  }
+
+  /** claimDue, with each transfer's wake_seq at the claim (for backOff). */
+  async claimDueWithWakes(owner: string, limit: number): Promise<{ id: string; wakeSeq: number }[]> {
+    const now = this.clock.now();
+    const until = new Date(now.getTime() + this.leaseMs);
+    const rows = await this.prisma.$queryRaw<{ id: string; wake_seq: number }[]>`
+      UPDATE transfers SET lease_owner = ${owner}, lease_until = ${until}
+      WHERE id IN (
+        SELECT id FROM transfers
+        WHERE next_run_at IS NOT NULL AND next_run_at <= ${now} AND (lease_until IS NULL OR lease_until < ${now})
+        ORDER BY next_run_at
+        LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED)
+      RETURNING id, wake_seq`;
+    return rows.map((r) => ({ id: r.id, wakeSeq: Number(r.wake_seq) }));
+  }
+
+  /**
+   * After an advance failed unexpectedly (e.g. the database): look again in leaseMs — unless a wake-up arrived
+   * since the claim (`wakeSeq`), which keeps it due — then release the lease. (Keeping the lease instead would
+   * hold every wake-up, e.g. a compliance decision whose kick found the lease taken, until the lease expired.)
+   */
+  async backOff(transferId: string, owner: string, wakeSeq: number): Promise<void> {
+    await this.repo.deferIfNoWake(transferId, wakeSeq, new Date(this.clock.nowMs() + this.leaseMs), owner);
+    await this.release(transferId, owner);
+  }
+
+  /**
+   * Keeps a held lease alive while the saga advances (heartbeat): every leaseMs/3 (real time) lease_until is
+   * pushed to clock.now() + leaseMs, as long as `owner` still holds it. A single advance() may outlast the
+   * lease (slow upstream calls with retries, a moved clock): without renewal another instance would claim
+   * the transfer mid-step. Should a renewal find the lease gone (it expired — e.g. the event loop or the
+   * database stalled longer than the lease — and another instance took it), `lost` is set and advance()
+   * stops at the next step boundary; the intent rows and per-effect idempotency keys keep even that overlap
+   * free of double effects.
+   */
+  keep(transferId: string, owner: string): LeaseHandle {
+    const every = Math.max(20, Math.floor(this.leaseMs / 3));
+    let renewing: Promise<unknown> = Promise.resolve();
+    const handle: LeaseHandle = {
+      lost: false,
+      renewals: 0,
+      stop: async () => {
+        clearInterval(timer);
+        if (this.held.get(transferId) === handle) this.held.delete(transferId);
+        await renewing.catch(() => undefined);
+      },
+    };
+    const timer = setInterval(() => {
+      renewing = this.renew(transferId, owner).then(
+        (held) => {
+          if (held) handle.renewals++;
+          else if (!handle.lost) {
+            handle.lost = true;
+            this.logger.warn({ transferId }, 'transfer lease lost while advancing; stopping at the next step boundary');
+          }
+        },
+        (err) => this.logger.warn({ err: { message: (err as Error).message }, transferId }, 'renewing a transfer lease failed; retrying'),
+      );
+    }, every);
+    timer.unref?.();
+    this.held.set(transferId, handle);
+    return handle;
+  }
+
+  /** Whether the lease this process keeps on the transfer was found taken by another holder. */
+  isLost(transferId: string): boolean {
+    return this.held.get(transferId)?.lost ?? false;
+  }
+
+  /** Pushes lease_until forward if `owner` still holds the lease. */
+  async renew(transferId: string, owner: string): Promise<boolean> {
+    const until = new Date(this.clock.nowMs() + this.leaseMs);
+    const n = await this.prisma.$executeRaw`UPDATE transfers SET lease_until = ${until} WHERE id = ${transferId} AND lease_owner = ${owner}`;
+    return n === 1;
+  }
+
+  /** Runs fn holding the lease; waits (polling) up to waitMs for it. Returns null when it could not get it. */
+  async withLease<T>(transferId: string, ownerPrefix: string, waitMs: number, fn: () => Promise<T>): Promise<{ value: T } | null> {
+    // One token per call: concurrent calls of the same process must exclude each other too (no re-entry).
+    const owner = `${ownerPrefix}:${randomUUID()}`;
+    const deadline = Date.now() + waitMs;
+    let delay = 5;
+    while (!(await this.acquire(transferId, owner))) {
+      if (Date.now() >= deadline) return null;
+      await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
+      delay = Math.min(delay * 2, 100);
+    }
+    const lease = this.keep(transferId, owner);
+    try {
+      return { value: await fn() };
+    } finally {
+      await lease.stop();
+      await this.release(transferId, owner).catch(() => undefined);
+    }
+  }
+}
