@@ -26,6 +26,7 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'banks',
     'personRequirements',
     'verificationSession',
+    'verification',
     'wallet',
     'walletBalance',
     'walletStatement',

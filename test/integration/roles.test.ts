@@ -68,6 +68,7 @@ const MATRIX: Record<string, RoleName[]> = {
   'Query.bank': ANY,
   'Query.banks': ANY,
   'Query.verificationSession': ANY,
+  'Query.verification': ANY,
   'Mutation.startVerificationSession': CUSTOMER,
   'Mutation.createVerification': CUSTOMER,
   'Query.wallet': ANY,

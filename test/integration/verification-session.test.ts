@@ -18,6 +18,7 @@ const VERIFY = `mutation($i: CreateVerificationInput!) { createVerification(inpu
 
 describe('verification sessions', () => {
   let sessionId: string;
+  let verificationId: string;
 
   it('startVerificationSession: userRef is the caller (never client-supplied), ownership recorded', async () => {
     const r = await gql<any>(t.url, START, { token: alice, variables: { i: { redirectUrl: 'https://app.example.com/kyc/done' } } });
@@ -49,6 +50,22 @@ describe('verification sessions', () => {
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.createVerification).toMatchObject({ sessionId, type: 'identity', status: 'approved' });
     expect((await gql<any>(t.url, GET, { token: alice, variables: { id: sessionId } })).body.data.verificationSession.status).toBe('completed');
+    verificationId = r.body.data.createVerification.id;
+  });
+
+  it('verification: the customer who ran it and back-office read it; another customer gets NOT_FOUND without an upstream call', async () => {
+    const READ = `query($id: ID!) { verification(id: $id) { id sessionId type status decidedAt } }`;
+    const own = await gql<any>(t.url, READ, { token: alice, variables: { id: verificationId } });
+    expect(own.body.errors).toBeUndefined();
+    expect(own.body.data.verification).toMatchObject({ id: verificationId, sessionId, type: 'identity', status: 'approved', decidedAt: expect.any(String) });
+    expect((await gql<any>(t.url, READ, { token: staff, variables: { id: verificationId } })).body.data.verification.id).toBe(verificationId);
+    const before = (await sandboxCalls(t, '/verification/v1/verifications')).length;
+    const theirs = await gql<any>(t.url, READ, { token: bob, variables: { id: verificationId } });
+    expect(theirs.body.errors![0]!.extensions!.code).toBe('NOT_FOUND');
+    expect((await sandboxCalls(t, '/verification/v1/verifications')).length).toBe(before);
+    // an id the verification API does not know: NOT_FOUND for back-office too (its 404, mapped at the edge)
+    const unknown = await gql<any>(t.url, READ, { token: staff, variables: { id: 'ver_unknown' } });
+    expect(unknown.body.errors![0]!.extensions!.code).toBe('NOT_FOUND');
   });
 
   it('tokens of the right scope: sessions calls and verifications calls each got their own token', async () => {

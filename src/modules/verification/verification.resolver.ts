@@ -39,6 +39,14 @@ export class VerificationResolver {
     return this.kyc.getSession(ctx.caller!, id);
   }
 
+  @Authorized('customer', 'backoffice', 'admin')
+  @Query(() => Verification, {
+    description: 'One verification and its decision: customers see only those they ran (NOT_FOUND otherwise, without asking the verification API); back-office and admins any.',
+  })
+  verification(@Arg('id', () => ID, { description: 'The verification id (createVerification answered it).' }) id: string, @Ctx() ctx: GraphQLContext): Promise<Verification> {
+    return this.kyc.getVerification(ctx.caller!, id);
+  }
+
   @Authorized('customer')
   @Mutation(() => Verification, { description: 'Customers: run a verification in one of your sessions (NOT_FOUND for anyone else\'s).' })
   createVerification(@Arg('input', () => CreateVerificationInput, { description: 'The session and the kind of verification.' }) input: CreateVerificationInput, @Ctx() ctx: GraphQLContext): Promise<Verification> {

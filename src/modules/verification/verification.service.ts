@@ -73,7 +73,22 @@ export class VerificationService {
   async createVerification(caller: Caller, sessionId: string, type: string) {
     await this.ownerOf(caller, sessionId);
     const v = await this.verification.createVerification({ sessionId, type });
+    const owner = (await this.prisma.verificationSessionOwner.findUnique({ where: { sessionId } }))?.ownerId ?? caller.userId;
+    await this.prisma.verificationOwner.create({ data: { verificationId: v.id, sessionId, ownerId: owner } });
     return verificationView(v, sessionId);
+  }
+
+  /**
+   * One verification (GET /v1/verifications/{id}). A customer's id is checked against the verifications run through
+   * this service for them before the verification API is asked: anyone else's, or an unknown one, is NOT_FOUND.
+   */
+  async getVerification(caller: Caller, verificationId: string) {
+    if (caller.role === 'customer') {
+      const row = await this.prisma.verificationOwner.findUnique({ where: { verificationId } });
+      if (row?.ownerId !== caller.userId) throw notFound('Verification');
+    }
+    const v = await this.verification.getVerification(verificationId);
+    return verificationView(v, '');
   }
 
   /** The session's owner; NOT_FOUND for a customer who does not own it (or an unknown id). */
