@@ -32,6 +32,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { LRUCache } from 'lru-cache';
 import type { ApolloServerOptionsWithGateway } from '@apollo/server';
 import type { Logger } from '../shared/logger';
 import type { Metrics } from '../shared/metrics';
@@ -98,7 +99,7 @@ export interface JitRequest {
 /** The executor itself (exported for tests): graphql-jit where it can, graphql-js where it cannot. */
 export function jitExecutor(opts: JitExecutorOptions): (req: JitRequest) => Promise<ExecutionResult> {
   const { schema, logger, metrics } = opts;
-  const plans = new LruMap<string, Plan>(opts.cacheSize ?? 1000);
+  const plans = new LRUCache<string, Plan>({ max: opts.cacheSize ?? 1000 });
 
   const graphqlJs = (req: JitRequest): Promise<ExecutionResult> =>
     Promise.resolve(
@@ -161,25 +162,6 @@ export function asGraphQLJsError(e: GraphQLError): GraphQLError {
   const error = new GraphQLError(e.message, { path: e.path, originalError });
   if (e.locations?.length) (error as { locations?: GraphQLError['locations'] }).locations = e.locations;
   return error;
-}
-
-/** A Map that keeps the `max` most recently used entries. */
-class LruMap<K, V> {
-  private readonly map = new Map<K, V>();
-  constructor(private readonly max: number) {}
-  get(key: K): V | undefined {
-    const v = this.map.get(key);
-    if (v !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
-  }
-  set(key: K, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
-  }
 }
 
 /** graphql-jit's markers for Date, NaN and ±Infinity in the literals it writes into generated code. */

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
+import { LRUCache } from 'lru-cache';
 import {
   execute,
   getOperationAST,
@@ -272,21 +273,19 @@ let documentSeq = 0;
  * not kept.
  */
 class DocumentCache {
-  private readonly docs = new Map<string, DocumentNode>();
+  private readonly docs: LRUCache<string, DocumentNode>;
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly rules: readonly ValidationRule[],
     private readonly parseOptions: { maxTokens: number } | undefined,
-    private readonly max = 500,
-  ) {}
+    max = 500,
+  ) {
+    this.docs = new LRUCache({ max });
+  }
 
   get(query: string): { document: DocumentNode } | { errors: GraphQLError[] } {
     const hit = this.docs.get(query);
-    if (hit) {
-      this.docs.delete(query);
-      this.docs.set(query, hit);
-      return { document: hit };
-    }
+    if (hit) return { document: hit };
     let document: DocumentNode;
     try {
       document = parse(query, this.parseOptions);
@@ -299,7 +298,6 @@ class DocumentCache {
       return { errors: errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, originalError: e, extensions: { ...e.extensions, code: 'GRAPHQL_VALIDATION_FAILED' } })) };
     documentIds.set(document, ++documentSeq);
     this.docs.set(query, document);
-    if (this.docs.size > this.max) this.docs.delete(this.docs.keys().next().value!);
     return { document };
   }
 }

@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import type { LRUCache } from 'lru-cache';
 import { alpha3 } from '../checks/countries';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { AliasLookupResult, Bank as UpstreamBank } from '../../upstream/gateway/gateway.types';
@@ -6,7 +7,7 @@ import { isUpstreamError } from '../../upstream/http/upstream.errors';
 import type { Clock } from '../../shared/clock';
 import { badInput } from '../../shared/errors';
 import { pageWindow, type OffsetPage, type PageWindow } from '../../shared/page';
-import { TtlCache } from './directory.cache';
+import { clockedLru, lruTtl } from '../../shared/lru';
 
 export interface BankView {
   bankCode: string;
@@ -33,7 +34,7 @@ export const ALIAS_RAILS: Record<string, readonly string[]> = {
 const RAIL_NAMES: Record<string, string> = { BR: 'PIX', IN: 'UPI', SG: 'PayNow', TH: 'PromptPay', PH: 'InstaPay' };
 
 export interface DirectoryOptions {
-  /** How long a bank look-up is reused (default 5 min). */
+  /** How long a bank look-up is reused (default 5 min; 0 or 1 ms: not reused). */
   bankTtlMs?: number;
   /** At most this many banks cached (default 1000). */
   bankCacheMax?: number;
@@ -45,11 +46,13 @@ const bankKey = (countryCode: string, bankCode: string) => `${countryCode.toUppe
  * Alias and bank directories of the payments gateway.
  *
  * Bank look-ups: a per-request DataLoader (one call per distinct bank in a request, however many rows ask)
- * in front of a shared, bounded, short-lived cache (no call at all while fresh). "Not found" is cached too.
+ * in front of a shared, bounded, short-lived cache (no call at all while fresh). "Not found" is cached too. The cache
+ * holds promises, so concurrent requests for the same bank share one upstream call.
  * The gateway has no batch endpoint, so the loader's batch function fans out one GET /bank per distinct key.
  */
 export class DirectoryService {
-  private readonly banks: TtlCache<Promise<BankView | null>>;
+  /** null: look-ups are not reused (a time-to-live too short to keep anything). */
+  private readonly banks: LRUCache<string, Promise<BankView | null>> | null;
   private readonly loaders = new WeakMap<object, DataLoader<string, BankView | null>>();
 
   constructor(
@@ -57,7 +60,8 @@ export class DirectoryService {
     clock: Clock,
     opts: DirectoryOptions = {},
   ) {
-    this.banks = new TtlCache({ ttlMs: opts.bankTtlMs ?? 5 * 60_000, maxEntries: opts.bankCacheMax ?? 1000, clock });
+    const ttlMs = opts.bankTtlMs ?? 5 * 60_000;
+    this.banks = lruTtl(ttlMs) === null ? null : clockedLru({ max: opts.bankCacheMax ?? 1000, ttlMs, clock });
   }
 
   /**
@@ -77,18 +81,18 @@ export class DirectoryService {
   }
 
   private cachedBank(key: string): Promise<BankView | null> {
-    const hit = this.banks.get(key);
+    const hit = this.banks?.get(key);
     if (hit) return hit;
     const [countryCode, bankNumber] = key.split('|') as [string, string];
     const p = this.gateway.getBank({ countryCode, bankNumber }).then(
       (b) => toBankView(b),
       (e: unknown) => {
         if (isUpstreamError(e) && e.kind === 'not_found') return null;
-        this.banks.delete(key); // failures are not cached
+        this.banks?.delete(key); // failures are not cached
         throw e;
       },
     );
-    this.banks.set(key, p);
+    this.banks?.set(key, p);
     return p;
   }
 
