@@ -304,7 +304,7 @@ const schema = z.object({
       { default: `\`${DEFAULT_CORRIDORS}\``, example: DEFAULT_CORRIDORS })),
 });
 
-/** What the sandbox accepts (CONTRACT.md); used only while the upstreams are a sandbox, never in production. */
+/** The credentials the built-in sandbox accepts; used only while the upstreams are a sandbox, never in production. */
 const SANDBOX_CREDENTIALS = {
   GATEWAY_CLIENT_ID: 'sandbox-client',
   GATEWAY_CLIENT_SECRET: 'sandbox-secret',
@@ -602,7 +602,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       devKeys: !e.AUTH_JWKS_URL && !e.AUTH_PUBLIC_KEY,
       tokenCache: { size: e.AUTH_TOKEN_CACHE_SIZE, maxAgeMs: e.AUTH_TOKEN_CACHE_MAX_AGE_S * 1000 },
     },
-    // Never in production, whatever GRAPHIQL says (CONTRACT.md).
+    // Never in production, whatever GRAPHIQL says.
     graphiql: !production && (e.GRAPHIQL ?? true),
     introspection: !production,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,

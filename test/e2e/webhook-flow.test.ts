@@ -3,7 +3,7 @@
  * POST /webhooks/remittances, the inbox applies them through the saga, apps observe the result over
  * graphql-ws.
  *
- * WEBHOOK_E2E_TRANSFERS (default 60) sizes the fault-injection run; the issue's 500:
+ * WEBHOOK_E2E_TRANSFERS (default 60) sizes the fault-injection run; the full size, 500:
  *   WEBHOOK_E2E_TRANSFERS=500 npx jest test/e2e/webhook-flow.test.ts
  */
 import { gql, startTestApp, type TestApp } from '../helpers/app';
