@@ -92,7 +92,7 @@ export const CONFIG_GROUPS = {
 export type ConfigGroup = keyof typeof CONFIG_GROUPS;
 
 /** The registry the schema's fields are documented in (metadata only: parsing is unaffected). */
-export const configDocs = z.registry<VariableDoc>();
+const configDocs = z.registry<VariableDoc>();
 const doc = (group: ConfigGroup, description: string, extra: Omit<VariableDoc, 'group' | 'description'> = {}): VariableDoc => ({
   group,
   description,
@@ -318,7 +318,7 @@ const SANDBOX_CREDENTIALS = {
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 /** A loopback URL: traffic that never leaves the host (a local sandbox, or a TLS-terminating sidecar). */
-export const isLoopbackUrl = (v: string): boolean => LOOPBACK.has(new URL(v).hostname);
+const isLoopbackUrl = (v: string): boolean => LOOPBACK.has(new URL(v).hostname);
 
 type Env = z.infer<typeof schema>;
 
@@ -447,7 +447,7 @@ export interface Config {
 const KNOWN = Object.keys(schema.shape);
 
 /** A variable of the service's schema with its documentation, its default as the reference shows it and its .env.example value. */
-export interface ServiceVariable {
+interface ServiceVariable {
   name: string;
   doc: VariableDoc | undefined;
   /** Markdown; undefined = no default. */

@@ -30,8 +30,8 @@ import {
 } from './migrate';
 import { lockDataDir, openPglite, pgliteSession, PrismaPGlite, type PGlite } from './pglite';
 
-export { PrismaClient, MigrationError };
-export type { QueryEvent, QueryListener } from './instrument';
+export { MigrationError };
+export type { QueryEvent } from './instrument';
 
 export type DbLogger = Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;
 
@@ -51,7 +51,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export interface CreateDatabaseOptions {
+interface CreateDatabaseOptions {
   /** Migrations directory; defaults to prisma/migrations of this checkout/image. */
   migrationsDir?: string;
   /** PGlite only, new databases only: start from this data-directory dump instead of running initdb. */

@@ -44,7 +44,7 @@ type SchemaListener = Parameters<GatewayInterface['onSchemaLoadOrUpdate']>[0];
 /** A cached decision for one (document, operation name): its compiled query, or graphql-js. */
 type Plan = CompiledQuery | 'graphql-js';
 
-export interface JitExecutorOptions {
+interface JitExecutorOptions {
   schema: GraphQLSchema;
   logger: Logger;
   metrics?: Metrics;
@@ -85,7 +85,7 @@ export function jitGateway(opts: JitExecutorOptions): GatewayInterface {
   };
 }
 
-export interface JitRequest {
+interface JitRequest {
   document: DocumentNode;
   operationName: string | null;
   /** undefined: the document names no single operation (Apollo could not resolve one). */
@@ -155,7 +155,7 @@ export function jitExecutor(opts: JitExecutorOptions): (req: JitRequest) => Prom
  * is passed through; otherwise a GraphQLError whose `originalError` is what was thrown (a plain Error carrying the
  * message for errors of execution itself, e.g. a non-null violation), its extensions those of the original.
  */
-export function asGraphQLJsError(e: GraphQLError): GraphQLError {
+function asGraphQLJsError(e: GraphQLError): GraphQLError {
   const thrown: unknown = e.originalError;
   if (thrown instanceof GraphQLError && Array.isArray(thrown.path)) return thrown;
   const originalError = thrown instanceof Error ? thrown : new Error(e.message);
@@ -180,7 +180,7 @@ const JIT_MARKER = '__MAGIC_';
  * - builds nested results as object literals, where a field aliased `__proto__` sets the prototype (and vanishes
  *   from the response) instead of being a key.
  */
-export function unsupportedByJit(schema: GraphQLSchema, document: DocumentNode): string | undefined {
+function unsupportedByJit(schema: GraphQLSchema, document: DocumentNode): string | undefined {
   const typeInfo = new TypeInfo(schema);
   let reason: string | undefined;
   let inDefaultValue = false;

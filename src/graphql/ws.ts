@@ -39,7 +39,7 @@ export interface GraphQLWsServer {
 }
 
 /** The same limits as over HTTP (limits.ts, rate-limit.plugin.ts). */
-export interface WsLimits {
+interface WsLimits {
   /** GraphQL Armor's rules (depth, aliases, cost, directives), run after graphql-js's specified rules. */
   validationRules: readonly ValidationRule[];
   /** graphql-js parser limits (maxTokens). */
@@ -55,7 +55,7 @@ export interface WsLimits {
 }
 
 /** Close codes of our own (graphql-ws uses 4400–4499 for protocol refusals; 4403 is its Forbidden). */
-export const WS_CLOSE = {
+const WS_CLOSE = {
   forbidden: 4403,
   tooManyRequests: 4429,
 } as const;

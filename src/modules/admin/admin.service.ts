@@ -4,7 +4,6 @@ import type { Caller } from '../../auth/auth.types';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { RemittancesClient } from '../../upstream/remittances/remittances.client';
 import { decimalFromNumber } from '../../shared/decimal';
-import { badInput } from '../../shared/errors';
 import type { PageWindow } from '../../shared/page';
 
 type AgentRow = { id: string; email: string; businessName: string; externalId: string | null; status: string; createdBy: string; upstreamCreatedAt: Date; createdAt: Date };

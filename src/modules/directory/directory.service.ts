@@ -9,16 +9,11 @@ import { badInput } from '../../shared/errors';
 import { pageWindow, type OffsetPage, type PageWindow } from '../../shared/page';
 import { clockedLru, lruTtl } from '../../shared/lru';
 
-export interface BankView {
+interface BankView {
   bankCode: string;
   name: string;
   countryCode: string;
   swift: string | null;
-}
-
-export interface AliasView {
-  found: boolean;
-  [k: string]: unknown;
 }
 
 /** Alias directory countries (ISO alpha-2, as the API takes them; the gateway is sent alpha-3) and their key types. */
@@ -33,7 +28,7 @@ export const ALIAS_RAILS: Record<string, readonly string[]> = {
 /** Rail names, for a not-found answer without one. */
 const RAIL_NAMES: Record<string, string> = { BR: 'PIX', IN: 'UPI', SG: 'PayNow', TH: 'PromptPay', PH: 'InstaPay' };
 
-export interface DirectoryOptions {
+interface DirectoryOptions {
   /** How long a bank look-up is reused (default 5 min; 0 or 1 ms: not reused). */
   bankTtlMs?: number;
   /** At most this many banks cached (default 1000). */
@@ -156,7 +151,7 @@ function toBankView(b: UpstreamBank): BankView {
 
 
 /** Every letter/digit except the last `keep` becomes '*'; separators stay (so "123.456.789-01" → "***.***.***-01"). */
-export function maskKeepLast(value: string, keep: number): string {
+function maskKeepLast(value: string, keep: number): string {
   let seen = 0;
   const chars = [...value];
   for (let i = chars.length - 1; i >= 0; i--) {
@@ -169,7 +164,7 @@ export function maskKeepLast(value: string, keep: number): string {
 }
 
 /** "Maria da Silva" → "Maria S."; a single name → its first letter and "." */
-export function maskPersonName(name: string): string {
+function maskPersonName(name: string): string {
   const parts = name.trim().split(/\s+/).filter(Boolean);
   if (parts.length === 0) return '';
   if (parts.length === 1) return `${[...parts[0]!][0]}.`;

@@ -1,5 +1,5 @@
 import { ArgsType, Field, InputType, Int, registerEnumType } from 'type-graphql';
-import { IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { IsInt, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 import { type CountedConnection, connectionType } from '../../graphql/relay';
 import { JSONObjectScalar } from '../../graphql/json.scalar';
 import { MoneyInput } from '../../graphql/money.types';

@@ -3,7 +3,7 @@ import type { Caller } from '../../auth/auth.types';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { VerificationClient } from '../../upstream/verification/verification.client';
 import type { Session, Verification } from '../../upstream/verification/verification.types';
-import { badInput, notFound } from '../../shared/errors';
+import { notFound } from '../../shared/errors';
 
 /** The gateway's person field paths → PersonInput's (the API's one address shape; contact details beside it). */
 const PERSON_FIELD: Record<string, string> = {
