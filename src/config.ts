@@ -92,7 +92,7 @@ export const CONFIG_GROUPS = {
 export type ConfigGroup = keyof typeof CONFIG_GROUPS;
 
 /** The registry the schema's fields are documented in (metadata only: parsing is unaffected). */
-export const configDocs = z.registry<VariableDoc>();
+const configDocs = z.registry<VariableDoc>();
 const doc = (group: ConfigGroup, description: string, extra: Omit<VariableDoc, 'group' | 'description'> = {}): VariableDoc => ({
   group,
   description,
@@ -304,7 +304,7 @@ const schema = z.object({
       { default: `\`${DEFAULT_CORRIDORS}\``, example: DEFAULT_CORRIDORS })),
 });
 
-/** What the sandbox accepts (CONTRACT.md); used only while the upstreams are a sandbox, never in production. */
+/** The credentials the built-in sandbox accepts; used only while the upstreams are a sandbox, never in production. */
 const SANDBOX_CREDENTIALS = {
   GATEWAY_CLIENT_ID: 'sandbox-client',
   GATEWAY_CLIENT_SECRET: 'sandbox-secret',
@@ -318,7 +318,7 @@ const SANDBOX_CREDENTIALS = {
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 /** A loopback URL: traffic that never leaves the host (a local sandbox, or a TLS-terminating sidecar). */
-export const isLoopbackUrl = (v: string): boolean => LOOPBACK.has(new URL(v).hostname);
+const isLoopbackUrl = (v: string): boolean => LOOPBACK.has(new URL(v).hostname);
 
 type Env = z.infer<typeof schema>;
 
@@ -447,7 +447,7 @@ export interface Config {
 const KNOWN = Object.keys(schema.shape);
 
 /** A variable of the service's schema with its documentation, its default as the reference shows it and its .env.example value. */
-export interface ServiceVariable {
+interface ServiceVariable {
   name: string;
   doc: VariableDoc | undefined;
   /** Markdown; undefined = no default. */
@@ -602,7 +602,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       devKeys: !e.AUTH_JWKS_URL && !e.AUTH_PUBLIC_KEY,
       tokenCache: { size: e.AUTH_TOKEN_CACHE_SIZE, maxAgeMs: e.AUTH_TOKEN_CACHE_MAX_AGE_S * 1000 },
     },
-    // Never in production, whatever GRAPHIQL says (CONTRACT.md).
+    // Never in production, whatever GRAPHIQL says.
     graphiql: !production && (e.GRAPHIQL ?? true),
     introspection: !production,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,

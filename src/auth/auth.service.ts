@@ -76,7 +76,7 @@ export class AuthService {
    * past the token's expiry (src/auth/token-cache.ts); absent = off. `metrics`: where auth_token_cache_total goes.
    */
   static async create(auth: Config['auth'], dataDir: string, clock: Clock, metrics?: Registry): Promise<AuthService> {
-    const cache = new TokenCache(auth.tokenCache?.size ?? 0, auth.tokenCache?.maxAgeMs ?? 0);
+    const cache = new TokenCache(auth.tokenCache?.size ?? 0, auth.tokenCache?.maxAgeMs ?? 0, clock);
     const counter = cache.enabled && metrics ? tokenCacheCounter(metrics) : undefined;
     if (auth.jwksUrl) {
       return new AuthService(
@@ -113,7 +113,7 @@ export class AuthService {
     if (!this.cache.enabled) return toVerified(await this.verifySignature(token));
     const key = TokenCache.keyOf(token);
     const nowMs = this.clock.nowMs();
-    const hit = this.cache.get(key, nowMs);
+    const hit = this.cache.get(key);
     this.cacheMetrics?.inc({ outcome: hit ? 'hit' : 'miss' });
     if (hit) return { caller: { ...hit.caller }, expiresAtMs: hit.expiresAtMs };
     const checked = await this.verifySignature(token);

@@ -31,8 +31,8 @@ import {
 import type * as PgliteModule from './pglite';
 import type { PGlite } from './pglite';
 
-export { PrismaClient, MigrationError };
-export type { QueryEvent, QueryListener } from './instrument';
+export { MigrationError };
+export type { QueryEvent } from './instrument';
 
 export type DbLogger = Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;
 
@@ -52,7 +52,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export interface CreateDatabaseOptions {
+interface CreateDatabaseOptions {
   /** Migrations directory; defaults to prisma/migrations of this checkout/image. */
   migrationsDir?: string;
   /** PGlite only, new databases only: start from this data-directory dump instead of running initdb. */

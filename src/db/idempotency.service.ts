@@ -3,7 +3,7 @@ import type { Prisma, PrismaClient } from '../generated/prisma/client';
 import type { Clock } from '../shared/clock';
 import { AppError } from '../shared/errors';
 
-export interface IdempotencyOptions {
+interface IdempotencyOptions {
   /** How long a completed record answers replays (≥ 24 h). */
   ttlMs: number;
   /** How long a duplicate waits for the first request to finish before IDEMPOTENCY_IN_PROGRESS. */
@@ -13,7 +13,7 @@ export interface IdempotencyOptions {
   pollMs?: number;
 }
 
-export interface IdempotencyScope {
+interface IdempotencyScope {
   /** The caller (user id). */
   caller: string;
   /** The operation, e.g. "createTransfer". */

@@ -40,8 +40,8 @@ export const PRISMA_DIR = path.resolve(__dirname, '..', '..', 'prisma');
 export const MIGRATIONS_DIR = path.join(PRISMA_DIR, 'migrations');
 export const MIGRATION_LOCK_FILE = 'migration_lock.toml';
 /** Constant key of the PostgreSQL advisory lock held while migrating ("remitmig" as 8 bytes → int8). */
-export const MIGRATION_LOCK_KEY = 0x72656d69746d6967n;
-export const MIGRATIONS_TABLE = '_prisma_migrations';
+const MIGRATION_LOCK_KEY = 0x72656d69746d6967n;
+const MIGRATIONS_TABLE = '_prisma_migrations';
 
 export interface Migration {
   name: string;
@@ -53,7 +53,7 @@ export class MigrationError extends Error {
   override readonly name = 'MigrationError';
 }
 
-export const checksumOf = (sql: string) => createHash('sha256').update(sql, 'utf8').digest('hex');
+const checksumOf = (sql: string) => createHash('sha256').update(sql, 'utf8').digest('hex');
 
 /** Migrations found in `dir`, in the order they apply. */
 export function readMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
@@ -82,7 +82,7 @@ export interface SqlSession {
   exec(script: string): Promise<void>;
 }
 
-export interface MigrationLogger {
+interface MigrationLogger {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
 }

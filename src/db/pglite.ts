@@ -81,7 +81,7 @@ function sharedAssets(): Promise<SharedAssets> {
   return assets;
 }
 
-export interface OpenPgliteOptions {
+interface OpenPgliteOptions {
   /** Directory of a persistent database (created if missing); null = in memory. */
   dataDir: string | null;
   /** Start from this dump (PGlite#dumpDataDir) instead of running initdb; only for a new database. */

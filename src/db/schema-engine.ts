@@ -18,14 +18,14 @@ import type * as Wasm from '@prisma/schema-engine-wasm' with { 'resolution-mode'
 import { MIGRATION_LOCK_FILE, PRISMA_DIR, readMigrations, type Migration } from './migrate';
 import { openPglite, PrismaPGlite, type PGlite } from './pglite';
 
-export type SchemaEngine = Wasm.SchemaEngine;
-export type MigrationList = Wasm.MigrationList;
+type SchemaEngine = Wasm.SchemaEngine;
+type MigrationList = Wasm.MigrationList;
 type GlueModule = typeof Wasm;
 
 let gluePromise: Promise<GlueModule> | null = null;
 
 /** Loads and instantiates the wasm schema engine once per process (≈ 5 MB of wasm). */
-export function loadSchemaEngineModule(): Promise<GlueModule> {
+function loadSchemaEngineModule(): Promise<GlueModule> {
   gluePromise ??= (async () => {
     const gluePath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
     const source = readFileSync(gluePath, 'utf8');
@@ -72,7 +72,7 @@ export function loadSchemaEngineModule(): Promise<GlueModule> {
  * Wraps pglite-prisma-adapter, whose `executeScript` does not await (errors would be lost) and whose
  * shadow databases are never closed.
  */
-export function memoryPgliteAdapterFactory(): SqlMigrationAwareDriverAdapterFactory & { close(): Promise<void> } {
+function memoryPgliteAdapterFactory(): SqlMigrationAwareDriverAdapterFactory & { close(): Promise<void> } {
   const opened: PGlite[] = [];
   const connectTo = async (): Promise<SqlDriverAdapter> => {
     const pg = await openPglite({ dataDir: null, reuseInitdb: true });
@@ -135,7 +135,7 @@ export function toMigrationList(migrations: Migration[], migrationsDir: string):
   };
 }
 
-export interface DiffOptions {
+interface DiffOptions {
   prismaDir?: string;
   /** Override the schema text (tests); defaults to <prismaDir>/schema.prisma. */
   schemaContent?: string;

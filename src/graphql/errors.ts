@@ -8,7 +8,7 @@ import type { Logger } from '../shared/logger';
 import { queryLimitOf } from './limits';
 import { isUpstreamError, upstreamAppError, type UpstreamErrorRule } from '../upstream/http/upstream.errors';
 
-export interface FieldProblem {
+interface FieldProblem {
   /** Dotted path of the offending field inside the argument object, e.g. "sender.email". */
   path: string;
   /** class-validator constraint name → human message (never the value). */
@@ -76,7 +76,7 @@ const FALLBACK: Record<string, string> = {
 };
 const OWN_SCALAR_REASON = /^(?:Variable "\$\w+" got an invalid value(?: at "[\w.[\]]+")?: )?((?:Decimal|DateTime|JSON\w*) [^"]*(?:"[\w.]+"[^"]*)*)$/;
 
-export function withoutSchemaDetails(message: string, code: string): string {
+function withoutSchemaDetails(message: string, code: string): string {
   const m = message.replace(/\s*(Did you mean .*|\[Suggestion hidden\]\??)$/s, '').trim();
   const own = OWN_SCALAR_REASON.exec(m);
   if (own) return `A variable or argument has an invalid value: ${own[1]}`;

@@ -33,7 +33,7 @@ import { TrustedDocuments } from './trusted-documents';
 import { upstreamCost } from './upstream-fields';
 import { createGraphQLWsServer } from './ws';
 
-export interface GraphQLServerDeps {
+interface GraphQLServerDeps {
   config: Config;
   schema: GraphQLSchema;
   auth: AuthService;
@@ -47,7 +47,7 @@ export interface GraphQLServerDeps {
   isDraining: () => boolean;
 }
 
-export interface GraphQLServer {
+interface GraphQLServer {
   /** Closes websockets (1001), then stops Apollo, whose drain plugin closes Fastify (in-flight requests finish). */
   close(): Promise<void>;
 }

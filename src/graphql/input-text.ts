@@ -9,7 +9,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 // eslint-disable-next-line no-control-regex -- NUL is exactly what this refuses
 const INVALID_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-export const isInvalidText = (s: string): boolean => INVALID_TEXT.test(s);
+const isInvalidText = (s: string): boolean => INVALID_TEXT.test(s);
 
 function hasInvalidText(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return isInvalidText(value);

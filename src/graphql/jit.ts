@@ -32,6 +32,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { LRUCache } from 'lru-cache';
 import type { ApolloServerOptionsWithGateway } from '@apollo/server';
 import type { Logger } from '../shared/logger';
 import type { Metrics } from '../shared/metrics';
@@ -43,7 +44,7 @@ type SchemaListener = Parameters<GatewayInterface['onSchemaLoadOrUpdate']>[0];
 /** A cached decision for one (document, operation name): its compiled query, or graphql-js. */
 type Plan = CompiledQuery | 'graphql-js';
 
-export interface JitExecutorOptions {
+interface JitExecutorOptions {
   schema: GraphQLSchema;
   logger: Logger;
   metrics?: Metrics;
@@ -84,7 +85,7 @@ export function jitGateway(opts: JitExecutorOptions): GatewayInterface {
   };
 }
 
-export interface JitRequest {
+interface JitRequest {
   document: DocumentNode;
   operationName: string | null;
   /** undefined: the document names no single operation (Apollo could not resolve one). */
@@ -98,7 +99,7 @@ export interface JitRequest {
 /** The executor itself (exported for tests): graphql-jit where it can, graphql-js where it cannot. */
 export function jitExecutor(opts: JitExecutorOptions): (req: JitRequest) => Promise<ExecutionResult> {
   const { schema, logger, metrics } = opts;
-  const plans = new LruMap<string, Plan>(opts.cacheSize ?? 1000);
+  const plans = new LRUCache<string, Plan>({ max: opts.cacheSize ?? 1000 });
 
   const graphqlJs = (req: JitRequest): Promise<ExecutionResult> =>
     Promise.resolve(
@@ -154,32 +155,13 @@ export function jitExecutor(opts: JitExecutorOptions): (req: JitRequest) => Prom
  * is passed through; otherwise a GraphQLError whose `originalError` is what was thrown (a plain Error carrying the
  * message for errors of execution itself, e.g. a non-null violation), its extensions those of the original.
  */
-export function asGraphQLJsError(e: GraphQLError): GraphQLError {
+function asGraphQLJsError(e: GraphQLError): GraphQLError {
   const thrown: unknown = e.originalError;
   if (thrown instanceof GraphQLError && Array.isArray(thrown.path)) return thrown;
   const originalError = thrown instanceof Error ? thrown : new Error(e.message);
   const error = new GraphQLError(e.message, { path: e.path, originalError });
   if (e.locations?.length) (error as { locations?: GraphQLError['locations'] }).locations = e.locations;
   return error;
-}
-
-/** A Map that keeps the `max` most recently used entries. */
-class LruMap<K, V> {
-  private readonly map = new Map<K, V>();
-  constructor(private readonly max: number) {}
-  get(key: K): V | undefined {
-    const v = this.map.get(key);
-    if (v !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
-  }
-  set(key: K, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
-  }
 }
 
 /** graphql-jit's markers for Date, NaN and ±Infinity in the literals it writes into generated code. */
@@ -198,7 +180,7 @@ const JIT_MARKER = '__MAGIC_';
  * - builds nested results as object literals, where a field aliased `__proto__` sets the prototype (and vanishes
  *   from the response) instead of being a key.
  */
-export function unsupportedByJit(schema: GraphQLSchema, document: DocumentNode): string | undefined {
+function unsupportedByJit(schema: GraphQLSchema, document: DocumentNode): string | undefined {
   const typeInfo = new TypeInfo(schema);
   let reason: string | undefined;
   let inDefaultValue = false;

@@ -62,8 +62,8 @@ export function queryLimits(config: Pick<Config, 'limits' | 'production'>): {
   };
 }
 
-export const QUERY_LIMIT_CODES = ['QUERY_TOO_COMPLEX', 'QUERY_TOO_DEEP', 'TOO_MANY_ALIASES', 'TOO_MANY_DIRECTIVES', 'TOO_MANY_TOKENS'] as const;
-export type QueryLimitCode = (typeof QUERY_LIMIT_CODES)[number];
+const QUERY_LIMIT_CODES = ['QUERY_TOO_COMPLEX', 'QUERY_TOO_DEEP', 'TOO_MANY_ALIASES', 'TOO_MANY_DIRECTIVES', 'TOO_MANY_TOKENS'] as const;
+type QueryLimitCode = (typeof QUERY_LIMIT_CODES)[number];
 
 const MESSAGES: Record<QueryLimitCode, (limit: number) => string> = {
   QUERY_TOO_COMPLEX: (n) => `The operation costs more than the limit of ${n} (see the cost model in the README)`,
@@ -74,7 +74,7 @@ const MESSAGES: Record<QueryLimitCode, (limit: number) => string> = {
 };
 
 /** A document refused by a query limit (HTTP 400 with application/graphql-response+json). */
-export class QueryLimitError extends GraphQLError {
+class QueryLimitError extends GraphQLError {
   constructor(
     readonly code: QueryLimitCode,
     readonly limit: number,
@@ -105,7 +105,7 @@ export function queryLimitOf(error: unknown, maxTokens: number): QueryLimitError
  * (QUERY_TOO_COMPLEX, `extensions.cost`). Fragment costs are memoised, so a chain of fragments each spreading the
  * next twice is priced in linear time.
  */
-export function costRule(maxCost: number): ValidationRule {
+function costRule(maxCost: number): ValidationRule {
   return (context) => {
     const schema = context.getSchema();
     const fragmentCosts = new Map<string, number>();

@@ -15,7 +15,7 @@ import type { OffsetPage } from '../shared/page';
  * A cursor of another kind than the list's is BAD_USER_INPUT.
  */
 @ObjectType({ simpleResolvers: true, description: 'Where a page of a connection sits in the whole list.' })
-export class PageInfo {
+class PageInfo {
   @Field({ description: 'True when more items follow the last edge of this page (ask again with `after: endCursor`).' })
   hasNextPage!: boolean;
 
@@ -29,7 +29,7 @@ export class PageInfo {
   endCursor!: string | null;
 }
 
-export const DEFAULT_PAGE_SIZE = 20;
+const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
 /** `first`/`after` of a connection (see pageRequest); args types of lists with filters extend it. */
@@ -62,13 +62,13 @@ function decodeCursor(kind: CursorKind, cursor: string): string {
   return position;
 }
 
-export const offsetCursor = (offset: number): string => encodeCursor('o', String(offset));
-export const decodeOffset = (cursor: string): number => Number(decodeCursor('o', cursor));
+const offsetCursor = (offset: number): string => encodeCursor('o', String(offset));
+const decodeOffset = (cursor: string): number => Number(decodeCursor('o', cursor));
 export const seqCursor = (seq: number): string => encodeCursor('s', String(seq));
 /** The sequence number after which a page starts: 0 without a cursor. */
 export const decodeSeq = (cursor: string | null | undefined): number => (cursor ? Number(decodeCursor('s', cursor)) : 0);
 
-export interface KeysetPosition {
+interface KeysetPosition {
   createdAt: Date;
   id: string;
 }
@@ -91,7 +91,7 @@ export function pageRequest(first: number | null | undefined, after: string | nu
   return { offset: after ? decodeOffset(after) + 1 : 0, limit };
 }
 
-export interface Edge<T> {
+interface Edge<T> {
   cursor: string;
   node: T;
 }
@@ -111,7 +111,7 @@ export function connectionOf<T>(edges: Edge<T>[], hasNextPage: boolean, hasPrevi
 }
 
 /** Edges and pageInfo from the wanted slice of items, given where it starts and the total count. */
-export function connectionFrom<T>(items: T[], offset: number, total: number): CountedConnection<T> {
+function connectionFrom<T>(items: T[], offset: number, total: number): CountedConnection<T> {
   const edges = items.map((node, i) => ({ cursor: offsetCursor(offset + i), node }));
   return { ...connectionOf(edges, offset + items.length < total, offset > 0), totalCount: total };
 }
@@ -123,7 +123,7 @@ export const offsetConnection = <T>(page: OffsetPage<T>): CountedConnection<T> =
 export const AFTER_CURSOR_HINT = 'Opaque cursor of this edge (pass it as `after` to continue after it).';
 
 /** The GraphQL descriptions (and names) of a connection type and its edge type; see connectionType. */
-export interface ConnectionTypeOptions {
+interface ConnectionTypeOptions {
   /** GraphQL name of the connection type, e.g. AgentConnection. */
   name: string;
   description: string;

@@ -9,8 +9,6 @@ const DECIMAL_RE = /^-?(0|[1-9]\d{0,19})(\.\d{1,8})?$/;
 const DECIMAL_INPUT_RE = /^-?(0|[1-9]\d{0,13})(\.\d{1,8})?$/;
 const DECIMAL_INPUT_REASON = 'Decimal must look like "100.10" (no exponent, at most 14 integer digits and 8 decimals)';
 
-export const isDecimalString = (v: unknown): v is string => typeof v === 'string' && DECIMAL_RE.test(v);
-
 export const DecimalScalar = new GraphQLScalarType<string, string>({
   name: 'Decimal',
   description:

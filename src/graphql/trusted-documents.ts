@@ -4,10 +4,10 @@ import type { FastifyRequest } from 'fastify';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { preferredMediaType } from './http-status';
 
-export type TrustedDocumentsMode = 'off' | 'allow' | 'only';
+type TrustedDocumentsMode = 'off' | 'allow' | 'only';
 
 /** Stable codes of a refused document (`extensions.code`). */
-export const TRUSTED_DOCUMENT_CODES = {
+const TRUSTED_DOCUMENT_CODES = {
   /** A documentId this service does not know (not in its manifest, or not `sha256:<64 hex>`). */
   notFound: 'PERSISTED_DOCUMENT_NOT_FOUND',
   /** TRUSTED_DOCUMENTS=only: a document text (or an APQ hash) that is not in the manifest. */
@@ -19,7 +19,7 @@ export const TRUSTED_DOCUMENT_CODES = {
 type Refusal = { code: (typeof TRUSTED_DOCUMENT_CODES)[keyof typeof TRUSTED_DOCUMENT_CODES]; message: string };
 
 /** What a request asks to run: a persisted document id, a document text, and/or an APQ hash (extensions). */
-export interface DocumentRequest {
+interface DocumentRequest {
   documentId?: unknown;
   query?: unknown;
   extensions?: unknown;

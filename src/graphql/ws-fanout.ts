@@ -76,7 +76,7 @@ export async function subscribeShared(args: ExecutionArgs, shareKey: string | nu
 }
 
 /** A `next` payload whose JSON text is already known. */
-export class PreserialisedPayload {
+class PreserialisedPayload {
   constructor(readonly json: string) {}
   /** Called by JSON.stringify while graphql-ws builds the message: a marker the socket replaces. */
   toJSON(): string {

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
+import { LRUCache } from 'lru-cache';
 import {
   execute,
   getOperationAST,
@@ -38,7 +39,7 @@ export interface GraphQLWsServer {
 }
 
 /** The same limits as over HTTP (limits.ts, rate-limit.plugin.ts). */
-export interface WsLimits {
+interface WsLimits {
   /** GraphQL Armor's rules (depth, aliases, cost, directives), run after graphql-js's specified rules. */
   validationRules: readonly ValidationRule[];
   /** graphql-js parser limits (maxTokens). */
@@ -54,7 +55,7 @@ export interface WsLimits {
 }
 
 /** Close codes of our own (graphql-ws uses 4400–4499 for protocol refusals; 4403 is its Forbidden). */
-export const WS_CLOSE = {
+const WS_CLOSE = {
   forbidden: 4403,
   tooManyRequests: 4429,
 } as const;
@@ -272,21 +273,19 @@ let documentSeq = 0;
  * not kept.
  */
 class DocumentCache {
-  private readonly docs = new Map<string, DocumentNode>();
+  private readonly docs: LRUCache<string, DocumentNode>;
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly rules: readonly ValidationRule[],
     private readonly parseOptions: { maxTokens: number } | undefined,
-    private readonly max = 500,
-  ) {}
+    max = 500,
+  ) {
+    this.docs = new LRUCache({ max });
+  }
 
   get(query: string): { document: DocumentNode } | { errors: GraphQLError[] } {
     const hit = this.docs.get(query);
-    if (hit) {
-      this.docs.delete(query);
-      this.docs.set(query, hit);
-      return { document: hit };
-    }
+    if (hit) return { document: hit };
     let document: DocumentNode;
     try {
       document = parse(query, this.parseOptions);
@@ -299,7 +298,6 @@ class DocumentCache {
       return { errors: errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, originalError: e, extensions: { ...e.extensions, code: 'GRAPHQL_VALIDATION_FAILED' } })) };
     documentIds.set(document, ++documentSeq);
     this.docs.set(query, document);
-    if (this.docs.size > this.max) this.docs.delete(this.docs.keys().next().value!);
     return { document };
   }
 }

@@ -72,7 +72,7 @@ const PAGE_CSS = `html, body { height: 100%; margin: 0; overflow: hidden; }
 `;
 
 /** Content-Security-Policy the page works under (GraphiQL/CodeMirror set inline style attributes). */
-export const GRAPHIQL_CSP = [
+const GRAPHIQL_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
@@ -190,7 +190,7 @@ export const graphiqlPlugin: FastifyPluginAsync = async (app) => {
   });
 };
 
-export interface GraphiqlPageOptions {
+interface GraphiqlPageOptions {
   /** GraphQL over HTTP endpoint, absolute or relative to the page (e.g. `/graphql`). */
   endpoint: string;
   /** graphql-ws endpoint; `http(s)`/relative URLs become `ws(s)` in the browser. Omit for HTTP only. */

@@ -19,7 +19,7 @@ export interface PostalAddress {
 }
 
 /** The region's code where an upstream wants a state code (the region itself when no code was given). */
-export const regionCodeOf = (a: PostalAddress): string => a.regionCode || a.region;
+const regionCodeOf = (a: PostalAddress): string => a.regionCode || a.region;
 
 const line2Of = (a: PostalAddress) => (a.line2 ? { line2: a.line2 } : {});
 

@@ -26,21 +26,3 @@ export class ManualClock implements Clock {
     this.ms = typeof date === 'number' ? date : date.getTime();
   }
 }
-
-/** A clock offset from the system clock; `advance` moves it forward (used by the sandbox). */
-export class OffsetClock implements Clock {
-  private offsetMs = 0;
-  constructor(private readonly base: Clock = systemClock) {}
-  nowMs(): number {
-    return this.base.nowMs() + this.offsetMs;
-  }
-  now(): Date {
-    return new Date(this.nowMs());
-  }
-  advance(ms: number): void {
-    this.offsetMs += ms;
-  }
-  reset(): void {
-    this.offsetMs = 0;
-  }
-}

@@ -28,8 +28,6 @@ for (const pair of PAIRS.split(' ')) {
   A2_TO_A3.set(a2, a3);
 }
 
-export const isAlpha2Country = (code: unknown): code is string => typeof code === 'string' && A2_TO_A3.has(code);
-
 /** alpha-2 → alpha-3 ("BR" → "BRA"); throws on an unknown code (inputs are validated before). */
 export function alpha3(alpha2: string): string {
   const a3 = A2_TO_A3.get(alpha2);

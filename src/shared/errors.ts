@@ -2,7 +2,7 @@
  * The one application error. `code` is stable and becomes `extensions.code` on the GraphQL API.
  * Messages are written for the caller: they never contain secrets, PII or echoed input values.
  */
-export const ERROR_CODES = [
+const ERROR_CODES = [
   'UNAUTHENTICATED',
   'FORBIDDEN',
   'BAD_USER_INPUT',

@@ -5,7 +5,6 @@ import Decimal from 'decimal.js';
  * database (Prisma.Decimal is decimal.js too). Amounts are formatted with their currency's ISO 4217 minor
  * units, e.g. "100.10" USD, "1500" JPY, "1.250" KWD.
  */
-export { Decimal };
 
 const ZERO_DECIMAL = new Set([
   'BIF', 'CLP', 'DJF', 'GNF', 'ISK', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF',
@@ -20,7 +19,7 @@ export function minorUnits(currency: string): number {
   return 2;
 }
 
-export type DecimalLike = Decimal | string | { toString(): string };
+type DecimalLike = Decimal | string | { toString(): string };
 
 export const dec = (v: DecimalLike): Decimal => (v instanceof Decimal ? v : new Decimal(v.toString()));
 
@@ -112,7 +111,7 @@ export function corridorBounds(rule: CorridorRule, sourceCurrency: string): { mi
   };
 }
 
-export interface AmountProblem {
+interface AmountProblem {
   message: string;
   /** Safe for the caller: the field and the bound it missed, never the amount sent. */
   details: Record<string, unknown>;

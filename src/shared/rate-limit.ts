@@ -1,14 +1,14 @@
 import type Redis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
-export interface RateLimitRule {
+interface RateLimitRule {
   /** Allowed calls per window. */
   points: number;
   /** Window length, seconds. */
   durationS: number;
 }
 
-export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+type RateLimitDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 /**
  * Per-key rate limits with rate-limiter-flexible: fixed windows counted atomically in Redis (INCR + PEXPIRE,

@@ -53,7 +53,7 @@ const RESOURCE = Symbol('requestContextResource');
 /**
  * One context per HTTP request, from the first hook on. Fastify runs preValidation, preHandler and the
  * handler from the request stream's 'end' event, i.e. in the socket's async context rather than the
- * onRequest one (nodejs/node#34430); the AsyncResource made in onRequest carries the context over.
+ * onRequest one; the AsyncResource made in onRequest carries the context over.
  */
 export function registerRequestContext(fastify: HookHost): void {
   fastify.addHook('onRequest', (req, _reply, done) => {

@@ -23,7 +23,7 @@ export const tracingActive = (): boolean => active;
 
 export const tracer = (): Tracer => trace.getTracer(TRACER_NAME);
 
-export interface TracingOptions {
+interface TracingOptions {
   /** OTEL_EXPORTER_OTLP_ENDPOINT (base URL; traces go to `<endpoint>/v1/traces`), or null. */
   otlpEndpoint: string | null;
   serviceName: string;
@@ -31,7 +31,7 @@ export interface TracingOptions {
   spanProcessors?: SpanProcessor[];
 }
 
-export interface Tracing {
+interface Tracing {
   /** Flushes pending spans and unregisters the provider, the context manager and the propagator. */
   shutdown(): Promise<void>;
 }

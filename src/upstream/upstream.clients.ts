@@ -20,7 +20,7 @@ export interface UpstreamClients {
   close(): Promise<void>;
 }
 
-export interface UpstreamDeps {
+interface UpstreamDeps {
   clock: Clock;
   metrics: Metrics;
   logger: Logger;
@@ -33,7 +33,7 @@ export interface UpstreamDeps {
 }
 
 /** Transport settings from config: reads/writes share the short timeout, payments get the long one. */
-export function transportOptionsFromConfig(u: Config['upstream']): TransportOptions {
+function transportOptionsFromConfig(u: Config['upstream']): TransportOptions {
   return {
     maxConnections: u.maxConnections,
     connectTimeoutMs: u.connectTimeoutMs,
@@ -45,7 +45,7 @@ export function transportOptionsFromConfig(u: Config['upstream']): TransportOpti
   };
 }
 
-export function retryPolicyFromConfig(u: Config['upstream']): RetryPolicy {
+function retryPolicyFromConfig(u: Config['upstream']): RetryPolicy {
   return {
     maxAttempts: u.retry.maxAttempts,
     baseDelayMs: u.retry.baseDelayMs,

@@ -1,7 +1,7 @@
 /**
  * The short run of the chaos suite inside `npm test` (CI): the same scenarios as `npm run chaos`
  * (test/chaos/run.ts), CI sizes, seed 7 in CI (CI=true) and random elsewhere unless CHAOS_SEED is set — printed, named in every
- * failure so that `CHAOS_SEED=<seed> npm run chaos` reproduces it. CHAOS_LONG=1 gives the issue's full sizes.
+ * failure so that `CHAOS_SEED=<seed> npm run chaos` reproduces it. CHAOS_LONG=1 gives the full sizes.
  */
 import { formatLine, isLong, scenarioSeed, seedFromEnv } from './lib/common';
 import { SCENARIOS } from './scenarios';

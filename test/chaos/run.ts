@@ -2,7 +2,7 @@
  * `npm run chaos` — the fault-injection suite, one line per scenario.
  *
  *   CHAOS_SEED=<int>   reproduce a run (printed at the start and with every violation; random otherwise)
- *   CHAOS_LONG=1       the issue's full sizes (200 transfers and ≥ 20 SIGKILLs, 500 transfers with 30 % dropped
+ *   CHAOS_LONG=1       the full sizes (200 transfers and ≥ 20 SIGKILLs, 500 transfers with 30 % dropped
  *                      answers, 1,000 concurrent duplicate mutations, Redis stopped 30 s, …)
  *   CHAOS_ONLY=1,3     run only these scenarios
  *   CHAOS_VERBOSE=1    progress lines on stderr

@@ -16,6 +16,7 @@ import { systemClock } from '../../src/shared/clock';
 import { gql } from '../helpers/app';
 import { spawnService, type ServiceProcess } from '../helpers/process';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
+import { waitFor } from '../helpers/wait';
 import { createServer } from 'node:net';
 import { newPerson, newQuote, transferInput, createTransfer, getTransfer } from '../e2e/transfer-helpers';
 
@@ -66,16 +67,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function waitFor<T>(fn: () => Promise<T | null>, timeoutMs: number, what: string): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn().catch(() => null);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 test('SIGKILL at saga step boundaries (CRASH_ALL_POINTS=1: every one), restart: every transfer finishes or waits; ≤ 1 payment key, ≤ 1 capture, ≤ 1 void each', async () => {
   const customer = await auth.issueDevToken('crash-customer', 'customer');
   const staff = await auth.issueDevToken('crash-staff', 'backoffice');
@@ -98,7 +89,7 @@ test('SIGKILL at saga step boundaries (CRASH_ALL_POINTS=1: every one), restart: 
     const created = await createTransfer(svc.url, customer, transferInput({ quoteId, personId, key: `crash-${point.replace(':', '-')}`, lastName }));
     const id: string = created.body.data.createTransfer.id;
     if (point.startsWith('capture')) {
-      await waitFor(async () => ((await getTransfer(svc.url, customer, id))?.status === 'AUTHORIZED' ? true : null), 20_000, 'AUTHORIZED');
+      await waitFor(async () => ((await getTransfer(svc.url, customer, id))?.status === 'AUTHORIZED' ? true : null), { timeoutMs: 20_000, intervalMs: 100, what: 'AUTHORIZED', retryErrors: true });
       await gql(svc.url, `mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { status } }`, {
         token: staff,
         variables: { i: { transferId: id, idempotencyKey: `cap-${point.replace(':', '-')}` } },
@@ -113,7 +104,7 @@ test('SIGKILL at saga step boundaries (CRASH_ALL_POINTS=1: every one), restart: 
     const final = await waitFor(async () => {
       const tr = await getTransfer(again.url, staff, id);
       return tr && expected.includes(tr.status) ? tr : null;
-    }, 30_000, `${point}: ${expected.join('|')}`);
+    }, { timeoutMs: 30_000, intervalMs: 100, what: `${point}: ${expected.join('|')}`, retryErrors: true });
     outcomes[point] = final.status;
     if (point.startsWith('void')) expect(final.failure?.code).toBe('COMPLIANCE_REJECTED');
     again.proc.kill('SIGTERM');

@@ -32,12 +32,12 @@ const RUNS = Number(process.env.PROPERTY_RUNS ?? 4);
 /**
  * CI (CI=true) runs a fixed seed so a red build always means a regression on known ground; anywhere else the seed
  * is random (fast-check prints it on failure). PROPERTY_SEED=<n> pins one; PROPERTY_SEED=random forces exploration.
- * A rare run once ended with an AUTHORIZED transfer scheduled later than due. The late wake-ups found since are
- * fixed (every "run now" is counted in wake_seq and no decision to wait taken before it can overwrite it; a worker
- * run that fails releases its lease; a compliance decision is never overwritten by a racing stale event:
- * TransferRepository, Scheduling; test/integration/transfer-wakeup.test.ts); that exact run was not seen again.
+ * A transfer left due later than it should be (a lost wake-up) is prevented by the scheduling rules of
+ * TransferRepository (every "run now" is counted in wake_seq and no decision to wait taken before it can overwrite
+ * it; a worker run that fails releases its lease; a compliance decision is never overwritten by a racing stale
+ * event), pinned one by one in test/integration/transfer-wakeup.test.ts.
  */
-const CI_SEED = -821290699; // the seed that found the PENDING-after-webhook-kick bug (fixed in 013ebc3)
+const CI_SEED = -821290699; // a seed whose run has a webhook kick arrive while the transfer is still PENDING
 const SEED =
   process.env.PROPERTY_SEED === 'random' ? undefined
   : process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED)

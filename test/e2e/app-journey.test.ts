@@ -11,6 +11,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { personInput } from '../helpers/funding';
 import { cardToken } from '../helpers/sandbox';
 import { wsClient } from '../helpers/ws';
+import { waitFor } from '../helpers/wait';
 import { platformEvent, RECIPIENT } from './transfer-helpers';
 import {
   CheckBankAccountDocument,
@@ -66,14 +67,6 @@ function follow<D extends TypedDocumentNode<any, any>>(doc: D, variables: Variab
   return Object.assign(state, { close: () => client.dispose() });
 }
 
-async function until(what: string, ok: () => boolean, timeoutMs = 20_000) {
-  const end = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** One message per version, in order, and no two messages showing the same state. */
 function expectQuiet(transfers: AppTransferFragment[], max: number) {
   expect(transfers.length).toBeLessThanOrEqual(max);
@@ -119,13 +112,13 @@ test('happy path: corridors → quote → person → card and bank checks → tr
 
   // first connection: the current state, then live; dropped after the second version
   const first = follow(TransferUpdatedDocument, { transferId: created.id, afterVersion: null });
-  await until('AUTHORIZED on the first connection', () => first.messages.some((m) => m.transferUpdated.status !== 'PENDING'));
+  await waitFor(() => first.messages.some((m) => m.transferUpdated.status !== 'PENDING'), { timeoutMs: 20_000, intervalMs: 20, what: 'AUTHORIZED on the first connection' });
   await first.close();
   const seen = first.messages.map((m) => m.transferUpdated);
   await platformCompletes(created.id);
   // reconnect: everything after the last version received, then completion (the transfer is terminal)
   const second = follow(TransferUpdatedDocument, { transferId: created.id, afterVersion: seen.at(-1)!.version });
-  await until('the resumed stream to complete', () => second.completed);
+  await waitFor(() => second.completed, { timeoutMs: 20_000, intervalMs: 20, what: 'the resumed stream to complete' });
   expect(second.error).toBeUndefined();
   const received = [...seen, ...second.messages.map((m) => m.transferUpdated)];
   expectQuiet(received, 6);
@@ -142,7 +135,7 @@ test('happy path: corridors → quote → person → card and bank checks → tr
   expect(history.transfers.edges.map((e) => e.node.id)).toContain(created.id);
 
   // the list stream: the same versions, once each
-  await until('myTransfers to reach COMPLETED', () => list.messages.some((m) => m.myTransfers.id === created.id && m.myTransfers.status === 'COMPLETED'));
+  await waitFor(() => list.messages.some((m) => m.myTransfers.id === created.id && m.myTransfers.status === 'COMPLETED'), { timeoutMs: 20_000, intervalMs: 20, what: 'myTransfers to reach COMPLETED' });
   expectQuiet(list.messages.map((m) => m.myTransfers).filter((x) => x.id === created.id), 6);
   await list.close();
 }, 90_000);
@@ -156,7 +149,7 @@ test('3-D Secure path (card ending 0002): ACTION_REQUIRED with the challenge URL
     input: { idempotencyKey: 'app-journey-3ds', quoteId, personId, recipient: RECIPIENT as never, funding: { type: 'CARD', cardToken: card } },
   });
   const stream = follow(TransferUpdatedDocument, { transferId: created.id, afterVersion: 0 });
-  await until('ACTION_REQUIRED', () => stream.messages.some((m) => m.transferUpdated.status === 'ACTION_REQUIRED'));
+  await waitFor(() => stream.messages.some((m) => m.transferUpdated.status === 'ACTION_REQUIRED'), { timeoutMs: 20_000, intervalMs: 20, what: 'ACTION_REQUIRED' });
   const waiting = stream.messages.find((m) => m.transferUpdated.status === 'ACTION_REQUIRED')!.transferUpdated;
   expect(waiting.nextAction).toEqual({ type: 'THREE_DS_CHALLENGE', redirectUrl: expect.stringMatching(/\/gateway\/3ds\//) });
 
@@ -166,9 +159,9 @@ test('3-D Secure path (card ending 0002): ACTION_REQUIRED with the challenge URL
   await page.text();
   const { resumeTransfer } = await send(ResumeTransferDocument, { input: { transferId: created.id, idempotencyKey: 'app-journey-3ds-resume' } });
   expect(resumeTransfer.id).toBe(created.id);
-  await until('AUTHORIZED', () => stream.messages.some((m) => m.transferUpdated.status === 'AUTHORIZED'));
+  await waitFor(() => stream.messages.some((m) => m.transferUpdated.status === 'AUTHORIZED'), { timeoutMs: 20_000, intervalMs: 20, what: 'AUTHORIZED' });
   await platformCompletes(created.id);
-  await until('the stream to complete', () => stream.completed);
+  await waitFor(() => stream.completed, { timeoutMs: 20_000, intervalMs: 20, what: 'the stream to complete' });
   const all = stream.messages.map((m) => m.transferUpdated);
   // two more changes to show than the happy path: the challenge, and back to PENDING once resumed
   expectQuiet(all, 7);

@@ -2,6 +2,7 @@ import { print } from 'graphql';
 import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { cardToken, http } from '../helpers/sandbox';
 import { collect, wsClient } from '../helpers/ws';
+import { waitFor } from '../helpers/wait';
 import { execute } from '../operations/request';
 import {
   CaptureTransferDocument,
@@ -38,14 +39,15 @@ afterAll(() => t.close());
 
 /** Polls `transfer` (typed) until its status is one of `statuses`. */
 async function waitTyped(token: string, id: string, statuses: string[], timeoutMs = 20_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await execute(t.url, TransferDocument, { token, variables: { id } });
-    const tr = r.data?.transfer;
-    if (tr && statuses.includes(tr.status)) return tr;
-    if (Date.now() > end) throw new Error(`transfer ${id} is ${tr?.status}, expected ${statuses.join('|')}`);
-    await new Promise((res) => setTimeout(res, 50));
-  }
+  let seen: string | undefined;
+  return waitFor(
+    async () => {
+      const tr = (await execute(t.url, TransferDocument, { token, variables: { id } })).data?.transfer;
+      seen = tr?.status;
+      return tr && statuses.includes(tr.status) ? tr : null;
+    },
+    { timeoutMs, intervalMs: 50, what: () => `transfer ${id} to be ${statuses.join('|')} (it is ${seen})` },
+  );
 }
 
 test('happy path over GraphQL (typed documents): quote, person, card check, PENDING at once → AUTHORIZED → (compliance Approved) CAPTURED → PAYOUT_PENDING → COMPLETED; one authorization, one capture; transferUpdated follows it', async () => {
@@ -108,9 +110,7 @@ test('happy path over GraphQL (typed documents): quote, person, card check, PEND
 
   // the subscription saw every version in order and completed once terminal
   await updates.next(done.version, 30_000);
-  const end = Date.now() + 30_000;
-  while (!updates.completed && Date.now() < end) await new Promise((res) => setTimeout(res, 20));
-  expect(updates.completed).toBe(true);
+  await waitFor(() => updates.completed, { timeoutMs: 30_000, intervalMs: 20, what: 'the subscription to complete' });
   expect(updates.results.map((r) => r.data!.transferUpdated.version)).toEqual(versioned.map((e) => e.version));
   expect(updates.results.map((r) => r.data!.transferUpdated.status)).toEqual(versioned.map((e) => e.toStatus));
   await client.dispose();

@@ -3,6 +3,7 @@ import { systemClock } from '../../src/shared/clock';
 import { gql, type TestApp } from '../helpers/app';
 import { checkFundingAs, personInput, RECIPIENT, withSenderLastName } from '../helpers/funding';
 import { cardToken } from '../helpers/sandbox';
+import { waitFor } from '../helpers/wait';
 
 export const TRANSFER_FIELDS = `id status version sendAmount { amount currency } receiveAmount { amount currency } rate capturedAmount { amount currency }
   nextAction { type redirectUrl } failure { code message } complianceStatus createdAt updatedAt`;
@@ -63,13 +64,15 @@ export async function getTransfer(url: string, token: string, id: string) {
 
 /** Polls until the transfer is in one of `statuses` (the worker runs in the background). */
 export async function waitForStatus(t: TestApp, token: string, id: string, statuses: string[], timeoutMs = 10_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const tr = await getTransfer(t.url, token, id);
-    if (tr && statuses.includes(tr.status)) return tr;
-    if (Date.now() > end) throw new Error(`transfer ${id} is ${tr?.status}, expected ${statuses.join('|')}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  let seen: string | undefined;
+  return waitFor(
+    async () => {
+      const tr = await getTransfer(t.url, token, id);
+      seen = tr?.status;
+      return tr && statuses.includes(tr.status) ? tr : null;
+    },
+    { timeoutMs, intervalMs: 50, what: () => `transfer ${id} to be ${statuses.join('|')} (it is ${seen})` },
+  );
 }
 
 /**

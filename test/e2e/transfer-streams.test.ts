@@ -8,7 +8,8 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { collect, wsClient } from '../helpers/ws';
 import { execute } from '../operations/request';
 import { ResumeTransferDocument, TransferDocument, TransferUpdatedDocument, type TransferUpdatedSubscription } from '../generated/graphql';
-import { END_TO_END_ENV, waitFor } from '../integration/webhook.helpers';
+import { END_TO_END_ENV } from '../integration/webhook.helpers';
+import { waitFor } from '../helpers/wait';
 import { createTransfer, newPerson, newQuote, transferInput } from './transfer-helpers';
 
 let t: TestApp;
@@ -35,8 +36,8 @@ async function follow(id: string, afterVersion: number | null, drive: (until: (s
   try {
     const seen = () => sub.results.map((r) => r.data!.transferUpdated);
     // the app reacts to what it receives: `until` waits for the first message in that status
-    await drive((status) => waitFor(async () => seen().find((u) => u.status === status), 20_000, `a ${status} message`));
-    await waitFor(async () => sub.completed, 30_000, 'the stream completes once the transfer is terminal');
+    await drive((status) => waitFor(async () => seen().find((u) => u.status === status), { timeoutMs: 20_000, intervalMs: 25, what: `a ${status} message` }));
+    await waitFor(async () => sub.completed, { timeoutMs: 30_000, intervalMs: 25, what: 'the stream completes once the transfer is terminal' });
     expect(sub.error).toBeUndefined();
     const all = seen();
     const versions = all.map((u) => u.version);

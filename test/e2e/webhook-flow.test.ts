@@ -3,7 +3,7 @@
  * POST /webhooks/remittances, the inbox applies them through the saga, apps observe the result over
  * graphql-ws.
  *
- * WEBHOOK_E2E_TRANSFERS (default 60) sizes the fault-injection run; the issue's 500:
+ * WEBHOOK_E2E_TRANSFERS (default 60) sizes the fault-injection run; the full size, 500:
  *   WEBHOOK_E2E_TRANSFERS=500 npx jest test/e2e/webhook-flow.test.ts
  */
 import { gql, startTestApp, type TestApp } from '../helpers/app';
@@ -11,7 +11,8 @@ import { checkFundingAs, personInput, withSenderLastName } from '../helpers/fund
 import { RECIPIENT } from './transfer-helpers';
 import { cardToken, http } from '../helpers/sandbox';
 import { collect, wsClient } from '../helpers/ws';
-import { END_TO_END_ENV, ownSubscription, waitFor } from '../integration/webhook.helpers';
+import { END_TO_END_ENV, ownSubscription } from '../integration/webhook.helpers';
+import { waitFor } from '../helpers/wait';
 
 const N = Number(process.env.WEBHOOK_E2E_TRANSFERS ?? 60);
 
@@ -61,7 +62,7 @@ test('happy path with no test helper: createTransfer → signed sandbox webhooks
     { id: tr.id },
   );
   try {
-    await waitFor(() => sub.results.some((r) => r.data?.transferUpdated.status === 'COMPLETED'), 20_000, 'COMPLETED over graphql-ws');
+    await waitFor(() => sub.results.some((r) => r.data?.transferUpdated.status === 'COMPLETED'), { timeoutMs: 20_000, intervalMs: 25, what: 'COMPLETED over graphql-ws' });
     expect(sub.error).toBeUndefined();
     const seen = sub.results.map((r) => r.data!.transferUpdated);
     const versions = seen.map((s) => s.version);
@@ -82,7 +83,7 @@ test('happy path with no test helper: createTransfer → signed sandbox webhooks
   const applied = await t.app.db.prisma.webhookInbox.count({ where: { outcome: 'applied', payload: { path: ['externalTransactionId'], equals: tr.id } } });
   expect(applied).toBeGreaterThan(0);
   // the platform's last event (Completed, after Paid) arrives too, and is processed without changing a terminal transfer
-  await waitFor(() => completedEventProcessed([tr.id]), 10_000, 'platform Completed processed');
+  await waitFor(() => completedEventProcessed([tr.id]), { timeoutMs: 10_000, intervalMs: 25, what: 'platform Completed processed' });
   const row = await t.app.db.prisma.transfer.findUnique({ where: { id: tr.id } });
   expect(row).toMatchObject({ status: 'COMPLETED', complianceStatus: 'Approved' });
 }, 40_000);
@@ -107,8 +108,7 @@ test(`${N} transfers' event streams with duplicates, shuffling and delays end in
     try {
       await waitFor(
         async () => (await t.app.db.prisma.transfer.count({ where: { id: { in: ids }, status: { in: terminal as never } } })) === N,
-        Math.max(60_000, N * 2_000),
-        'every transfer terminal',
+        { timeoutMs: Math.max(60_000, N * 2_000), intervalMs: 25, what: 'every transfer terminal' },
       );
     } catch (e) {
       // say where they are stuck: transfer statuses, and the inbox's unprocessed rows
@@ -120,8 +120,8 @@ test(`${N} transfers' event streams with duplicates, shuffling and delays end in
     }
     // and every platform event processed: the happy ones' last event (Completed) included, late, shuffled, duplicated
     const happyIds = ids.filter((_, i) => kinds[i] === 'happy');
-    await waitFor(() => completedEventProcessed(happyIds), 60_000, 'platform Completed processed');
-    await waitFor(async () => (await t.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })) === 0, 30_000, 'inbox drained');
+    await waitFor(() => completedEventProcessed(happyIds), { timeoutMs: 60_000, intervalMs: 25, what: 'platform Completed processed' });
+    await waitFor(async () => (await t.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })) === 0, { timeoutMs: 30_000, intervalMs: 25, what: 'inbox drained' });
     const rows = await t.app.db.prisma.transfer.findMany({ where: { id: { in: ids } } });
     const byId = new Map(rows.map((r) => [r.id, r]));
     const wrong = ids.map((id, i) => ({ i, kind: kinds[i]!, status: byId.get(id)!.status })).filter((x) => x.status !== expected[x.kind as keyof typeof expected]);

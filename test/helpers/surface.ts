@@ -1,4 +1,4 @@
-/** Helpers for the issue-7 API surface tests (directory, wallets, verification, admin, limits). */
+/** Helpers for the API surface tests (directory, wallets, verification, admin, limits). */
 import type { TestApp } from './app';
 
 export interface SandboxCallRow {

@@ -7,6 +7,7 @@
 import { IdempotencyService } from '../../src/db/idempotency.service';
 import { ManualClock } from '../../src/shared/clock';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { waitFor } from '../helpers/wait';
 
 let db: TestDatabase;
 const clock = new ManualClock();
@@ -28,23 +29,18 @@ function gate<T = void>() {
   return { promise, resolve, reject };
 }
 
-async function until(cond: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 400 && !(await cond()); i++) await new Promise((r) => setTimeout(r, 5));
-  if (!(await cond())) throw new Error('condition never met');
-}
-
 test('the first request failing after its claim was taken over releases only its own claim', async () => {
   const firstGoes = gate<never>();
   const secondGoes = gate<{ by: string }>();
   let runs = 0;
   const first = svc.run(scope('overlap-1'), { a: 1 }, async () => (runs++, firstGoes.promise));
-  await until(async () => runs === 1);
+  await waitFor(() => runs === 1, { timeoutMs: 2_000, intervalMs: 5, what: 'run 1 to start' });
   const firstClaim = (await record('overlap-1'))!.createdAt;
 
   // The first request looks dead: its claim goes stale and a retry takes the key over.
   clock.advance(61_000);
   const second = svc.run(scope('overlap-1'), { a: 1 }, async () => (runs++, secondGoes.promise));
-  await until(async () => runs === 2);
+  await waitFor(() => runs === 2, { timeoutMs: 2_000, intervalMs: 5, what: 'run 2 to start' });
   const secondClaim = (await record('overlap-1'))!.createdAt;
   expect(secondClaim.getTime()).toBeGreaterThan(firstClaim.getTime());
 
@@ -69,10 +65,10 @@ test('the first request finishing after its claim was taken over stores its answ
   const secondGoes = gate<never>();
   let runs = 0;
   const first = svc.run(scope('overlap-2'), { a: 1 }, async () => (runs++, firstGoes.promise));
-  await until(async () => runs === 1);
+  await waitFor(() => runs === 1, { timeoutMs: 2_000, intervalMs: 5, what: 'run 1 to start' });
   clock.advance(61_000);
   const second = svc.run(scope('overlap-2'), { a: 1 }, async () => (runs++, secondGoes.promise));
-  await until(async () => runs === 2);
+  await waitFor(() => runs === 2, { timeoutMs: 2_000, intervalMs: 5, what: 'run 2 to start' });
 
   firstGoes.resolve({ by: 'first' });
   expect(await first).toEqual({ by: 'first' });

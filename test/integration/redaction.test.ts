@@ -9,7 +9,7 @@ beforeAll(async () => {
 }, 90_000);
 afterAll(() => t?.close());
 
-describe('no secrets or PII in the logs of a full flow of the issue-7 operations', () => {
+describe('no secrets or PII in the logs of a full flow of the directory, wallet, verification and admin operations', () => {
   it('card token, alias key, document and account numbers, API keys, client secrets, bearer tokens: none logged', async () => {
     const customer = await t.token('redaction-customer', 'customer');
     const admin = await t.token('redaction-admin', 'admin');

@@ -31,7 +31,7 @@ const CUSTOMER: RoleName[] = ['customer'];
 
 /** THE table: who may call what. Customers are further limited to what they own (see the last block). */
 const MATRIX: Record<string, RoleName[]> = {
-  // core (CONTRACT.md)
+  // core
   'Query.viewer': ANY,
   'Query.transfer': ANY,
   'Query.transfers': ANY,

@@ -1,5 +1,6 @@
 import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { collect, rawSocketClose, wsClient } from '../helpers/ws';
+import { waitFor } from '../helpers/wait';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -154,7 +155,7 @@ describe('graphql-ws subscriptions', () => {
       client,
       'subscription { systemNotices { message severity } }',
     );
-    await waitFor(() => t.app.pubsub.subscriptionCount() > 0);
+    await waitFor(() => t.app.pubsub.subscriptionCount() > 0, { timeoutMs: 3000, what: 'the subscription to start' });
     const admin = await t.token('root', 'admin');
     const { body } = await gql(t.url, 'mutation { publishSystemNotice(input: { message: "maintenance at 02:00", severity: WARNING }) { id } }', {
       token: admin,
@@ -166,11 +167,3 @@ describe('graphql-ws subscriptions', () => {
     await client.dispose();
   });
 });
-
-async function waitFor(cond: () => boolean, timeoutMs = 3000) {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

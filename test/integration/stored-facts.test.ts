@@ -4,7 +4,7 @@
  * The sandbox delivers the signed events to the service's own subscription, as the platform would.
  */
 import { gql, startTestApp, type TestApp } from '../helpers/app';
-import { waitFor } from './webhook.helpers';
+import { waitFor } from '../helpers/wait';
 
 let t: TestApp;
 let admin: string;
@@ -32,7 +32,7 @@ it('agents: the status follows the approval event (PENDING_APPROVAL → ACTIVE)'
   await waitFor(async () => {
     const data = await ok(`{ agents(first: 10) { edges { node { id status } } } }`, undefined, staff);
     return data.agents.edges.find((e: any) => e.node.id === id)?.node.status === 'ACTIVE';
-  }, 10_000, 'the agent ACTIVE in `agents`');
+  }, { timeoutMs: 10_000, intervalMs: 25, what: 'the agent ACTIVE in `agents`' });
   const data = await ok(`{ agents(first: 10) { totalCount edges { node { id status updatedAt } } } }`, undefined, staff);
   expect(data.agents).toMatchObject({ totalCount: 1, edges: [{ node: { id, status: 'ACTIVE', updatedAt: expect.any(String) } }] });
 }, 30_000);
@@ -46,7 +46,7 @@ it('documents: the verification result of an uploaded document is readable by pe
   const page = await waitFor(async () => {
     const data = await ok(Q, { id: personId }, staff);
     return data.documents.edges[0]?.node.verificationStatus === 'VERIFIED' ? data.documents : null;
-  }, 10_000, 'the document VERIFIED in `documents`');
+  }, { timeoutMs: 10_000, intervalMs: 25, what: 'the document VERIFIED in `documents`' });
   expect(page).toMatchObject({ totalCount: 1, edges: [{ node: { id: docId, personId, documentType: 'PASSPORT', verificationStatus: 'VERIFIED' } }], pageInfo: { hasNextPage: false } });
   // another person's list is empty; customers may not read documents
   expect((await ok(Q, { id: '00000000-0000-4000-8000-000000000000' }, staff)).documents.totalCount).toBe(0);

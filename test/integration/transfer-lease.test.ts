@@ -21,6 +21,7 @@ import { FxService } from '../../src/modules/fx/fx.service';
 import type { GatewayClient } from '../../src/upstream/gateway/gateway.client';
 import { transferInput } from '../e2e/transfer-helpers';
 import { createThrowawayPostgresDatabase, usingPostgres } from '../helpers/db';
+import { waitFor } from '../helpers/wait';
 
 const LEASE_MS = 300;
 let app: App;
@@ -85,14 +86,6 @@ async function newTransfer(key: string): Promise<string> {
   return t.id;
 }
 
-const until = async (cond: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000) => {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-
 test('a long advance keeps its lease: the clock moves 100 leases ahead during the upstream call, yet no other worker can claim the transfer', async () => {
   const id = await newTransfer('lease-kept');
   const claimed = await saga.leases.claimDue('worker:A', 10);
@@ -104,7 +97,7 @@ test('a long advance keeps its lease: the clock moves 100 leases ahead during th
   clock.advance(100 * LEASE_MS); // far past the lease taken at claim time
   const before = lease.renewals;
   // Two heartbeats: one already in flight when the clock moved may have computed its deadline on the old clock.
-  await until(() => lease.renewals > before + 1, 'a heartbeat after the clock moved');
+  await waitFor(() => lease.renewals > before + 1, { timeoutMs: 30_000, intervalMs: 20, what: 'a heartbeat after the clock moved' });
   // another instance polls now: the lease is still valid at the moved clock
   expect(await saga.leases.claimDue('worker:B', 10)).not.toContain(id);
   expect(await saga.leases.acquire(id, 'worker:B')).toBe(false);
@@ -139,7 +132,7 @@ test('a lost lease (another owner took it during the call) stops the advance at 
   await hold.entered;
   // e.g. this process stalled past its lease and worker B claimed the transfer
   await app.db.prisma.transfer.update({ where: { id }, data: { leaseOwner: 'worker:B', leaseUntil: new Date(clock.nowMs() + 60_000) } });
-  await until(() => lease.lost, 'the heartbeat notices the lease is gone');
+  await waitFor(() => lease.lost, { timeoutMs: 30_000, intervalMs: 20, what: 'the heartbeat notices the lease is gone' });
   hold.open();
   hold = null;
   const stopped = await advancing;

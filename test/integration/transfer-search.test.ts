@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { countQueries } from '../helpers/db';
 import { collect, wsClient } from '../helpers/ws';
+import { waitFor } from '../helpers/wait';
 import { insertTransfer } from './transfer-fixtures';
 
 let t: TestApp;
@@ -137,11 +138,7 @@ test('myTransfers over graphql-ws: each caller gets the changed transfer (curren
   const bobSub = collect<any>(b.client, MY, {});
   const staffAll = collect<any>(s.client, MY, {});
   const staffAlice = collect<any>(s.client, MY, { owner: 'search-alice' });
-  const end = Date.now() + 30_000;
-  while (t.app.pubsub.subscriptionCount() < subsBefore + 4) {
-    if (Date.now() > end) throw new Error('subscriptions did not start');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor(() => t.app.pubsub.subscriptionCount() >= subsBefore + 4, { timeoutMs: 30_000, intervalMs: 20, what: 'the 4 subscriptions to start' });
   const repo = t.app.transfers.repository;
   const aliceT = rows.find((r) => r.ownerId === 'search-alice')!.id;
   const bobT = rows.find((r) => r.ownerId === 'search-bob')!.id;
@@ -171,11 +168,11 @@ test('myTransfers over graphql-ws: each caller gets the changed transfer (curren
 
   for (const c of [aliceSub, bobSub, staffAll, staffAlice]) c.dispose();
   await Promise.all([a.client.dispose(), b.client.dispose(), s.client.dispose()]);
-  const endGone = Date.now() + 30_000;
-  while (t.app.pubsub.subscriptionCount() > subsBefore) {
-    if (Date.now() > endGone) throw new Error(`pub/sub subscriptions left open: ${t.app.pubsub.subscriptionCount() - subsBefore}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor(() => t.app.pubsub.subscriptionCount() <= subsBefore, {
+    timeoutMs: 30_000,
+    intervalMs: 20,
+    what: () => `pub/sub subscriptions to close (${t.app.pubsub.subscriptionCount() - subsBefore} left open)`,
+  });
 }, 90_000);
 
 const MY_SINCE = `subscription($owner: ID, $since: DateTime) { myTransfers(ownerId: $owner, changedSince: $since) { id ownerId status version updatedAt } }`;
@@ -212,10 +209,7 @@ test('myTransfers(changedSince): first what changed since (own list only, oldest
   const later = new Date(Date.now() + 1000).toISOString();
   const subsBefore = t.app.pubsub.subscriptionCount();
   const quiet = collect<any>(a.client, MY_SINCE, { since: later });
-  for (const end = Date.now() + 30_000; t.app.pubsub.subscriptionCount() <= subsBefore; ) {
-    if (Date.now() > end) throw new Error('the subscription did not start');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor(() => t.app.pubsub.subscriptionCount() > subsBefore, { timeoutMs: 30_000, intervalMs: 20, what: 'the subscription to start' });
   await repo.transition({ transferId: a1!, to: 'PAYOUT_PENDING', cause: 'webhook', actor: 'webhook' });
   await quiet.next(1, 30_000);
   expect(quiet.results.map((r) => `${r.data.myTransfers.id}:${r.data.myTransfers.status}`)).toEqual([`${a1}:PAYOUT_PENDING`]);

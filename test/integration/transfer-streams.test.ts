@@ -1,5 +1,6 @@
 import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { collect, wsClient } from '../helpers/ws';
+import { waitFor } from '../helpers/wait';
 import { insertTransfer } from './transfer-fixtures';
 
 /**
@@ -26,12 +27,6 @@ const repo = () => t.app.transfers.repository;
 /** A fact the platform reports that changes nothing an app shows (recorded for the back-office only). */
 const fact = (transferId: string, patch: Record<string, string>) => repo().transition({ transferId, cause: 'webhook', actor: 'webhook', detail: { action: 'platform status' }, patch });
 
-async function waitCompleted(s: { completed: boolean }, ms = 5_000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (!s.completed && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-  return s.completed;
-}
-
 /** PENDING v1 → AUTHORIZED v2 → (facts) → CAPTURED v3 → (fact) → PAYOUT_PENDING v4 → COMPLETED v5. */
 async function runToCompleted(id: string) {
   await repo().transition({ transferId: id, to: 'AUTHORIZED', cause: 'worker', actor: 'worker' });
@@ -49,7 +44,7 @@ test('platform facts that change nothing an app shows do not move version and se
   const sub = collect<any>(client, SUB, { id: tr.id });
   await sub.next(1);
   await runToCompleted(tr.id);
-  expect(await waitCompleted(sub)).toBe(true);
+  await waitFor(() => sub.completed, { timeoutMs: 5_000, intervalMs: 20, what: 'the sub stream to complete' });
   const seen = sub.results.map((r) => r.data.transferUpdated);
   expect(seen.map((s) => `${s.version}:${s.status}`)).toEqual(['1:PENDING', '2:AUTHORIZED', '3:CAPTURED', '4:PAYOUT_PENDING', '5:COMPLETED']);
   expect(seen[2].capturedAmount).toEqual({ amount: '100.00', currency: 'USD' });
@@ -72,9 +67,9 @@ test('a transfer already terminal at subscribe: without afterVersion the state, 
   const plain = collect<any>(client, SUB, { id: tr.id });
   const atLast = collect<any>(client, SUB, { id: tr.id, after: 5 });
   const before = collect<any>(client, SUB, { id: tr.id, after: 3 });
-  expect(await waitCompleted(plain)).toBe(true);
-  expect(await waitCompleted(atLast)).toBe(true);
-  expect(await waitCompleted(before)).toBe(true);
+  await waitFor(() => plain.completed, { timeoutMs: 5_000, intervalMs: 20, what: 'the plain stream to complete' });
+  await waitFor(() => atLast.completed, { timeoutMs: 5_000, intervalMs: 20, what: 'the atLast stream to complete' });
+  await waitFor(() => before.completed, { timeoutMs: 5_000, intervalMs: 20, what: 'the before stream to complete' });
   expect(plain.results.map((r) => r.data.transferUpdated.status)).toEqual(['COMPLETED']);
   expect(atLast.results).toEqual([]);
   expect(before.results.map((r) => `${r.data.transferUpdated.version}:${r.data.transferUpdated.status}`)).toEqual(['4:PAYOUT_PENDING', '5:COMPLETED']);
@@ -98,14 +93,14 @@ test('resume after a disconnect is gap-free: afterVersion replays exactly the ap
   await again.next(2);
   await fact(tr.id, { payoutStatus: 'Processing' });
   await repo().transition({ transferId: tr.id, to: 'FAILED', cause: 'webhook', actor: 'webhook', patch: { failureCode: 'PAYOUT_FAILED', failureMessage: 'The payout failed' } });
-  expect(await waitCompleted(again)).toBe(true);
+  await waitFor(() => again.completed, { timeoutMs: 5_000, intervalMs: 20, what: 'the again stream to complete' });
   const all = [...first.results, ...again.results].map((r) => r.data.transferUpdated);
   expect(all.map((s) => `${s.version}:${s.status}`)).toEqual(['1:PENDING', '2:AUTHORIZED', '3:CAPTURED', '4:PAYOUT_PENDING', '5:FAILED']);
   expect(all[4].failure).toEqual({ code: 'PAYOUT_FAILED' });
 
   // each replayed version is shown as it was then (not with later fields): v2 had nothing captured, v3 no failure
   const replay = collect<any>(client, SUB, { id: tr.id, after: 1 });
-  expect(await waitCompleted(replay)).toBe(true);
+  await waitFor(() => replay.completed, { timeoutMs: 5_000, intervalMs: 20, what: 'the replay stream to complete' });
   const views = replay.results.map((r) => r.data.transferUpdated);
   expect(views.map((s) => s.version)).toEqual([2, 3, 4, 5]);
   expect(views[0]).toMatchObject({ status: 'AUTHORIZED', capturedAmount: null, failure: null });

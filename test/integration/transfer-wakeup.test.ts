@@ -82,13 +82,14 @@ it('a compliance decision arriving while the worker decides to wait is not overw
   const { id, ext } = await waiting('wakeup-2');
   await t.app.db.prisma.transfer.update({ where: { id }, data: { nextRunAt: new Date() } });
   const repo = t.app.transfers.repository;
-  // Inject in the window between the worker's read and its "sleep until …" write.
-  const methods = ['scheduleIfUnchanged', 'deferIfNoWake', 'schedule'] as const;
+  // Inject in the window between the worker's read and its "sleep until …" write: the repository's two deferrals
+  // (checked by the compiler: a renamed method fails here instead of leaving the window unpatched).
+  const methods = ['scheduleIfUnchanged', 'deferIfNoWake'] as const satisfies readonly (keyof typeof repo)[];
   const originals = new Map<string, (...a: unknown[]) => Promise<unknown>>();
   let injected = false;
   for (const m of methods) {
-    const orig = (repo as unknown as Record<string, ((...a: unknown[]) => Promise<unknown>) | undefined>)[m];
-    if (!orig) continue;
+    const orig = repo[m] as (...a: unknown[]) => Promise<unknown>;
+    if (typeof orig !== 'function') throw new Error(`TransferRepository.${m} is gone: patch what replaced it`);
     originals.set(m, orig);
     (repo as unknown as Record<string, unknown>)[m] = async (...a: unknown[]) => {
       if (!injected && a[0] === id) {

@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
 import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { createTransfer, newPerson, newQuote, transferInput } from '../e2e/transfer-helpers';
-import { documentEvent, ownSubscription, postSigned, waitFor } from './webhook.helpers';
+import { documentEvent, ownSubscription, postSigned } from './webhook.helpers';
+import { waitFor } from '../helpers/wait';
 
 let t: TestApp;
 let secret: string;
@@ -37,8 +38,7 @@ async function heldTransfer(key: string) {
       const tr = await row(id);
       return tr.status === 'AUTHORIZED' && tr.externalTransactionId && tr.upstreamTransactionStatus === 'ManualReview' ? tr : null;
     },
-    20_000,
-    'an AUTHORIZED transfer in manual review',
+    { timeoutMs: 20_000, intervalMs: 25, what: 'an AUTHORIZED transfer in manual review' },
   );
 }
 
@@ -58,8 +58,7 @@ async function outcomeOf(payloadMatch: (p: any) => boolean) {
       const rows = await t.app.db.prisma.webhookInbox.findMany({ where: { processedAt: { not: null } }, orderBy: { seq: 'desc' }, take: 50 });
       return rows.find((r) => payloadMatch(r.payload));
     },
-    10_000,
-    'the event to be processed',
+    { timeoutMs: 10_000, intervalMs: 25, what: 'the event to be processed' },
   );
 }
 
@@ -148,7 +147,7 @@ describe('transaction events are bound to the transfer and tenant we know', () =
     const final = await waitFor(async () => {
       const tr = await row(id);
       return ['VOIDED', 'REJECTED'].includes(tr.status) ? tr : null;
-    }, 30_000, 'the platform rejection applied');
+    }, { timeoutMs: 30_000, intervalMs: 25, what: 'the platform rejection applied' });
     expect(final.externalTransactionId).not.toBe(bogus);
     expect(final.complianceStatus).toBe('Rejected');
     const steps = await t.app.db.prisma.sagaStep.findMany({ where: { transferId: id, step: 'capture' } });

@@ -5,7 +5,8 @@
  * (customers: FORBIDDEN); /metrics reports what the processor did.
  */
 import { gql, startTestApp, type TestApp } from '../helpers/app';
-import { ownSubscription, documentEvent, postSigned, waitFor } from './webhook.helpers';
+import { ownSubscription, documentEvent, postSigned } from './webhook.helpers';
+import { waitFor } from '../helpers/wait';
 
 let t: TestApp;
 let secret: string;
@@ -34,7 +35,7 @@ it('an event that keeps failing is dead-lettered and its stream goes on; the bac
   await postSigned(t.url, secret, documentEvent(id, 'VERIFIED', '2026-03-01T00:00:01Z'));
   const rows = await prisma.webhookInbox.findMany({ where: { streamKey: `doc:${id}` }, orderBy: { seq: 'asc' } });
   expect(rows).toHaveLength(2);
-  await waitFor(async () => (await prisma.webhookInbox.count({ where: { streamKey: `doc:${id}`, processedAt: null } })) === 0, 30_000, 'dead letter');
+  await waitFor(async () => (await prisma.webhookInbox.count({ where: { streamKey: `doc:${id}`, processedAt: null } })) === 0, { timeoutMs: 30_000, intervalMs: 25, what: 'dead letter' });
   const [dead, later] = await prisma.webhookInbox.findMany({ where: { streamKey: `doc:${id}` }, orderBy: { seq: 'asc' } });
   expect(dead).toMatchObject({ id: rows[0]!.id, outcome: 'dead_letter', attempts: 3 });
   expect(dead!.lastError).toMatch(/test_no_expired/);
@@ -58,7 +59,7 @@ it('an event that keeps failing is dead-lettered and its stream goes on; the bac
   const requeued = await gql<{ requeueWebhookEvent: Record<string, unknown> }>(t.url, REQUEUE, { token: staff, variables: { id: dead!.id } });
   expect(requeued.body.errors).toBeUndefined();
   expect(requeued.body.data!.requeueWebhookEvent).toEqual({ id: dead!.id, outcome: null, attempts: 0, processedAt: null });
-  await waitFor(async () => (await prisma.webhookInbox.findUnique({ where: { id: dead!.id } }))?.outcome === 'applied', 10_000, 'requeued event applied');
+  await waitFor(async () => (await prisma.webhookInbox.findUnique({ where: { id: dead!.id } }))?.outcome === 'applied', { timeoutMs: 10_000, intervalMs: 25, what: 'requeued event applied' });
   expect(await prisma.platformDocument.findUnique({ where: { id } })).toMatchObject({ verificationStatus: 'EXPIRED' }); // the greatest occurredAt
   const after = await gql<{ deadLetteredWebhookEvents: { totalCount: number } }>(t.url, LIST, { token: staff });
   expect(after.body.data!.deadLetteredWebhookEvents.totalCount).toBe(0);

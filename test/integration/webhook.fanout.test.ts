@@ -16,7 +16,7 @@ import { gql } from '../helpers/app';
 import { runNode, spawnService, type ServiceProcess } from '../helpers/process';
 import { cardToken, startTestSandbox, type TestSandbox } from '../helpers/sandbox';
 import { collect, wsClient } from '../helpers/ws';
-import { waitFor } from './webhook.helpers';
+import { waitFor } from '../helpers/wait';
 
 const pgUrl = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : undefined;
 const redis = process.env.REDIS_URL;
@@ -118,7 +118,7 @@ if (!pgUrl || !redis) {
         id: tr.createTransfer.id,
       });
       try {
-        await waitFor(() => sub.results.some((r) => r.data?.transferUpdated.status === 'COMPLETED'), 30_000, 'COMPLETED on B');
+        await waitFor(() => sub.results.some((r) => r.data?.transferUpdated.status === 'COMPLETED'), { timeoutMs: 30_000, intervalMs: 25, what: 'COMPLETED on B' });
       } finally {
         sub.dispose();
         await client.dispose();

@@ -54,16 +54,6 @@ export function postSigned(url: string, secret: string, payload: unknown, t = no
   return postWebhook(url, body, { 'x-service-signature': signatureHeaderFor(secret, t, body) });
 }
 
-export async function waitFor<T>(fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, ms = 10_000, what = 'condition'): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 export const documentEvent = (id: string, status: string, occurredAt: string, event = 'DocumentUpdatedEvents') => ({
   event,
   id,

@@ -16,7 +16,8 @@ import { gql } from '../helpers/app';
 import { http } from '../helpers/sandbox';
 import { signatureHeaderFor } from '../../src/modules/webhooks/webhook.signature';
 import { createTransfer, newPerson, newQuote, transferInput } from '../e2e/transfer-helpers';
-import { nowS, postWebhook, waitFor } from './webhook.helpers';
+import { nowS, postWebhook } from './webhook.helpers';
+import { waitFor } from '../helpers/wait';
 
 let prod: ProductionService;
 let proxy: Server;
@@ -99,7 +100,7 @@ it('platform unreachable at start: not ready, unsigned and badly signed deliveri
 
 it('once the platform answers, the background retry registers our subscription with a secret: ready', async () => {
   platformUp();
-  await waitFor(async () => (await readyz()).status === 200, 60_000, '/readyz 200');
+  await waitFor(async () => (await readyz()).status === 200, { timeoutMs: 60_000, intervalMs: 25, what: '/readyz 200' });
   const subs = await ownSubs();
   expect(subs).toHaveLength(1);
   expect(subs[0].signingSecret).toEqual(expect.any(String));
@@ -119,7 +120,7 @@ it('a forged unsigned decision moves no money; the signed one from the platform 
   const held = await waitFor(async () => {
     const r = await row();
     return r.status === 'AUTHORIZED' && r.external_transaction_id ? r : null;
-  }, 30_000, 'AUTHORIZED with its platform transaction linked (signed platform deliveries)');
+  }, { timeoutMs: 30_000, intervalMs: 25, what: 'AUTHORIZED with its platform transaction linked (signed platform deliveries)' });
 
   const forged = compliance(held.external_transaction_id, held.external_payment_id, 'Approved');
   expect((await postWebhook(prod.url, forged)).status).toBe(401);
@@ -132,7 +133,7 @@ it('a forged unsigned decision moves no money; the signed one from the platform 
   // the platform's own decision, delivered signed
   const decided = await http('POST', `${prod.sandbox.controlUrl}/transactions/${held.external_payment_id}/compliance`, { body: { decision: 'Approved' } });
   expect(decided.status).toBe(200);
-  await waitFor(async () => (await row()).status === 'COMPLETED', 60_000, 'COMPLETED');
+  await waitFor(async () => (await row()).status === 'COMPLETED', { timeoutMs: 60_000, intervalMs: 25, what: 'COMPLETED' });
   expect((await captures(held.external_payment_id)).length).toBeGreaterThan(0);
 }, 120_000);
 
@@ -152,7 +153,7 @@ it('a second instance on the same database and PUBLIC_URL reuses the subscriptio
   let second: ServiceProcess | null = null;
   try {
     second = await spawnService({ ...prod.env, PORT: String(await freePort()), METRICS_PORT: '0' }, 90_000);
-    await waitFor(async () => (await http('GET', `${second!.url}/readyz`)).status === 200, 30_000, 'second instance ready');
+    await waitFor(async () => (await http('GET', `${second!.url}/readyz`)).status === 200, { timeoutMs: 30_000, intervalMs: 25, what: 'second instance ready' });
     const after = await ownSubs();
     expect(after).toHaveLength(1);
     expect(after[0].id).toBe(before.id);

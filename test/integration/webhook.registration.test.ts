@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { SUBSCRIBED_EVENTS } from '../../src/modules/webhooks/webhook.normalize';
-import { sandboxSubscriptions, waitFor } from './webhook.helpers';
+import { sandboxSubscriptions } from './webhook.helpers';
+import { waitFor } from '../helpers/wait';
 
 let t: TestApp;
 let admin: string;
@@ -25,7 +26,7 @@ async function platformEventDelivered(): Promise<void> {
   const before = await t.app.db.prisma.webhookInbox.count({ where: { kind: 'agent', signed: true } });
   const r = await gql<any>(t.url, `mutation { createAgentLegacy(input: { email: "agent-${randomUUID()}@example.com", businessName: "Agent Ltd" }) { agent { id } } }`, { token: admin });
   expect(r.body.errors).toBeUndefined();
-  await waitFor(async () => (await t.app.db.prisma.webhookInbox.count({ where: { kind: 'agent', signed: true } })) > before, 15_000, 'a signed agent delivery');
+  await waitFor(async () => (await t.app.db.prisma.webhookInbox.count({ where: { kind: 'agent', signed: true } })) > before, { timeoutMs: 15_000, intervalMs: 25, what: 'a signed agent delivery' });
 }
 
 it('registering another event list never removes what the service needs; deliveries still arrive', async () => {

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { usingPostgres } from '../helpers/db';
-import { documentEvent, ownSubscription, postSigned, waitFor } from './webhook.helpers';
+import { documentEvent, ownSubscription, postSigned } from './webhook.helpers';
+import { waitFor } from '../helpers/wait';
 
 const dir = mkdtempSync(join(tmpdir(), 'rbff-webhook-restart-'));
 let databaseUrl = `file:${join(dir, 'pglite')}`;
@@ -55,7 +56,7 @@ it('events stored with the processor stopped are processed after a restart', asy
 
   const second = await startTestApp(env);
   apps.push(second);
-  await waitFor(async () => (await second.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })) === 0, 15_000, 'processing after restart');
+  await waitFor(async () => (await second.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })) === 0, { timeoutMs: 15_000, intervalMs: 25, what: 'processing after restart' });
   expect((await second.app.db.prisma.platformDocument.findMany({ where: { id: { in: ids } } })).map((d) => d.verificationStatus)).toEqual(['VERIFIED', 'VERIFIED']);
   // the restarted embedded sandbox forgot the old subscription: a new one, with a new secret we hold
   const current = await ownSubscription(second);

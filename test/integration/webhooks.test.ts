@@ -7,7 +7,8 @@ import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { secretFingerprint } from '../../src/modules/webhooks/webhook.crypto';
 import { signatureHeaderFor } from '../../src/modules/webhooks/webhook.signature';
 import { SUBSCRIBED_EVENTS } from '../../src/modules/webhooks/webhook.normalize';
-import { documentEvent, nowS, ownSubscription, postSigned, postWebhook, sandboxSubscriptions, waitFor } from './webhook.helpers';
+import { documentEvent, nowS, ownSubscription, postSigned, postWebhook, sandboxSubscriptions } from './webhook.helpers';
+import { waitFor } from '../helpers/wait';
 
 let t: TestApp;
 let secret: string;
@@ -160,7 +161,7 @@ describe('inbox', () => {
     await postSigned(t.url, secret, documentEvent(id, 'VERIFIED', '2026-02-01T00:00:02Z', 'documentupdatedevents'));
     await postSigned(t.url, secret, documentEvent(id, 'PENDING', '2026-02-01T00:00:01Z', 'DocumentUpdatedEvents'));
     await postSigned(t.url, secret, { event: 'agentStatusChangedEvent', id: 'agent-early-1', status: 'Active', tenantId: 'sandbox-tenant' });
-    await waitFor(async () => (await t.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })) === 0, 10_000, 'processing');
+    await waitFor(async () => (await t.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })) === 0, { timeoutMs: 10_000, intervalMs: 25, what: 'processing' });
     expect(await t.app.db.prisma.platformDocument.findUnique({ where: { id } })).toMatchObject({ verificationStatus: 'VERIFIED', documentType: 'PASSPORT' });
     expect(await t.app.db.prisma.platformAgent.findUnique({ where: { id: 'agent-early-1' } })).toMatchObject({ status: 'ACTIVE' });
   });
@@ -174,7 +175,7 @@ describe('inbox', () => {
     const rows = await t.app.db.prisma.webhookInbox.findMany({ where: { streamKey: `tx:${transactionId}` }, orderBy: { seq: 'asc' } });
     expect(rows.map((r) => r.kind)).toEqual(['transaction', 'transaction', 'transaction']);
     // no transfer has this transaction: the head is retried during the grace period, the rest wait behind it
-    const head = await waitFor(() => t.app.db.prisma.webhookInbox.findFirst({ where: { id: rows[0]!.id, attempts: { gte: 1 } } }), 10_000, 'first attempt');
+    const head = await waitFor(() => t.app.db.prisma.webhookInbox.findFirst({ where: { id: rows[0]!.id, attempts: { gte: 1 } } }), { timeoutMs: 10_000, intervalMs: 25, what: 'first attempt' });
     expect(head).toMatchObject({ processedAt: null, lastError: 'unknown transfer' });
     expect(await t.app.db.prisma.webhookInbox.count({ where: { id: { in: [rows[1]!.id, rows[2]!.id] }, attempts: 0 } })).toBe(2);
   });
@@ -202,7 +203,7 @@ describe('secrets', () => {
 
     // a real delivery from the platform: creating an agent emits AgentUpdatedEvents
     const agent = await t.app.upstream.remittances.createAgent({ email: 'rotation@example.com', businessName: 'Rotation Ltd' });
-    await waitFor(() => t.app.db.prisma.platformAgent.findUnique({ where: { id: agent.id } }), 10_000, 'agent event');
+    await waitFor(() => t.app.db.prisma.platformAgent.findUnique({ where: { id: agent.id } }), { timeoutMs: 10_000, intervalMs: 25, what: 'agent event' });
     const deliveries = (await ownSubscription(t)).deliveries.filter((d) => d.event === 'AgentUpdatedEvents');
     expect(deliveries.at(-1)).toMatchObject({ status: 200, signed: true });
     expect((await postSigned(t.url, old, documentEvent(`old-${Math.random()}`, 'PENDING', new Date().toISOString()))).status).toBe(401);
@@ -219,7 +220,7 @@ describe('secrets', () => {
     expect(unsigned.status).toBe(200);
     // a platform delivery, unsigned now
     const agent = await t.app.upstream.remittances.createAgent({ email: 'unsigned@example.com', businessName: 'Unsigned Ltd' });
-    await waitFor(() => t.app.db.prisma.platformAgent.findUnique({ where: { id: agent.id } }), 10_000, 'unsigned agent event');
+    await waitFor(() => t.app.db.prisma.platformAgent.findUnique({ where: { id: agent.id } }), { timeoutMs: 10_000, intervalMs: 25, what: 'unsigned agent event' });
     expect(await t.app.db.prisma.webhookInbox.count({ where: { signed: false } })).toBeGreaterThanOrEqual(2);
 
     const rot = await gql<{ rotateWebhookSecret: { fingerprint: string } }>(t.url, 'mutation { rotateWebhookSecret { fingerprint } }', { token: admin });

@@ -17,6 +17,7 @@ import type { GraphQLContext } from '../../src/graphql/context';
 import { createGraphQLWsServer, type GraphQLWsServer } from '../../src/graphql/ws';
 import { createLogger } from '../../src/shared/logger';
 import { systemClock } from '../../src/shared/clock';
+import { waitFor } from '../helpers/wait';
 
 const schema = buildSchema(`
   type Query { ok: Boolean }
@@ -127,17 +128,13 @@ describe('graphql-ws fan-out: shared execution, pre-serialised messages', () => 
   }
   const QUERY = 'subscription T($topic: String!) { ticks(topic: $topic) { n seenBy secret } }';
   const subscribe = (s: Socket, id: string, topic: string) => s.ws.send(JSON.stringify({ id, type: 'subscribe', payload: { query: QUERY, variables: { topic } } }));
-  const until = async (cond: () => boolean) => {
-    while (!cond()) await new Promise((r) => setTimeout(r, 5));
-  };
-
   it('executes and serialises each event once per principal, and every socket gets its own operation id', async () => {
     const [a1, a2, bob, root] = await Promise.all([open('alice', 'customer'), open('alice', 'customer'), open('bob', 'customer'), open('root', 'admin')]);
     subscribe(a1!, 'first', 'public');
     subscribe(a2!, 'an-other-id', 'public');
     subscribe(bob!, 'first', 'public');
     subscribe(root!, '7', 'public');
-    await until(() => hub.count('public') === 4);
+    await waitFor(() => hub.count('public') === 4, { timeoutMs: 10_000, intervalMs: 5, what: '4 subscribers on public' });
 
     seenByCalls.length = 0;
     hub.publish('public', { n: 1 });
@@ -181,7 +178,7 @@ describe('graphql-ws fan-out: shared execution, pre-serialised messages', () => 
     expect(JSON.parse(carol!.messages[1]!)).toEqual({ id: 'p', type: 'complete' });
 
     subscribe(admin!, 'p', 'private');
-    await until(() => hub.count('private') === 1);
+    await waitFor(() => hub.count('private') === 1, { timeoutMs: 10_000, intervalMs: 5, what: 'a subscriber on private' });
     hub.publish('private', { n: 5 });
     await admin!.waitFor(1);
     expect(JSON.parse(admin!.messages[0]!)).toEqual({ id: 'p', type: 'next', payload: { data: { ticks: { n: 5, seenBy: 'root', secret: 's5' } } } });
@@ -192,7 +189,7 @@ describe('graphql-ws fan-out: shared execution, pre-serialised messages', () => 
     const [x, y] = await Promise.all([open('dan', 'customer'), open('dan', 'customer')]);
     subscribe(x!, '1', 'v-a');
     subscribe(y!, '1', 'v-b');
-    await until(() => hub.count('v-a') === 1 && hub.count('v-b') === 1);
+    await waitFor(() => hub.count('v-a') === 1 && hub.count('v-b') === 1, { timeoutMs: 10_000, intervalMs: 5, what: 'a subscriber on v-a and on v-b' });
     const ev = { n: 9 };
     seenByCalls.length = 0;
     hub.publish('v-a', ev);

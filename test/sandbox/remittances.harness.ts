@@ -119,15 +119,8 @@ export class Receiver {
   }
 }
 
-export async function waitFor<T>(fn: () => T | undefined | null | false, timeoutMs = 5000, stepMs = 10): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error('waitFor: timed out');
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-}
+/** Polls until truthy (5 s, every 10 ms by default): the suite's one wait helper. */
+export { waitFor } from '../helpers/wait';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -32,7 +32,7 @@ export class CreateAgentInput {
 }
 
 @ObjectType({ description: 'An agent at the remittances platform, as we know it (created through this service).' })
-export class Agent {
+class Agent {
   @Field(() => ID, { description: 'The platform\'s agent id (x-agent-id).' })
   id!: string;
 
@@ -80,7 +80,7 @@ export const AgentConnection = connectionType(Agent, {
 export type AgentConnection = CountedConnection<Agent>;
 
 @ObjectType({ description: 'A document of a platform person, with its latest verification result (from the platform\'s document events).' })
-export class PlatformDocument {
+class PlatformDocument {
   @Field(() => ID, { description: 'The platform\'s document id.' })
   id!: string;
 

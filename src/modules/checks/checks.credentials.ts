@@ -7,7 +7,7 @@ import { AppError } from '../../shared/errors';
  * card: a tokenizer card token; account_token: the accountTokenId of a linked bank account; link_token: the
  * bank-linking widget's public token that a linked-account check exchanged.
  */
-export type CredentialKind = 'card' | 'account_token' | 'link_token';
+type CredentialKind = 'card' | 'account_token' | 'link_token';
 
 /**
  * The one answer for a credential the caller may not use — unknown, bound to another customer, or (a card) not
@@ -18,7 +18,7 @@ const MISSING: Record<CredentialKind, string> = {
   account_token: 'Bank account token not found: link the account with checkBankAccount (linked) first',
   link_token: 'Bank-linking result not found: link the account again in the bank-linking widget',
 };
-export const credentialNotFound = (kind: CredentialKind) => new AppError('NOT_FOUND', MISSING[kind]);
+const credentialNotFound = (kind: CredentialKind) => new AppError('NOT_FOUND', MISSING[kind]);
 
 /** UUIDs compare case-insensitively (the gateway reads "AB…" and "ab…" as one card): one digest for both. */
 const canonical = (kind: CredentialKind, token: string) => (kind === 'card' ? token.toLowerCase() : token);

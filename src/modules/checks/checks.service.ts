@@ -6,8 +6,8 @@ import { gatewayCheckAddress, type PostalAddress } from '../../shared/address';
 import type { FundingCredentials } from './checks.credentials';
 import { alpha3 } from '../../shared/countries';
 
-export interface DocumentArgs { number: string; type: string; countryCode: string }
-export interface CardHolderArgs {
+interface DocumentArgs { number: string; type: string; countryCode: string }
+interface CardHolderArgs {
   firstName: string;
   lastName: string;
   email: string;
@@ -18,7 +18,7 @@ export interface CardHolderArgs {
 }
 export interface CardCheckArgs { cardToken: string; sender: CardHolderArgs }
 
-export interface CardCheckView {
+interface CardCheckView {
   status: 'APPROVED' | 'CHALLENGE' | 'FAILED';
   redirectUrl: string | null;
   reasons: string[];
@@ -32,7 +32,7 @@ export interface CardCheckView {
   canReceive: boolean | null;
 }
 
-export interface AccountHolderArgs { firstName: string; lastName: string; email: string; phoneNumber: string; documents: DocumentArgs[]; address: PostalAddress }
+interface AccountHolderArgs { firstName: string; lastName: string; email: string; phoneNumber: string; documents: DocumentArgs[]; address: PostalAddress }
 export interface BankCheckArgs {
   linked?: { accountCheckToken: string; accountCheckId: string; countryCode: string };
   holder?: AccountHolderArgs;
@@ -40,11 +40,11 @@ export interface BankCheckArgs {
 }
 
 /** What the API takes: the holder is always the caller's KYC'd person (never typed again). */
-export interface CardCheckInput { cardToken: string; personId: string }
-export interface BankCheckInput { linked?: BankCheckArgs['linked']; account?: BankCheckArgs['account']; personId?: string }
+interface CardCheckInput { cardToken: string; personId: string }
+interface BankCheckInput { linked?: BankCheckArgs['linked']; account?: BankCheckArgs['account']; personId?: string }
 
 /** The sender of a KYC'd person, as a check names the card or account holder. */
-export interface SenderParty {
+interface SenderParty {
   customer: { firstName: string; lastName: string; email: string; phoneNumber: string; documentNumber: string; documentType: string; countryCode: string };
   address: PostalAddress;
 }
@@ -77,7 +77,7 @@ export function holderOf(sender: SenderParty): AccountHolderArgs {
   };
 }
 
-export interface BankCheckView {
+interface BankCheckView {
   status: 'APPROVED' | 'DECLINED' | 'VERIFIED';
   accountToken: string | null;
   accountStatus: string | null;
@@ -88,7 +88,7 @@ export interface BankCheckView {
 }
 
 /** Gateway documents/addresses in alpha-3, as the card check and form B want. */
-export const gatewayDocuments = (docs: DocumentArgs[]): CheckDocument[] =>
+const gatewayDocuments = (docs: DocumentArgs[]): CheckDocument[] =>
   docs.map((d) => ({ document: d.number, type: d.type, countryCode: alpha3(d.countryCode) }));
 
 /** The v2 card check body; `clientIp` is the customer's address as the service saw the request. */

@@ -13,15 +13,6 @@ import {
 export const E164 = /^\+[1-9]\d{6,14}$/;
 export const E164_MESSAGE = '$property must be an E.164 phone number such as +14155550100';
 
-@InputType({ description: 'An identity document. countryCode is ISO 3166-1 alpha-2.' })
-export class IdentityDocumentInput {
-  @Field({ description: 'Document number.' }) @IsString() @Length(1, 64, { message: 'number must be 1 to 64 characters' }) number!: string;
-  @Field({ description: 'e.g. PASSPORT, NATIONAL_ID, DRIVER_LICENSE, SSN' })
-  @Matches(/^[A-Z_]{2,32}$/, { message: 'type must be 2 to 32 capital letters or "_", e.g. PASSPORT' })
-  type!: string;
-  @Field({ description: 'ISO 3166-1 alpha-2 country that issued the document, e.g. "US".' }) @IsISO31661Alpha2({ message: 'countryCode must be an ISO 3166-1 alpha-2 code such as US' }) countryCode!: string;
-}
-
 @InputType({ description: 'A card check (v2) without charging the card. The cardholder is the KYC\'d person: their name, contact, identity document and address are sent (nothing is typed again).' })
 export class CheckCardInput {
   @Field({ description: 'Card token UUID from the client-side tokenizer.' }) @IsUUID('all', { message: 'cardToken must be the token UUID from the tokenizer' }) cardToken!: string;
@@ -61,14 +52,14 @@ export class CardCheck {
 }
 
 @InputType({ description: 'Bank-linking widget result (check-account form A).' })
-export class LinkedAccountInput {
+class LinkedAccountInput {
   @Field({ description: 'Public token returned by the bank-linking widget.' }) @IsString() @Length(1, 256, { message: 'accountCheckToken must be the token returned by the bank-linking widget (1 to 256 characters)' }) accountCheckToken!: string;
   @Field({ description: 'Account id selected in the widget.' }) @IsString() @Length(1, 256, { message: 'accountCheckId must be the account id selected in the bank-linking widget (1 to 256 characters)' }) accountCheckId!: string;
   @Field({ description: 'ISO 3166-1 alpha-2 country of the account, e.g. "US".' }) @IsISO31661Alpha2({ message: 'countryCode must be an ISO 3166-1 alpha-2 code such as US' }) countryCode!: string;
 }
 
 @InputType({ description: 'A bank account.' })
-export class BankAccountInput {
+class BankAccountInput {
   @Field({ description: 'e.g. BANK_ACCOUNT, ACH', defaultValue: 'BANK_ACCOUNT' }) @Matches(/^[A-Z_]{2,32}$/, { message: 'type must be 2 to 32 capital letters or "_", e.g. BANK_ACCOUNT or ACH' }) type!: string;
   @Field({ description: 'SAVINGS, CHECKING, BUSINESS_CHECKING or BUSINESS_SAVING.' }) @IsIn(['SAVINGS', 'CHECKING', 'BUSINESS_CHECKING', 'BUSINESS_SAVING'], { message: 'accountType must be SAVINGS, CHECKING, BUSINESS_CHECKING or BUSINESS_SAVING' }) accountType!: string;
   @Field({ description: 'Account number: 4 to 34 letters or digits, no spaces. Never echoed back.' }) @Matches(/^[A-Za-z0-9]{4,34}$/, { message: 'accountNumber must be 4 to 34 letters or digits' }) accountNumber!: string;

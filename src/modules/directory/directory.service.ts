@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import type { LRUCache } from 'lru-cache';
 import { alpha3 } from '../../shared/countries';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { AliasLookupResult, Bank as UpstreamBank } from '../../upstream/gateway/gateway.types';
@@ -6,18 +7,13 @@ import { isUpstreamError } from '../../upstream/http/upstream.errors';
 import type { Clock } from '../../shared/clock';
 import { badInput } from '../../shared/errors';
 import { pageWindow, type OffsetPage, type PageWindow } from '../../shared/page';
-import { TtlCache } from './directory.cache';
+import { clockedLru, lruTtl } from '../../shared/lru';
 
-export interface BankView {
+interface BankView {
   bankCode: string;
   name: string;
   countryCode: string;
   swift: string | null;
-}
-
-export interface AliasView {
-  found: boolean;
-  [k: string]: unknown;
 }
 
 /** Alias directory countries (ISO alpha-2, as the API takes them; the gateway is sent alpha-3) and their key types. */
@@ -32,8 +28,8 @@ export const ALIAS_RAILS: Record<string, readonly string[]> = {
 /** Rail names, for a not-found answer without one. */
 const RAIL_NAMES: Record<string, string> = { BR: 'PIX', IN: 'UPI', SG: 'PayNow', TH: 'PromptPay', PH: 'InstaPay' };
 
-export interface DirectoryOptions {
-  /** How long a bank look-up is reused (default 5 min). */
+interface DirectoryOptions {
+  /** How long a bank look-up is reused (default 5 min; 0 or 1 ms: not reused). */
   bankTtlMs?: number;
   /** At most this many banks cached (default 1000). */
   bankCacheMax?: number;
@@ -45,11 +41,13 @@ const bankKey = (countryCode: string, bankCode: string) => `${countryCode.toUppe
  * Alias and bank directories of the payments gateway.
  *
  * Bank look-ups: a per-request DataLoader (one call per distinct bank in a request, however many rows ask)
- * in front of a shared, bounded, short-lived cache (no call at all while fresh). "Not found" is cached too.
+ * in front of a shared, bounded, short-lived cache (no call at all while fresh). "Not found" is cached too. The cache
+ * holds promises, so concurrent requests for the same bank share one upstream call.
  * The gateway has no batch endpoint, so the loader's batch function fans out one GET /bank per distinct key.
  */
 export class DirectoryService {
-  private readonly banks: TtlCache<Promise<BankView | null>>;
+  /** null: look-ups are not reused (a time-to-live too short to keep anything). */
+  private readonly banks: LRUCache<string, Promise<BankView | null>> | null;
   private readonly loaders = new WeakMap<object, DataLoader<string, BankView | null>>();
 
   constructor(
@@ -57,7 +55,8 @@ export class DirectoryService {
     clock: Clock,
     opts: DirectoryOptions = {},
   ) {
-    this.banks = new TtlCache({ ttlMs: opts.bankTtlMs ?? 5 * 60_000, maxEntries: opts.bankCacheMax ?? 1000, clock });
+    const ttlMs = opts.bankTtlMs ?? 5 * 60_000;
+    this.banks = lruTtl(ttlMs) === null ? null : clockedLru({ max: opts.bankCacheMax ?? 1000, ttlMs, clock });
   }
 
   /**
@@ -77,18 +76,18 @@ export class DirectoryService {
   }
 
   private cachedBank(key: string): Promise<BankView | null> {
-    const hit = this.banks.get(key);
+    const hit = this.banks?.get(key);
     if (hit) return hit;
     const [countryCode, bankNumber] = key.split('|') as [string, string];
     const p = this.gateway.getBank({ countryCode, bankNumber }).then(
       (b) => toBankView(b),
       (e: unknown) => {
         if (isUpstreamError(e) && e.kind === 'not_found') return null;
-        this.banks.delete(key); // failures are not cached
+        this.banks?.delete(key); // failures are not cached
         throw e;
       },
     );
-    this.banks.set(key, p);
+    this.banks?.set(key, p);
     return p;
   }
 
@@ -152,7 +151,7 @@ function toBankView(b: UpstreamBank): BankView {
 
 
 /** Every letter/digit except the last `keep` becomes '*'; separators stay (so "123.456.789-01" → "***.***.***-01"). */
-export function maskKeepLast(value: string, keep: number): string {
+function maskKeepLast(value: string, keep: number): string {
   let seen = 0;
   const chars = [...value];
   for (let i = chars.length - 1; i >= 0; i--) {
@@ -165,7 +164,7 @@ export function maskKeepLast(value: string, keep: number): string {
 }
 
 /** "Maria da Silva" → "Maria S."; a single name → its first letter and "." */
-export function maskPersonName(name: string): string {
+function maskPersonName(name: string): string {
   const parts = name.trim().split(/\s+/).filter(Boolean);
   if (parts.length === 0) return '';
   if (parts.length === 1) return `${[...parts[0]!][0]}.`;

@@ -92,13 +92,13 @@ export class AliasAccount {
   countryCode!: string;
 }
 
-export enum AliasHolderType {
+enum AliasHolderType {
   INDIVIDUAL = 'INDIVIDUAL',
   BUSINESS = 'BUSINESS',
 }
 
 @ObjectType({ description: 'Who holds the account, masked: enough for the sender to confirm, not to identify.' })
-export class AliasHolder {
+class AliasHolder {
   @Field({ description: 'Individuals: first name and the initial of the last name ("Maria S."); businesses: the registered name.' })
   displayName!: string;
 
@@ -113,7 +113,7 @@ export class AliasHolder {
 }
 
 @ObjectType({ description: 'The alias is registered: the account and holder it points to.' })
-export class AliasFound {
+class AliasFound {
   @Field({ description: 'Always true.' })
   found!: true;
 
@@ -134,7 +134,7 @@ export class AliasFound {
 }
 
 @ObjectType({ description: 'No account is registered for the alias. A normal answer, not an error.' })
-export class AliasNotFound {
+class AliasNotFound {
   @Field({ description: 'Always false.' })
   found!: false;
 

@@ -5,7 +5,7 @@ import { corridorBounds, corridorRule, formatAmount, formatRate, fromJsonNumber,
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { PaymentMethod } from '../../upstream/gateway/gateway.types';
 
-export interface QuoteView {
+interface QuoteView {
   id: string;
   ownerId: string;
   fxId: string;
@@ -17,7 +17,7 @@ export interface QuoteView {
   usedByTransferId: string | null;
 }
 
-export interface CreateQuoteArgs {
+interface CreateQuoteArgs {
   sourceCurrency: string;
   destinationCurrency: string;
   paymentMethod: PaymentMethod;
@@ -25,7 +25,7 @@ export interface CreateQuoteArgs {
   destinationCountry?: string;
 }
 
-export interface CorridorView {
+interface CorridorView {
   sourceCurrency: string;
   destinationCurrency: string;
   destinationCountry: string | null;
@@ -93,7 +93,7 @@ export class FxService {
 
 type QuoteRow = Awaited<ReturnType<PrismaClient['quote']['create']>>;
 
-export function toQuoteView(row: QuoteRow): QuoteView {
+function toQuoteView(row: QuoteRow): QuoteView {
   return {
     id: row.id,
     ownerId: row.ownerId,

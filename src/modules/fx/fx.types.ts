@@ -4,7 +4,7 @@ import { DecimalScalar } from '../../graphql/scalars';
 import { Money } from '../../graphql/money.types';
 import { PAYMENT_METHODS, type PaymentMethod as GatewayPaymentMethod } from '../../upstream/gateway/gateway.types';
 
-export const PaymentMethod = Object.fromEntries(PAYMENT_METHODS.map((m) => [m, m])) as { [K in GatewayPaymentMethod]: K };
+const PaymentMethod = Object.fromEntries(PAYMENT_METHODS.map((m) => [m, m])) as { [K in GatewayPaymentMethod]: K };
 registerEnumType(PaymentMethod, {
   name: 'PaymentMethod',
   description: 'The payment method the gateway prices an FX v2 quote for (it can change the rate).',

@@ -5,7 +5,7 @@ import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { PersonRequest } from '../../upstream/gateway/gateway.types';
 import { gatewayPersonAddress, type PostalAddress } from '../../shared/address';
 
-export interface PersonArgs {
+interface PersonArgs {
   type: 'INDIVIDUAL' | 'BUSINESS';
   firstName?: string;
   lastName?: string;
@@ -19,7 +19,7 @@ export interface PersonArgs {
 }
 
 /** What createPerson keeps of an APPROVED person (persons.details): what the gateway approved, to build the sender from. */
-export type PersonDetails = PersonArgs;
+type PersonDetails = PersonArgs;
 
 /** The sender of a transfer, from what createPerson kept: the KYC'd person is the sender (nothing is asked twice). */
 export interface Sender {
@@ -48,7 +48,7 @@ export function senderOf(details: unknown): Sender | string {
   };
 }
 
-export interface PersonResultView {
+interface PersonResultView {
   id: string | null;
   status: 'APPROVED' | 'REJECTED';
   message: string | null;

@@ -16,7 +16,7 @@ registerEnumType(PersonStatus, {
   },
 });
 
-export enum PersonType {
+enum PersonType {
   INDIVIDUAL = 'INDIVIDUAL',
   BUSINESS = 'BUSINESS',
 }

@@ -5,7 +5,7 @@ import { AppError } from '../../shared/errors';
 import type { FundingCredentials } from '../checks/checks.credentials';
 import { gatewayCheckAddress, type PostalAddress } from '../../shared/address';
 
-export interface LegacyCardCheckCommand {
+interface LegacyCardCheckCommand {
   idempotencyKey: string;
   cardToken: string;
   firstName: string;
@@ -57,7 +57,7 @@ export class LegacyCardService {
 }
 
 /** A UUID-shaped id from sha256(caller, operation, key): stable per key, private to the caller. */
-export function externalIdFor(userId: string, key: string): string {
+function externalIdFor(userId: string, key: string): string {
   const h = createHash('sha256').update(`${userId}\u0000checkCardLegacy\u0000${key}`).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }

@@ -2,7 +2,7 @@ import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql
 import { IsEmail, IsOptional, IsUUID, Length, ValidateNested } from 'class-validator';
 import { AddressInput } from '../../graphql/address.types';
 
-export enum LegacyCardCheckStatus {
+enum LegacyCardCheckStatus {
   APPROVED = 'APPROVED',
   REJECTED = 'REJECTED',
   CHALLENGE = 'CHALLENGE',

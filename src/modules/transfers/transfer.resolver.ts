@@ -3,6 +3,8 @@ import type { GraphQLContext } from '../../graphql/context';
 import { requireCaller } from '../../graphql/auth-checker';
 import { connectionOf, decodeKeyset, decodeSeq, keysetCursor, PageArgs, pageSize, seqCursor } from '../../graphql/relay';
 import type { PrismaClient } from '../../generated/prisma/client';
+import { isStaff } from '../../auth/auth.types';
+import { forbidden } from '../../shared/errors';
 import { eventDetail } from './transfer.columns';
 import { loadersFor, REFUSALS_SHOWN } from './transfer.loaders';
 import { TransferService } from './transfer.service';
@@ -71,11 +73,12 @@ export class TransferResolver {
     return connectionOf(edges, p.hasNextPage, afterSeq > 0);
   }
 
-  @Authorized('backoffice', 'admin')
+  // The role is checked in the body: Transfer uses simpleResolvers, which must not carry @Authorized fields.
   @FieldResolver(() => [TransferRefusalNode], {
     description: `Back-office and admins: changes this transfer refused (no effect), newest first, at most ${REFUSALS_SHOWN}: late or out-of-order upstream facts and requests its status did not allow. Customers get FORBIDDEN.`,
   })
   async refusals(@Root() t: Transfer, @Ctx() ctx: GraphQLContext): Promise<TransferRefusalNode[]> {
+    if (!isStaff(requireCaller(ctx))) throw forbidden('Only back-office and admins read refusals');
     const rows = await loadersFor(ctx, this.prisma).refusals.load(t.id);
     return rows.map((r) => ({
       fromStatus: r.fromStatus,

@@ -9,7 +9,7 @@ export class PersonRequirementsArgs {
 }
 
 @ObjectType({ description: 'What the gateway requires of a person of one type (individual or business) in a country.' })
-export class PersonTypeRequirements {
+class PersonTypeRequirements {
   @Field(() => [String], { description: 'Dotted paths of the required fields of PersonInput, e.g. "address.postalCode".' })
   requiredFields!: string[];
 
@@ -71,7 +71,7 @@ export class VerificationSession {
   expiresAt!: Date | null;
 }
 
-export enum VerificationType {
+enum VerificationType {
   IDENTITY = 'identity',
   DOCUMENT = 'document',
 }

@@ -1,7 +1,7 @@
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { ROLES, type Role } from '../../auth/auth.types';
 
-export const RoleEnum = Object.fromEntries(ROLES.map((r) => [r.toUpperCase(), r])) as Record<Uppercase<Role>, Role>;
+const RoleEnum = Object.fromEntries(ROLES.map((r) => [r.toUpperCase(), r])) as Record<Uppercase<Role>, Role>;
 registerEnumType(RoleEnum, {
   name: 'Role',
   description:

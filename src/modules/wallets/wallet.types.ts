@@ -3,7 +3,7 @@ import { IsEnum, IsOptional, IsString, Length, Matches } from 'class-validator';
 import { Money } from '../../graphql/money.types';
 import { type CountedConnection, connectionType, PageArgs } from '../../graphql/relay';
 
-export enum WalletType {
+enum WalletType {
   PERSONAL = 'PERSONAL',
   BUSINESS = 'BUSINESS',
 }
@@ -83,7 +83,7 @@ export class WalletBalance {
 }
 
 @ObjectType({ description: 'One movement of a wallet.' })
-export class StatementEntry {
+class StatementEntry {
   @Field(() => ID, { description: 'The gateway\'s transaction id.' })
   transactionId!: string;
 

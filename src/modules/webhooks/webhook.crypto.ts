@@ -57,7 +57,7 @@ export class SecretBox {
 }
 
 const b64u = (b: Buffer) => b.toString('base64url');
-export const keyIdOf = (key: Buffer) => createHash('sha256').update(key).digest('hex').slice(0, 8);
+const keyIdOf = (key: Buffer) => createHash('sha256').update(key).digest('hex').slice(0, 8);
 
 /** "first 8 hex characters of sha256 of the secret" — the platform's secretFingerprint. */
 export const secretFingerprint = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex').slice(0, 8);

@@ -30,7 +30,7 @@ import { dedupeKeyOf, eventTypeOf, normalizeEvent } from './webhook.normalize';
 import { DEAD_LETTER, MISMATCH } from './webhook.processor';
 
 /** What the back-office sees of an inbox event (never its payload). */
-export interface InboxEventView {
+interface InboxEventView {
   id: string;
   eventName: string;
   kind: string;
@@ -48,7 +48,7 @@ const viewSelect = { id: true, eventName: true, kind: true, streamKey: true, rec
 type ViewRow = { outcomeReason: string | null } & Omit<InboxEventView, 'reason'>;
 const toView = ({ outcomeReason, ...r }: ViewRow): InboxEventView => ({ ...r, reason: outcomeReason });
 
-export interface StoredDelivery {
+interface StoredDelivery {
   id: string;
   duplicate: boolean;
 }

@@ -60,7 +60,7 @@ export interface WebhooksDeps {
   processor?: Partial<WebhookProcessorOptions> & { autoStart?: boolean };
 }
 
-export function createWebhooksModule(deps: WebhooksDeps): WebhooksModule {
+function createWebhooksModule(deps: WebhooksDeps): WebhooksModule {
   const { config, db, clock, metrics } = deps;
   const logger = deps.logger.child({ component: 'webhooks' });
   const configured = config.webhooks.encryptionKey;

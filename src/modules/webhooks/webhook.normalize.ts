@@ -22,7 +22,7 @@ import { createHash } from 'node:crypto';
 import Decimal from 'decimal.js';
 import type { PlatformChange, PlatformTransactionEvent } from '../transfers/transfer.ports';
 
-export type EventType = 'transaction.status' | 'transaction.compliance' | 'transaction.payout' | 'document' | 'agent';
+type EventType = 'transaction.status' | 'transaction.compliance' | 'transaction.payout' | 'document' | 'agent';
 
 const NAMES: Record<string, EventType> = {
   transactionstatuschanged: 'transaction.status',
@@ -46,7 +46,7 @@ export const SUBSCRIBED_EVENTS = [
 
 export const eventTypeOf = (name: string): EventType | null => NAMES[name.trim().toLowerCase()] ?? null;
 
-export const TRANSACTION_STATUSES = [
+const TRANSACTION_STATUSES = [
   'Created', 'PaymentProcessing', 'WaitingChallenge3ds', 'PaymentAuthorized', 'PaymentDeclined', 'PaymentCaptured',
   'WaitingSettlement', 'PaymentSettled', 'ProcessingPayout', 'PayoutAccepted', 'PayoutHold', 'PayoutReleased',
   'PayoutRejected', 'ManualReview', 'ReviewApproved', 'ReviewRejected', 'WaitingPayout', 'Paid', 'Completed',
@@ -55,7 +55,7 @@ export const TRANSACTION_STATUSES = [
 const STATUS_BY_LOWER = new Map<string, string>(TRANSACTION_STATUSES.map((s) => [s.toLowerCase(), s]));
 STATUS_BY_LOWER.set('canceled', 'Cancelled');
 
-export const COMPLIANCE_STATUSES = ['Pending', 'Approved', 'Rejected', 'Cancelled', 'Refunded', 'Failed'] as const;
+const COMPLIANCE_STATUSES = ['Pending', 'Approved', 'Rejected', 'Cancelled', 'Refunded', 'Failed'] as const;
 const COMPLIANCE_BY_LOWER = new Map<string, string>(COMPLIANCE_STATUSES.map((s) => [s.toLowerCase(), s]));
 COMPLIANCE_BY_LOWER.set('hold', 'Pending'); // earlier generation: held for review = not decided yet
 COMPLIANCE_BY_LOWER.set('canceled', 'Cancelled');
@@ -68,8 +68,8 @@ const DOCUMENT_TYPE_ALIASES: Record<string, string> = {
   DRIVERS_LICENCE: 'DRIVERS_LICENSE',
 };
 
-export const normalizeStatus = (v: string) => STATUS_BY_LOWER.get(v.trim().toLowerCase()) ?? v.trim();
-export const normalizeCompliance = (v: string) => COMPLIANCE_BY_LOWER.get(v.trim().toLowerCase()) ?? v.trim();
+const normalizeStatus = (v: string) => STATUS_BY_LOWER.get(v.trim().toLowerCase()) ?? v.trim();
+const normalizeCompliance = (v: string) => COMPLIANCE_BY_LOWER.get(v.trim().toLowerCase()) ?? v.trim();
 
 export interface DocumentState {
   id: string;
@@ -94,9 +94,9 @@ export interface AgentState {
   created: boolean;
 }
 
-export type TransactionEventBody = Omit<PlatformTransactionEvent, 'source'>;
+type TransactionEventBody = Omit<PlatformTransactionEvent, 'source'>;
 
-export type Normalized =
+type Normalized =
   | { kind: 'transaction'; type: EventType; generation: 'current' | 'earlier'; streamKey: string; events: TransactionEventBody[] }
   | { kind: 'document'; type: 'document'; streamKey: string; document: DocumentState }
   | { kind: 'agent'; type: 'agent'; streamKey: string; agent: AgentState }
@@ -152,7 +152,7 @@ export function dedupeKeyOf(eventName: string, payload: Obj): string {
   return createHash('sha256').update(`${type}\n${canonicalJson(rest)}`).digest('hex');
 }
 
-export function canonicalJson(v: unknown): string {
+function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (isObj(v))
     return `{${Object.keys(v)

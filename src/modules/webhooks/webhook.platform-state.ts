@@ -10,7 +10,7 @@
 import type { PrismaClient } from '../../generated/prisma/client';
 import { DOCUMENT_STATUSES, type AgentState, type DocumentState } from './webhook.normalize';
 
-export type StateOutcome = 'applied' | 'stale' | 'no_change' | 'unknown_value';
+type StateOutcome = 'applied' | 'stale' | 'no_change' | 'unknown_value';
 
 const KNOWN_DOCUMENT_STATUSES = new Set<string>(DOCUMENT_STATUSES);
 const PENDING_AGENT = 'PENDING_APPROVAL';

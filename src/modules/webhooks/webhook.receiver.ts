@@ -24,7 +24,7 @@ import type { WebhookProcessor } from './webhook.processor';
 import type { WebhookSecretStore } from './webhook.secrets';
 import { verifySignature, type SignatureResult } from './webhook.signature';
 
-export interface ReceiveResult {
+interface ReceiveResult {
   status: 200 | 400 | 401 | 503;
   body: Record<string, unknown>;
 }

@@ -17,7 +17,7 @@ import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { SecretBox, secretFingerprint } from './webhook.crypto';
 
-export interface SecretSnapshot {
+interface SecretSnapshot {
   /** Decrypted secrets (never logged, never returned by the API). */
   secrets: string[];
   /** true when at least one secret row exists (even one we cannot decrypt). */

@@ -15,11 +15,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'x-service-signature';
 
-export type SignatureFailure = 'missing' | 'malformed' | 'timestamp_out_of_tolerance' | 'mismatch';
+type SignatureFailure = 'missing' | 'malformed' | 'timestamp_out_of_tolerance' | 'mismatch';
 
 export type SignatureResult = { ok: true; timestamp: number; secretIndex: number } | { ok: false; reason: SignatureFailure };
 
-export interface ParsedSignature {
+interface ParsedSignature {
   timestamp: number;
   /** The raw digits of t, exactly as sent (the signed string uses them, not a re-formatted number). */
   timestampText: string;
@@ -54,7 +54,7 @@ export function parseSignatureHeader(header: string | string[] | undefined): Par
   return { timestamp: Number(timestampText), timestampText, v1 };
 }
 
-export function computeSignature(secret: string, timestampText: string, rawBody: Buffer): Buffer {
+function computeSignature(secret: string, timestampText: string, rawBody: Buffer): Buffer {
   return createHmac('sha256', secret).update(`${timestampText}.`, 'utf8').update(rawBody).digest();
 }
 

@@ -37,7 +37,7 @@ export const WEBHOOK_PATH = '/webhooks/remittances';
 /** The lease under which instances sharing one database register (one at a time per URL). */
 const registrationKey = (url: string) => `registration:${url}`;
 
-export interface SubscriptionView {
+interface SubscriptionView {
   id: string;
   url: string;
   events: string[];
@@ -52,7 +52,7 @@ export interface SubscriptionView {
   secretStored: boolean;
 }
 
-export interface SecretView {
+interface SecretView {
   subscriptionId: string;
   fingerprint: string;
   rotatedAt: Date;

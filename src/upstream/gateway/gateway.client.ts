@@ -54,7 +54,7 @@ import {
   type WalletStatementQuery,
 } from './gateway.types';
 
-export interface GatewayClientOptions {
+interface GatewayClientOptions {
   clientId: string;
   clientSecret: string;
   /** Refresh the token this many seconds before it expires (default 60). */

@@ -119,7 +119,7 @@ export interface WalletStatementQuery {
   page?: number;
   size?: number;
 }
-export const statementEntrySchema = z.object({
+const statementEntrySchema = z.object({
   transactionId: str,
   externalId: optStr,
   type: z.enum(['CREDIT', 'DEBIT']),
@@ -138,7 +138,7 @@ export const walletStatementSchema = z.object({
 export type WalletStatement = z.infer<typeof walletStatementSchema>;
 
 // ── Persons (KYC) ────────────────────────────────────────────────────────────────────────────────────
-export interface PersonAddress {
+interface PersonAddress {
   addressLine1: string;
   addressLine2?: string;
   city: string;
@@ -206,7 +206,7 @@ export interface CheckDocument {
   type: string;
   countryCode: string;
 }
-export interface CheckAddress {
+interface CheckAddress {
   countryCode: string;
   stateCode: string;
   city: string;
@@ -322,7 +322,7 @@ export interface AliasLookupRequest {
   key: string;
   keyType: string;
 }
-export const aliasFoundSchema = z.object({
+const aliasFoundSchema = z.object({
   found: z.literal(true),
   countryCode: str,
   system: str,
@@ -352,8 +352,8 @@ export const aliasNotFoundSchema = z.object({
   message: optStr,
 });
 export const aliasLookupSchema = z.discriminatedUnion('found', [aliasFoundSchema, aliasNotFoundSchema]);
-export type AliasFound = z.infer<typeof aliasFoundSchema>;
-export type AliasNotFound = z.infer<typeof aliasNotFoundSchema>;
+type AliasFound = z.infer<typeof aliasFoundSchema>;
+type AliasNotFound = z.infer<typeof aliasNotFoundSchema>;
 export type AliasLookupResult = AliasFound | AliasNotFound;
 
 // ── Banks ────────────────────────────────────────────────────────────────────────────────────────────
@@ -395,7 +395,7 @@ export interface PaymentCustomer {
   email: string;
   countryCodeAlpha3: string;
 }
-export interface PaymentCustomerAddress {
+interface PaymentCustomerAddress {
   stateCode: string;
   city: string;
   line1: string;
@@ -403,7 +403,7 @@ export interface PaymentCustomerAddress {
   state: string;
   zipCode: string;
 }
-export type PaymentSource =
+type PaymentSource =
   | { type: 'CARD'; card: { token: string } }
   | {
       type: 'BANK_ACCOUNT';
@@ -412,7 +412,7 @@ export type PaymentSource =
       routingNumber: string;
       accountHolder: { type: string; firstName: string; lastName: string };
     };
-export type PaymentDestination =
+type PaymentDestination =
   | { type: 'WALLET'; wallet: { walletId: string } }
   | { type: 'PIX'; pix: { keyType: string; key: string } };
 

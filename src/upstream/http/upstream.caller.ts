@@ -83,7 +83,7 @@ export interface CallSpec<T> {
   classify?: (res: ParsedResponse) => { kind: UpstreamErrorKind; retryable: boolean } | undefined;
 }
 
-export interface ServiceEndpoint {
+interface ServiceEndpoint {
   service: UpstreamService;
   baseUrl: string;
   tls?: TlsIdentity;
@@ -92,7 +92,7 @@ export interface ServiceEndpoint {
   defaultHeaders?: Record<string, string>;
 }
 
-export interface CallerDeps {
+interface CallerDeps {
   transport: UpstreamTransport;
   clock: Clock;
   metrics: Metrics;
@@ -418,7 +418,7 @@ export class UpstreamCaller {
  * `{ error: { code, message } }`; `{ code, message }`; `{ errorCode, errorMessage }`. Falls back to the
  * `error="..."` parameter of a WWW-Authenticate Bearer challenge (insufficient_scope).
  */
-export function readErrorEnvelope(body: unknown, wwwAuthenticate?: string | string[]): { code: string | null; message: string | null } {
+function readErrorEnvelope(body: unknown, wwwAuthenticate?: string | string[]): { code: string | null; message: string | null } {
   let code: string | null = null;
   let message: string | null = null;
   if (body && typeof body === 'object' && !Array.isArray(body)) {

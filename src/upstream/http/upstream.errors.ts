@@ -36,7 +36,7 @@ export type UpstreamErrorKind =
   /** The token endpoint refused our credentials or request (invalid_client, invalid_scope, ...). */
   | 'token_rejected';
 
-export interface UpstreamErrorFields {
+interface UpstreamErrorFields {
   service: UpstreamService;
   operation: string;
   kind: UpstreamErrorKind;
@@ -139,7 +139,7 @@ export const isUpstreamError = (e: unknown): e is UpstreamError => e instanceof 
  *   timeouts, broken connections, malformed bodies, our credentials/agent/scope refused (401/403,
  *   token errors) → UPSTREAM_UNAVAILABLE. (A 401 from upstream is never the caller's UNAUTHENTICATED.)
  */
-export function upstreamErrorCode(kind: UpstreamErrorKind): ErrorCode {
+function upstreamErrorCode(kind: UpstreamErrorKind): ErrorCode {
   switch (kind) {
     case 'rate_limited':
       return 'RATE_LIMITED';

@@ -18,7 +18,7 @@ export function isDecimalString(s: unknown): s is DecimalString {
 }
 
 /** A JSON number written verbatim from a validated decimal string. */
-export class JsonDecimal {
+class JsonDecimal {
   constructor(readonly literal: string) {
     // A caller bug or bad input, never sent upstream; the value is not echoed.
     if (!isDecimalString(literal)) throw new AppError('BAD_USER_INPUT', 'An amount is not a decimal string (e.g. "100.10")');

@@ -66,9 +66,9 @@ const EXTRA = [
 
 const SENSITIVE = new Set([...FROM_LOGGER, ...EXTRA].map((k) => k.toLowerCase()));
 
-export const REDACTED = '[REDACTED]';
+const REDACTED = '[REDACTED]';
 
-export function isSensitiveKey(key: string): boolean {
+function isSensitiveKey(key: string): boolean {
   return SENSITIVE.has(key.toLowerCase());
 }
 

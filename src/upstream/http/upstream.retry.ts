@@ -23,7 +23,7 @@ export interface RetryEnv {
   random: () => number;
 }
 
-export const realSleep = (ms: number): Promise<void> =>
+const realSleep = (ms: number): Promise<void> =>
   new Promise((resolve) => {
     const t = setTimeout(resolve, ms);
     t.unref?.();

@@ -12,13 +12,13 @@ import type { Clock } from '../../shared/clock';
  * - `invalidate(scope, token)` (on a 401) drops the token only if it is still the cached one, so a burst
  *   of 401s for the same stale token causes one refresh, not one per caller.
  */
-export interface FetchedToken {
+interface FetchedToken {
   accessToken: string;
   /** Lifetime in seconds from issue. */
   expiresInS: number;
 }
 
-export interface TokenCacheOptions {
+interface TokenCacheOptions {
   clock: Clock;
   /** Refresh this long before expiry. */
   marginMs: number;

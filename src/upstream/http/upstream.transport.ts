@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
  */
 export type TimeoutClass = 'read' | 'write' | 'payment';
 
-export interface ClassTimeouts {
+interface ClassTimeouts {
   headersMs: number;
   bodyMs: number;
 }
@@ -43,7 +43,7 @@ export interface TlsIdentity {
   ca?: string | Buffer;
 }
 
-export interface TransportRequest {
+interface TransportRequest {
   /** e.g. https://platform.example:443 */
   origin: string;
   /** Absolute path including any base path and query string. */
@@ -98,7 +98,7 @@ const CONNECT_CODES = new Set([
   'UND_ERR_CLOSED',
 ]);
 
-export function classifyTransportError(err: unknown): TransportFailure {
+function classifyTransportError(err: unknown): TransportFailure {
   if (err instanceof TransportFailure) return err;
   const code = String((err as { code?: unknown })?.code ?? 'UNKNOWN');
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')

@@ -2,7 +2,6 @@ import type { z } from 'zod';
 import type { CallSpec, UpstreamCaller } from '../http/upstream.caller';
 import { jsonDecimal } from '../http/upstream.json';
 import {
-  agentSchema,
   createdAgentSchema,
   emptySchema,
   objectSchema,
@@ -25,7 +24,7 @@ import {
   type WithId,
 } from './remittances.types';
 
-export interface RemittancesClientOptions {
+interface RemittancesClientOptions {
   tenantId: string;
   apiKey: string;
   agentId: string;
@@ -269,5 +268,3 @@ export class RemittancesClient {
 }
 
 const enc = encodeURIComponent;
-// Re-exported for callers that want the documented agent shape (events carry it).
-export { agentSchema };

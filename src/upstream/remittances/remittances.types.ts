@@ -55,7 +55,7 @@ export interface CreateAgentRequest {
   externalId?: string | null;
   [field: string]: unknown;
 }
-export const agentSchema = z.object({
+const agentSchema = z.object({
   id: z.string().min(1),
   email: z.string(),
   businessName: z.string(),
@@ -63,7 +63,6 @@ export const agentSchema = z.object({
   status: z.string(),
   createdAt: z.string(),
 });
-export type Agent = z.infer<typeof agentSchema>;
 /** The creation response: the agent plus its apiKey, shown only here. */
 export const createdAgentSchema = agentSchema.extend({ apiKey: z.string().min(1) });
 export type CreatedAgent = z.infer<typeof createdAgentSchema>;

@@ -13,7 +13,7 @@ import {
   type VerificationToken,
 } from './verification.types';
 
-export interface VerificationClientOptions {
+interface VerificationClientOptions {
   clientId: string;
   clientSecret: string;
   /** 'body' (client_id/client_secret form fields, default) or 'basic' (HTTP Basic, RFC 6749 §2.3.1). */

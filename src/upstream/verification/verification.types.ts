@@ -5,7 +5,7 @@ import { z } from 'zod';
  * and verification bodies beyond `userRef` are "not shown": requests accept extra fields, responses are
  * checked for an `id` and otherwise passed through as JSON objects.
  */
-export const VERIFICATION_SCOPES = ['sessions', 'verifications'] as const;
+const VERIFICATION_SCOPES = ['sessions', 'verifications'] as const;
 export type VerificationScope = (typeof VERIFICATION_SCOPES)[number];
 
 export const verificationTokenSchema = z
@@ -17,9 +17,6 @@ export const verificationTokenSchema = z
   })
   .transform((t) => ({ accessToken: t.access_token, expiresInS: t.expires_in, scope: t.scope ?? null }));
 export type VerificationToken = z.infer<typeof verificationTokenSchema>;
-
-/** RFC 6749 §5.2 token endpoint errors, surfaced as UpstreamError kind token_rejected with this code. */
-export const TOKEN_ERROR_CODES = ['invalid_client', 'invalid_scope', 'unsupported_grant_type', 'invalid_request', 'unauthorized_client', 'invalid_grant'] as const;
 
 export interface CreateSessionRequest {
   userRef: string;

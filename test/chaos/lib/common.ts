@@ -108,21 +108,6 @@ export function formatLine(r: ScenarioResult): string {
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-export async function waitUntil<T>(fn: () => Promise<T | null | undefined | false>, timeoutMs: number, what: string, everyMs = 100): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let lastErr: unknown = null;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      lastErr = e;
-    }
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastErr ? ` (last error: ${(lastErr as Error).message})` : ''}`);
-    await sleep(everyMs);
-  }
-}
-
 /** Runs fn over items with at most `limit` in flight; results in input order. */
 export async function pool<T, R>(items: readonly T[], limit: number, fn: (x: T, i: number) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);

@@ -8,7 +8,8 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { freePort, sleep, waitUntil } from './common';
+import { freePort, sleep } from './common';
+import { waitFor } from '../../helpers/wait';
 import { createConnection } from 'node:net';
 
 function pgBin(name: string): string | null {
@@ -107,7 +108,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   let proc: ChildProcess | null = null;
   const start = async () => {
     proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-    await waitUntil(() => canConnect(port), 10_000, 'private redis-server listening', 50);
+    await waitFor(() => canConnect(port), { timeoutMs: 10_000, intervalMs: 50, what: 'private redis-server listening', retryErrors: true });
   };
   const stop = async () => {
     const p = proc;

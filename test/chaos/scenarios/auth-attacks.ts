@@ -16,8 +16,9 @@ import { signatureHeaderFor } from '../../../src/modules/webhooks/webhook.signat
 import { startTestApp } from '../../helpers/app';
 import { PROD_AUDIENCE, PROD_ISSUER, startProductionService } from '../../helpers/production';
 import { collect, rawSocketClose, wsClient } from '../../helpers/ws';
+import { waitFor } from '../../helpers/wait';
 import { code, CREATE, gqlRaw, kindInput, newPerson, newQuote } from '../lib/client';
-import { rng, serviceLogLevel, withServiceErrors, sleep, type Rng, type Scenario, type ScenarioResult, waitUntil } from '../lib/common';
+import { rng, serviceLogLevel, withServiceErrors, sleep, type Rng, type Scenario, type ScenarioResult } from '../lib/common';
 import { createOne, type Target } from '../lib/workload';
 
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
@@ -72,7 +73,7 @@ async function devArena(): Promise<Arena> {
 async function productionArena(): Promise<Arena> {
   const p = await startProductionService({ LOG_LEVEL: serviceLogLevel(), RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000', SAGA_POLL_INTERVAL_MS: '50' });
   // production is ready once its webhook subscription and signing secret exist
-  await waitUntil(async () => (await fetch(`${p.url}/readyz`)).status === 200, 30_000, 'production instance ready').catch(async (e) => {
+  await waitFor(async () => (await fetch(`${p.url}/readyz`)).status === 200, { timeoutMs: 30_000, intervalMs: 100, what: 'production instance ready', retryErrors: true }).catch(async (e) => {
     await p.close();
     throw e;
   });
@@ -118,10 +119,9 @@ async function run(id: number, name: string, seed: number, long: boolean, arenaO
 
     // the victims are untouched by all of it: still alice's, still held for review, no capture or void at the gateway
     for (const [what, tid] of [['victim', victimId], ['other', otherId]] as const) {
-      const mine = await waitUntil(
+      const mine = await waitFor(
         async () => (await gqlRaw(arena.url, 'query($id: ID!) { transfer(id: $id) { id status complianceStatus } }', { id: tid }, alice)).body?.data?.transfer,
-        5000,
-        `${what} readable`,
+        { timeoutMs: 5000, intervalMs: 100, what: `${what} readable`, retryErrors: true },
       );
       if (!['PENDING', 'AUTHORIZED'].includes(mine.status)) tally.violations.push(`${what} transfer is ${mine.status} after the attacks`);
       if (mine.complianceStatus === 'Approved' || mine.complianceStatus === 'Rejected') tally.violations.push(`${what} transfer's compliance became ${mine.complianceStatus}`);
@@ -303,8 +303,8 @@ async function webhookAttacks(a: Arena, r: Rng, v: { victimId: string; otherId: 
     if (!res.ok) throw new Error(`platform transaction ${externalId}: ${res.status} ${await res.text()}`);
     return ((await res.json()) as { transactionId: string }).transactionId;
   };
-  const victimTx = await waitUntil(() => platformTx(v.victimId).catch(() => null), 10_000, 'the victim at the platform');
-  const otherTx = await waitUntil(() => platformTx(v.otherId).catch(() => null), 10_000, 'the other transfer at the platform');
+  const victimTx = await waitFor(() => platformTx(v.victimId).catch(() => null), { timeoutMs: 10_000, intervalMs: 100, what: 'the victim at the platform', retryErrors: true });
+  const otherTx = await waitFor(() => platformTx(v.otherId).catch(() => null), { timeoutMs: 10_000, intervalMs: 100, what: 'the other transfer at the platform', retryErrors: true });
   const subs = (await (await fetch(`${a.sandboxUrl}/__sandbox/webhooks`)).json()) as { webhooks: { url: string; signingSecret: string | null }[] };
   const held = subs.webhooks.find((w) => w.url.startsWith(a.url) && w.signingSecret)?.signingSecret;
   if (!held) t.violations.push('the instance has no signed webhook subscription at the platform');

@@ -11,8 +11,9 @@
 import { startTestApp, type TestApp } from '../../helpers/app';
 import { startTestSandbox } from '../../helpers/sandbox';
 import { collect, wsClient } from '../../helpers/ws';
+import { waitFor } from '../../helpers/wait';
 import { gqlRaw, newPerson, readTransfers } from '../lib/client';
-import { freePort, pool, rng, sleep, TERMINAL, type Scenario, waitUntil } from '../lib/common';
+import { freePort, pool, rng, sleep, TERMINAL, type Scenario } from '../lib/common';
 import { privatePostgresUnavailable, privateRedisUnavailable, startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from '../lib/deps';
 import { PaymentLedger } from '../lib/ledger';
 import { awaitFinal, createOne, decideReviews, oracle, plan, statusCounts, type Item, type Target } from '../lib/workload';
@@ -127,7 +128,7 @@ export const dependencyLoss: Scenario = async ({ seed, long, log }) => {
     const redis503 = seen.ready503;
     await redis.start();
     const back1 = Date.now();
-    await waitUntil(async () => (await Promise.all(apps.map((a) => fetch(`${a.url}/readyz`).then((x) => (x.body?.cancel(), x.status))))).every((s) => s === 200), 60_000, 'ready again after Redis').catch((e) =>
+    await waitFor(async () => (await Promise.all(apps.map((a) => fetch(`${a.url}/readyz`).then((x) => (x.body?.cancel(), x.status))))).every((s) => s === 200), { timeoutMs: 60_000, intervalMs: 100, what: 'ready again after Redis', retryErrors: true }).catch((e) =>
       violations.push(`not ready 60 s after Redis came back: ${(e as Error).message}`),
     );
     const redisRecoveryMs = Date.now() - back1;
@@ -144,7 +145,7 @@ export const dependencyLoss: Scenario = async ({ seed, long, log }) => {
     const pg503 = seen.ready503;
     await pg.start();
     const back2 = Date.now();
-    await waitUntil(async () => (await Promise.all(apps.map((a) => fetch(`${a.url}/readyz`).then((x) => (x.body?.cancel(), x.status))))).every((s) => s === 200), 60_000, 'ready again after PostgreSQL').catch((e) =>
+    await waitFor(async () => (await Promise.all(apps.map((a) => fetch(`${a.url}/readyz`).then((x) => (x.body?.cancel(), x.status))))).every((s) => s === 200), { timeoutMs: 60_000, intervalMs: 100, what: 'ready again after PostgreSQL', retryErrors: true }).catch((e) =>
       violations.push(`not ready 60 s after PostgreSQL came back: ${(e as Error).message}`),
     );
     const pgRecoveryMs = Date.now() - back2;
@@ -156,7 +157,7 @@ export const dependencyLoss: Scenario = async ({ seed, long, log }) => {
     const views = await awaitFinal(target, ok, 90_000 + n * 2000);
     violations.push(...oracle(ok, views));
     const last = new Map(views.map((x) => [x.id, x.version!]));
-    await waitUntil(async () => subs.every((x) => streamOf(x).at(-1)?.data?.transferUpdated.version === last.get(x.id)), 60_000, 'subscribers caught up').catch(() => undefined);
+    await waitFor(async () => subs.every((x) => streamOf(x).at(-1)?.data?.transferUpdated.version === last.get(x.id)), { timeoutMs: 60_000, intervalMs: 100, what: 'subscribers caught up', retryErrors: true }).catch(() => undefined);
     clearInterval(watcher);
     let messages = 0;
     for (const x of subs) {

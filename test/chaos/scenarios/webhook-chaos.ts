@@ -10,8 +10,9 @@
 import { signatureHeaderFor } from '../../../src/modules/webhooks/webhook.signature';
 import { startTestApp } from '../../helpers/app';
 import { collect, wsClient } from '../../helpers/ws';
+import { waitFor } from '../../helpers/wait';
 import { newPerson, readTransfers } from '../lib/client';
-import { pool, RANK, rng, serviceLogLevel, TERMINAL, type Scenario, waitUntil, withServiceErrors } from '../lib/common';
+import { pool, RANK, rng, serviceLogLevel, TERMINAL, type Scenario, withServiceErrors } from '../lib/common';
 import { PaymentLedger } from '../lib/ledger';
 import { awaitFinal, createOne, decideReviews, oracle, plan, statusCounts, type Target } from '../lib/workload';
 
@@ -67,7 +68,7 @@ export const webhookChaos: Scenario = async ({ seed, long, log }) => {
     await decideReviews(`${sbUrl}/__sandbox`, items, Date.now() + 60_000 + n * 500);
     let views = await awaitFinal(target, items, 60_000 + n * 1500);
     const violations = oracle(items, views);
-    await waitUntil(async () => (await app.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })) === 0, 60_000 + n * 300, 'inbox drained').catch((e) =>
+    await waitFor(async () => (await app.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })) === 0, { timeoutMs: 60_000 + n * 300, intervalMs: 100, what: 'inbox drained', retryErrors: true }).catch((e) =>
       violations.push(String((e as Error).message)),
     );
     // Replays: every stored event again, re-signed now; a sample signed 3 days ago must be refused.
@@ -87,7 +88,7 @@ export const webhookChaos: Scenario = async ({ seed, long, log }) => {
     const refusedOld = await pool(replays.slice(0, 20), 4, (x) => post(JSON.stringify(x.payload), now - 3 * 86_400));
     if (replayStatuses.some((s) => s < 200 || s >= 300)) violations.push(`replayed deliveries answered ${[...new Set(replayStatuses)].join(',')}`);
     if (refusedOld.some((s) => s !== 401)) violations.push(`deliveries signed 3 days ago answered ${[...new Set(refusedOld)].join(',')} (expected 401)`);
-    await waitUntil(async () => (await app.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })) === 0, 60_000, 'inbox drained after replays').catch((e) =>
+    await waitFor(async () => (await app.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })) === 0, { timeoutMs: 60_000, intervalMs: 100, what: 'inbox drained after replays', retryErrors: true }).catch((e) =>
       violations.push(String((e as Error).message)),
     );
     const after = await readTransfers(app.url, staff, items.map((it) => it.id!));
@@ -97,7 +98,7 @@ export const webhookChaos: Scenario = async ({ seed, long, log }) => {
     views = after;
     // Subscribers: every stream gap-free, never backwards, ending at the transfer's last version.
     const last = new Map(views.map((x) => [x.id, x.version!]));
-    await waitUntil(async () => subs.every((x) => x.s.results.at(-1)?.data?.transferUpdated.version === last.get(x.id)), 30_000, 'subscribers caught up').catch(() => undefined);
+    await waitFor(async () => subs.every((x) => x.s.results.at(-1)?.data?.transferUpdated.version === last.get(x.id)), { timeoutMs: 30_000, intervalMs: 100, what: 'subscribers caught up', retryErrors: true }).catch(() => undefined);
     let messages = 0;
     for (const x of subs) {
       messages += x.s.results.length;

@@ -11,6 +11,7 @@ import { PlatformStateStore } from '../../src/modules/webhooks/webhook.platform-
 import { WebhookProcessor } from '../../src/modules/webhooks/webhook.processor';
 import { Metrics } from '../../src/shared/metrics';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { waitFor } from '../helpers/wait';
 
 const logger = pino({ level: 'silent' });
 
@@ -48,14 +49,6 @@ const txEvent = (txId: string, oldStatus: string | null, newStatus: string) => (
   newStatusMessages: [],
 });
 
-async function until(fn: () => Promise<boolean> | boolean, ms = 10_000) {
-  const end = Date.now() + ms;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 let db: TestDatabase;
 let clock: ManualClock;
 let inbox: WebhookInbox;
@@ -89,7 +82,7 @@ it('applies each transaction’s events one at a time, in arrival order, exactly
   expect(a.instanceId).not.toBe(b.instanceId);
   a.start();
   b.start();
-  await until(async () => (await pending()) === 0);
+  await waitFor(async () => (await pending()) === 0, { timeoutMs: 10_000, what: 'the inbox drained' });
   expect(sink.events).toHaveLength(txs.length * statuses.length);
   expect(sink.maxConcurrentPerTx).toBe(1);
   for (const tx of txs)
@@ -107,13 +100,13 @@ it('a transient failure is retried with backoff; the transaction’s later event
   await store(txEvent(tx, 'Created', 'PaymentProcessing'));
   const p = make(sink);
   p.start();
-  await until(async () => (await db.prisma.webhookInbox.findFirst({ where: { attempts: 1, processedAt: null } })) !== null);
+  await waitFor(() => db.prisma.webhookInbox.findFirst({ where: { attempts: 1, processedAt: null } }), { timeoutMs: 10_000, what: 'a row tried once and still unprocessed' });
   await new Promise((r) => setTimeout(r, 100));
   expect(sink.events).toHaveLength(0); // the second event did not overtake the first
   const row = await db.prisma.webhookInbox.findFirst({ where: { attempts: 1 } });
   expect(row!.lastError).toBe('database unavailable');
   clock.advance(1_000);
-  await until(async () => (await pending()) === 0);
+  await waitFor(async () => (await pending()) === 0, { timeoutMs: 10_000, what: 'the inbox drained' });
   expect(sink.events.map((e) => (e.change as { newStatus: string }).newStatus)).toEqual(['Created', 'PaymentProcessing']);
 });
 
@@ -127,11 +120,11 @@ it('an event that keeps throwing is dead-lettered after maxAttempts and its stre
   const p = make(sink, { maxAttempts: 3 }, metrics);
   p.start();
   for (const attempts of [1, 2]) {
-    await until(async () => (await db.prisma.webhookInbox.findFirst({ where: { attempts, processedAt: null } })) !== null);
+    await waitFor(() => db.prisma.webhookInbox.findFirst({ where: { attempts, processedAt: null } }), { timeoutMs: 10_000, what: `a row tried ${attempts} times and still unprocessed` });
     expect(sink.events).toHaveLength(0); // the head blocks its stream while it is retried
     clock.advance(60_000);
   }
-  await until(async () => (await pending()) === 0);
+  await waitFor(async () => (await pending()) === 0, { timeoutMs: 10_000, what: 'the inbox drained' });
   const rows = await db.prisma.webhookInbox.findMany({ orderBy: { seq: 'asc' } });
   expect(rows.map((r) => [r.outcome, r.attempts, r.lastError])).toEqual([['dead_letter', 3, 'database unavailable'], ['applied', 1, null]]);
   expect(sink.events.map((e) => (e.change as { newStatus: string }).newStatus)).toEqual(['PaymentProcessing']);
@@ -155,7 +148,7 @@ it('a stream leased by a crashed instance is taken over once its lease expires',
   await new Promise((r) => setTimeout(r, 200));
   expect(sink.events).toHaveLength(0);
   clock.advance(31_000);
-  await until(async () => (await pending()) === 0);
+  await waitFor(async () => (await pending()) === 0, { timeoutMs: 10_000, what: 'the inbox drained' });
   expect(sink.events).toHaveLength(1);
   expect(await db.prisma.webhookStreamLease.count()).toBe(0);
 });
@@ -169,7 +162,7 @@ it('batches: claiming, reading and finishing cost a few statements per pass, not
   const p = make(null, { pollIntervalMs: 3_600_000 });
   const { statements } = await db.queries.measure(async () => {
     p.start();
-    await until(async () => (await pending()) === 0);
+    await waitFor(async () => (await pending()) === 0, { timeoutMs: 10_000, what: 'the inbox drained' });
     await p.idle();
   });
   const processing = statements.filter((q) => !q.includes('COUNT(')); // not this test's polling
@@ -189,10 +182,10 @@ it('unknown_transfer is retried during the grace period, then recorded', async (
   await store(txEvent('00000000-0000-4000-8000-0000000000bb', null, 'Created'));
   const p = make(sink, { unknownTransferGraceMs: 5_000 });
   p.start();
-  await until(() => sink.events.length === 1);
+  await waitFor(() => sink.events.length === 1, { timeoutMs: 10_000, what: 'the event at the sink' });
   expect(await pending()).toBe(1);
   clock.advance(6_000);
-  await until(async () => (await pending()) === 0);
+  await waitFor(async () => (await pending()) === 0, { timeoutMs: 10_000, what: 'the inbox drained' });
   expect(sink.events.length).toBeGreaterThanOrEqual(2);
   expect((await db.prisma.webhookInbox.findFirst())!.outcome).toBe('unknown_transfer');
 });
@@ -210,7 +203,7 @@ it('documents keep the greatest occurredAt (equal = retry); unknown statuses rec
   await store({ event: 'SomethingElse', x: 1 });
   const p = make(null);
   p.start();
-  await until(async () => (await pending()) === 0);
+  await waitFor(async () => (await pending()) === 0, { timeoutMs: 10_000, what: 'the inbox drained' });
   expect(await db.prisma.platformDocument.findUnique({ where: { id: 'doc-1' } })).toMatchObject({ verificationStatus: 'VERIFIED', occurredAt: new Date('2026-01-01T00:00:02Z'), entityId: 'person-1' });
   expect(await db.prisma.platformAgent.findUnique({ where: { id: 'ag-1' } })).toMatchObject({ status: 'ACTIVE', businessName: 'A' });
   const outcomes = (await db.prisma.webhookInbox.findMany({ orderBy: { seq: 'asc' } })).map((r) => r.outcome);
