@@ -24,7 +24,10 @@ const layer = (depth, forbidden, packages = []) => {
 };
 
 const GRAPHQL = ['graphql', 'GraphQL belongs to the edge: resolvers, GraphQL types, module definitions and graphql/'];
-const GRAPHQL_PACKAGES = ['^(graphql|type-graphql|@apollo/.*)$', 'GraphQL belongs to the edge: resolvers, GraphQL types, module definitions and graphql/'];
+const GRAPHQL_PACKAGES = [
+  '^(graphql|type-graphql|@apollo/.*)$',
+  'GraphQL belongs to the edge: resolvers, GraphQL types, module definitions and graphql/',
+];
 const SANDBOX = ['sandbox', 'the sandbox is loaded only by src/sandbox.loader.ts'];
 const SANDBOX_PACKAGE = ['^@remittance-bff/sandbox(/.*)?$', 'the sandbox is loaded only by src/sandbox.loader.ts'];
 const MODULES = ['modules', 'this layer sits below the domain modules'];
@@ -36,14 +39,29 @@ const AUTH = ['auth', 'this layer knows no authentication'];
 const ABOVE_SHARED = ['(upstream|events|app|app\\.infra|config)', 'shared/ imports nothing above it'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'src/generated/**', 'packages/*/dist/**', 'schema/app/generated.ts', 'test/generated/**', 'coverage/**', '.data/**', '.cache/**', 'node_modules/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'src/generated/**',
+      'packages/*/dist/**',
+      'schema/app/generated.ts',
+      'test/generated/**',
+      'coverage/**',
+      '.data/**',
+      '.cache/**',
+      'node_modules/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
   {
     languageOptions: { ecmaVersion: 2022, sourceType: 'module' },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { args: 'none', caughtErrors: 'none', ignoreRestSiblings: true, varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { args: 'none', caughtErrors: 'none', ignoreRestSiblings: true, varsIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/no-explicit-any': 'off', // tests read untyped GraphQL answers
       // TypeGraphQL's own API is typed with Function (resolver classes, type thunks)
       '@typescript-eslint/no-unsafe-function-type': 'off',
@@ -53,21 +71,61 @@ export default tseslint.config(
   },
   // ── layers ──
   { files: ['src/*.ts'], ignores: ['src/sandbox.loader.ts'], rules: layer(0, [SANDBOX], [SANDBOX_PACKAGE]) },
-  { files: ['src/shared/*.ts'], rules: layer(1, [GRAPHQL, SANDBOX, MODULES, DB, HTTP, AUTH, ABOVE_SHARED], [GRAPHQL_PACKAGES, SANDBOX_PACKAGE, DB_PACKAGES, HTTP_PACKAGES]) },
-  { files: ['src/upstream/*.ts'], rules: layer(1, [GRAPHQL, SANDBOX, MODULES, DB, HTTP, AUTH], [GRAPHQL_PACKAGES, SANDBOX_PACKAGE, DB_PACKAGES, HTTP_PACKAGES]) },
-  { files: ['src/upstream/*/*.ts'], rules: layer(2, [GRAPHQL, SANDBOX, MODULES, DB, HTTP, AUTH], [GRAPHQL_PACKAGES, SANDBOX_PACKAGE, DB_PACKAGES, HTTP_PACKAGES]) },
-  { files: ['src/db/*.ts', 'src/events/*.ts'], rules: layer(1, [GRAPHQL, SANDBOX, MODULES, HTTP, AUTH], [GRAPHQL_PACKAGES, SANDBOX_PACKAGE, HTTP_PACKAGES]) },
+  {
+    files: ['src/shared/*.ts'],
+    rules: layer(
+      1,
+      [GRAPHQL, SANDBOX, MODULES, DB, HTTP, AUTH, ABOVE_SHARED],
+      [GRAPHQL_PACKAGES, SANDBOX_PACKAGE, DB_PACKAGES, HTTP_PACKAGES],
+    ),
+  },
+  {
+    files: ['src/upstream/*.ts'],
+    rules: layer(1, [GRAPHQL, SANDBOX, MODULES, DB, HTTP, AUTH], [GRAPHQL_PACKAGES, SANDBOX_PACKAGE, DB_PACKAGES, HTTP_PACKAGES]),
+  },
+  {
+    files: ['src/upstream/*/*.ts'],
+    rules: layer(2, [GRAPHQL, SANDBOX, MODULES, DB, HTTP, AUTH], [GRAPHQL_PACKAGES, SANDBOX_PACKAGE, DB_PACKAGES, HTTP_PACKAGES]),
+  },
+  {
+    files: ['src/db/*.ts', 'src/events/*.ts'],
+    rules: layer(1, [GRAPHQL, SANDBOX, MODULES, HTTP, AUTH], [GRAPHQL_PACKAGES, SANDBOX_PACKAGE, HTTP_PACKAGES]),
+  },
   { files: ['src/graphql/*.ts', 'src/http/*.ts', 'src/auth/*.ts'], rules: layer(1, [SANDBOX], [SANDBOX_PACKAGE]) },
   {
     // a module is GraphQL-free but for its edge files: resolvers, GraphQL types, subscriptions, the module definition
     files: ['src/modules/*/*.ts'],
-    ignores: ['src/modules/*/*.resolver.ts', 'src/modules/*/*.types.ts', 'src/modules/*/*.module.ts', 'src/modules/*/*.subscriptions.ts', 'src/modules/*/*.routes.ts'],
+    ignores: [
+      'src/modules/*/*.resolver.ts',
+      'src/modules/*/*.types.ts',
+      'src/modules/*/*.module.ts',
+      'src/modules/*/*.subscriptions.ts',
+      'src/modules/*/*.routes.ts',
+    ],
     rules: layer(2, [GRAPHQL, SANDBOX, HTTP], [GRAPHQL_PACKAGES, SANDBOX_PACKAGE, HTTP_PACKAGES]),
   },
-  { files: ['src/modules/*/*.resolver.ts', 'src/modules/*/*.types.ts', 'src/modules/*/*.module.ts', 'src/modules/*/*.subscriptions.ts', 'src/modules/*/*.routes.ts'], rules: layer(2, [SANDBOX], [SANDBOX_PACKAGE]) },
   {
-    files: ['test/**/*.ts', '**/*.cjs', '**/*.mjs', 'codegen.ts'],
-    languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly', Buffer: 'readonly' } },
+    files: [
+      'src/modules/*/*.resolver.ts',
+      'src/modules/*/*.types.ts',
+      'src/modules/*/*.module.ts',
+      'src/modules/*/*.subscriptions.ts',
+      'src/modules/*/*.routes.ts',
+    ],
+    rules: layer(2, [SANDBOX], [SANDBOX_PACKAGE]),
+  },
+  {
+    files: ['test/**/*.ts', '**/*.js', '**/*.cjs', '**/*.mjs', 'codegen.ts'],
+    languageOptions: {
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        process: 'readonly',
+        console: 'readonly',
+        __dirname: 'readonly',
+        Buffer: 'readonly',
+      },
+    },
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
 );

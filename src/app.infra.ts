@@ -48,7 +48,9 @@ export async function createInfrastructure(
     clock,
     metrics,
     logger,
-    baseUrls: sandbox ? { gateway: `${sandbox.url}/gateway`, remittances: `${sandbox.url}/remittances`, verification: `${sandbox.url}/verification` } : undefined,
+    baseUrls: sandbox
+      ? { gateway: `${sandbox.url}/gateway`, remittances: `${sandbox.url}/remittances`, verification: `${sandbox.url}/verification` }
+      : undefined,
   });
   closers.push({ name: 'upstream', close: () => upstream.close() });
 
@@ -77,8 +79,15 @@ async function startEmbeddedSandbox(config: Config): Promise<RunningSandbox> {
       remittancesAgentId: config.remittances.agentId,
       remittancesAgentApiKey: config.remittances.agentApiKey,
       verificationClients: [
-        { clientId: config.verification.clientId, clientSecret: config.verification.clientSecret, tenantId: config.remittances.tenantId, scopes: ['sessions', 'verifications'] },
-        ...DEFAULT_OPTIONS.verificationClients.filter((c) => c.clientId !== config.verification.clientId && c.tenantId !== config.remittances.tenantId),
+        {
+          clientId: config.verification.clientId,
+          clientSecret: config.verification.clientSecret,
+          tenantId: config.remittances.tenantId,
+          scopes: ['sessions', 'verifications'],
+        },
+        ...DEFAULT_OPTIONS.verificationClients.filter(
+          (c) => c.clientId !== config.verification.clientId && c.tenantId !== config.remittances.tenantId,
+        ),
       ],
     },
   });

@@ -52,16 +52,28 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   try {
     const infra = await createInfrastructure(config, { clock, logger, metrics, traceSpanProcessors: options.traceSpanProcessors }, closers);
     const provided = new Provisions();
-    const deps: ModuleDeps = { config, clock, logger, metrics, ...infra, prisma: infra.db.prisma, provided, options: { webhookProcessor: options.webhookProcessor } };
+    const deps: ModuleDeps = {
+      config,
+      clock,
+      logger,
+      metrics,
+      ...infra,
+      prisma: infra.db.prisma,
+      provided,
+      options: { webhookProcessor: options.webhookProcessor },
+    };
     const modules: ModuleParts[] = [];
     for (const definition of MODULES) {
       const parts = definition.create(deps);
-      if ((parts.resolvers ?? []).length !== definition.resolvers.length) throw new Error(`module ${definition.name}: one instance per resolver class`);
+      if ((parts.resolvers ?? []).length !== definition.resolvers.length)
+        throw new Error(`module ${definition.name}: one instance per resolver class`);
       if (parts.provides) provided.provide(parts.provides);
       if (parts.close) closers.push({ name: definition.name, close: parts.close });
       modules.push(parts);
     }
-    const instances = new Map(MODULES.flatMap((m, i) => m.resolvers.map((cls, j): [Function, object] => [cls, modules[i]!.resolvers![j]!])));
+    const instances = new Map(
+      MODULES.flatMap((m, i) => m.resolvers.map((cls, j): [Function, object] => [cls, modules[i]!.resolvers![j]!])),
+    );
     const schema = await buildApiSchema({ resolvers: instances, pubSub: infra.pubsub });
     for (const m of modules) m.onSchema?.(schema);
     traceRootFields(schema);
@@ -69,7 +81,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const proxies = trustedProxies(config.trustProxy);
     const fastify = createHttpServer(config, proxies, logger, metrics);
     const upstreamErrors = MODULES.flatMap((m) => m.upstreamErrors ?? []);
-    const graphql = await createGraphQLServer({ config, schema, auth: infra.auth, fastify, proxies, clock, logger, metrics, upstreamErrors, isDraining: () => draining });
+    const graphql = await createGraphQLServer({
+      config,
+      schema,
+      auth: infra.auth,
+      fastify,
+      proxies,
+      clock,
+      logger,
+      metrics,
+      upstreamErrors,
+      isDraining: () => draining,
+    });
     registerHealthRoutes(fastify, {
       checks: [
         { name: 'database', check: () => infra.db.isReady() },
@@ -94,7 +117,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       webhooks: provided.get('webhooks'),
       async start() {
         const address = await fastify.listen({ port: config.port, host: config.host });
-        if (metricsServer) logger.info({ address: await metricsServer.listen({ port: config.metrics.port!, host: config.metrics.host }) }, 'metrics listening');
+        if (metricsServer)
+          logger.info(
+            { address: await metricsServer.listen({ port: config.metrics.port!, host: config.metrics.host }) },
+            'metrics listening',
+          );
         await migrateWhenReachable(infra.db, logger, () => draining);
         const port = (fastify.server.address() as { port: number }).port;
         const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;

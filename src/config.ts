@@ -33,13 +33,16 @@ const url = (protocols: string[]) =>
   z
     .string()
     .trim()
-    .refine((v) => {
-      try {
-        return protocols.includes(new URL(v).protocol);
-      } catch {
-        return false;
-      }
-    }, `must be a URL (${protocols.map((p) => p.replace(':', '')).join(', ')})`);
+    .refine(
+      (v) => {
+        try {
+          return protocols.includes(new URL(v).protocol);
+        } catch {
+          return false;
+        }
+      },
+      `must be a URL (${protocols.map((p) => p.replace(':', '')).join(', ')})`,
+    );
 const trustedProxyEntry = (p: string): boolean => {
   try {
     trustedProxies([p]);
@@ -100,16 +103,42 @@ const doc = (group: ConfigGroup, description: string, extra: Omit<VariableDoc, '
 });
 
 const schema = z.object({
-  NODE_ENV: z.enum(['development', 'test', 'production']).default('development').register(configDocs, doc('server',
-    '`development`, `test` or `production`. `production` disables introspection, GraphiQL, the sandbox and every development default, and refuses to start without what it needs (see docs/security.md).',
-    { summary: '`production`: no introspection, GraphiQL, sandbox or development default; refuses to start without what it needs' })),
-  PORT: int(0, 65535).default(4000).register(configDocs, doc('server',
-    'Port of the API (GraphQL over HTTP and websocket, webhooks, health); `0` = a free port.', { summary: 'port of the API (HTTP, websocket, webhooks, health)' })),
+  NODE_ENV: z
+    .enum(['development', 'test', 'production'])
+    .default('development')
+    .register(
+      configDocs,
+      doc(
+        'server',
+        '`development`, `test` or `production`. `production` disables introspection, GraphiQL, the sandbox and every development default, and refuses to start without what it needs (see docs/security.md).',
+        { summary: '`production`: no introspection, GraphiQL, sandbox or development default; refuses to start without what it needs' },
+      ),
+    ),
+  PORT: int(0, 65535)
+    .default(4000)
+    .register(
+      configDocs,
+      doc('server', 'Port of the API (GraphQL over HTTP and websocket, webhooks, health); `0` = a free port.', {
+        summary: 'port of the API (HTTP, websocket, webhooks, health)',
+      }),
+    ),
   HOST: nonEmpty.default('0.0.0.0').register(configDocs, doc('server', 'Address the API listens on.')),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').register(configDocs, doc('server',
-    'pino level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent` (`npm run db:migrate`: `warn` unless set).')),
-  DATA_DIR: nonEmpty.default('./.data').register(configDocs, doc('server',
-    'PGlite data (when `DATABASE_URL` is unset), the development key pair and the generated webhook-secret key.')),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .register(
+      configDocs,
+      doc(
+        'server',
+        'pino level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent` (`npm run db:migrate`: `warn` unless set).',
+      ),
+    ),
+  DATA_DIR: nonEmpty
+    .default('./.data')
+    .register(
+      configDocs,
+      doc('server', 'PGlite data (when `DATABASE_URL` is unset), the development key pair and the generated webhook-secret key.'),
+    ),
   DATABASE_URL: z
     .string()
     .trim()
@@ -118,177 +147,457 @@ const schema = z.object({
       'must be memory://, file:<dir> (PGlite) or postgres://…',
     )
     .optional()
-    .register(configDocs, doc('database',
-      'The database. Unset: PGlite in `DATA_DIR/pglite`; `memory://`: in-memory PGlite; `file:<dir>`: PGlite there; `postgres://…`: PostgreSQL (required in production).',
-      { summary: 'unset: PGlite in `./.data`; `memory://`, `file:<dir>` (PGlite) or `postgres://…`' })),
+    .register(
+      configDocs,
+      doc(
+        'database',
+        'The database. Unset: PGlite in `DATA_DIR/pglite`; `memory://`: in-memory PGlite; `file:<dir>`: PGlite there; `postgres://…`: PostgreSQL (required in production).',
+        { summary: 'unset: PGlite in `./.data`; `memory://`, `file:<dir>` (PGlite) or `postgres://…`' },
+      ),
+    ),
   DATABASE_POOL_MAX: int(1, 200).default(10).register(configDocs, doc('database', 'PostgreSQL connection pool bound.')),
-  REDIS_URL: url(['redis:', 'rediss:']).optional().register(configDocs, doc('database',
-    'Redis for pub/sub fan-out across instances and shared rate budgets and APQ. Unset: in-process pub/sub and per-instance budgets.',
-    { summary: 'unset: in-process pub/sub; set: Redis fan-out and budgets shared across instances' })),
-  SANDBOX_PORT: int(0, 65535).default(4010).register(configDocs, doc('sandbox',
-    'Port of the built-in sandbox (and of `npm run sandbox`); `0` = a free port.')),
+  REDIS_URL: url(['redis:', 'rediss:'])
+    .optional()
+    .register(
+      configDocs,
+      doc(
+        'database',
+        'Redis for pub/sub fan-out across instances and shared rate budgets and APQ. Unset: in-process pub/sub and per-instance budgets.',
+        { summary: 'unset: in-process pub/sub; set: Redis fan-out and budgets shared across instances' },
+      ),
+    ),
+  SANDBOX_PORT: int(0, 65535)
+    .default(4010)
+    .register(configDocs, doc('sandbox', 'Port of the built-in sandbox (and of `npm run sandbox`); `0` = a free port.')),
   SANDBOX_HOST: nonEmpty.default('127.0.0.1').register(configDocs, doc('sandbox', 'Address the sandbox listens on.')),
-  GATEWAY_BASE_URL: httpUrl.optional().register(configDocs, doc('upstream',
-    'Payments gateway base URL. The three upstream base URLs go together: all unset → the built-in sandbox runs and they point at it; set one, set all. Production: `https://` (http only on a loopback address).',
-    { summary: 'payments gateway; with `REMITTANCES_BASE_URL` and `VERIFICATION_BASE_URL` all three or none (none: the built-in sandbox)' })),
-  GATEWAY_CLIENT_ID: nonEmpty.optional().register(configDocs, doc('upstream',
-    'Gateway client id. Upstream credentials default to the sandbox\'s values only while the upstreams are a sandbox (the built-in one, or outside production one on a loopback address); anywhere else, and always in production, each must be set. `npm run sandbox` accepts this id.')),
-  GATEWAY_CLIENT_SECRET: nonEmpty.optional().register(configDocs, doc('upstream',
-    'Gateway client secret (same rule as `GATEWAY_CLIENT_ID`; `npm run sandbox` accepts this secret).')),
-  GATEWAY_TOKEN_REFRESH_MARGIN_S: int(0, 3600).default(60).register(configDocs, doc('upstream',
-    'The cached gateway token is refreshed this long before it expires.')),
+  GATEWAY_BASE_URL: httpUrl.optional().register(
+    configDocs,
+    doc(
+      'upstream',
+      'Payments gateway base URL. The three upstream base URLs go together: all unset → the built-in sandbox runs and they point at it; set one, set all. Production: `https://` (http only on a loopback address).',
+      {
+        summary: 'payments gateway; with `REMITTANCES_BASE_URL` and `VERIFICATION_BASE_URL` all three or none (none: the built-in sandbox)',
+      },
+    ),
+  ),
+  GATEWAY_CLIENT_ID: nonEmpty
+    .optional()
+    .register(
+      configDocs,
+      doc(
+        'upstream',
+        "Gateway client id. Upstream credentials default to the sandbox's values only while the upstreams are a sandbox (the built-in one, or outside production one on a loopback address); anywhere else, and always in production, each must be set. `npm run sandbox` accepts this id.",
+      ),
+    ),
+  GATEWAY_CLIENT_SECRET: nonEmpty
+    .optional()
+    .register(
+      configDocs,
+      doc('upstream', 'Gateway client secret (same rule as `GATEWAY_CLIENT_ID`; `npm run sandbox` accepts this secret).'),
+    ),
+  GATEWAY_TOKEN_REFRESH_MARGIN_S: int(0, 3600)
+    .default(60)
+    .register(configDocs, doc('upstream', 'The cached gateway token is refreshed this long before it expires.')),
   REMITTANCES_BASE_URL: httpUrl.optional().register(configDocs, doc('upstream', 'Remittances platform base URL (see `GATEWAY_BASE_URL`).')),
-  REMITTANCES_TENANT_ID: nonEmpty.optional().register(configDocs, doc('upstream',
-    'Platform tenant (same rule as `GATEWAY_CLIENT_ID`); every webhook event must name this tenant.')),
+  REMITTANCES_TENANT_ID: nonEmpty
+    .optional()
+    .register(
+      configDocs,
+      doc('upstream', 'Platform tenant (same rule as `GATEWAY_CLIENT_ID`); every webhook event must name this tenant.'),
+    ),
   REMITTANCES_API_KEY: nonEmpty.optional().register(configDocs, doc('upstream', 'Platform `x-api-key` (same rule).')),
   REMITTANCES_AGENT_ID: nonEmpty.optional().register(configDocs, doc('upstream', 'Platform agent id, for agent endpoints (same rule).')),
   REMITTANCES_AGENT_API_KEY: nonEmpty.optional().register(configDocs, doc('upstream', 'Platform agent key (same rule).')),
-  REMITTANCES_CLIENT_CERT: nonEmpty.optional().register(configDocs, doc('upstream',
-    'PEM path of the client certificate for mutual TLS to the platform (goes with `REMITTANCES_CLIENT_KEY`).')),
+  REMITTANCES_CLIENT_CERT: nonEmpty
+    .optional()
+    .register(
+      configDocs,
+      doc('upstream', 'PEM path of the client certificate for mutual TLS to the platform (goes with `REMITTANCES_CLIENT_KEY`).'),
+    ),
   REMITTANCES_CLIENT_KEY: nonEmpty.optional().register(configDocs, doc('upstream', 'PEM path of the mutual-TLS client key.')),
-  REMITTANCES_CLIENT_CA: nonEmpty.optional().register(configDocs, doc('upstream',
-    'PEM path of a CA for the platform\'s server certificate (optional).')),
-  VERIFICATION_BASE_URL: httpUrl.optional().register(configDocs, doc('upstream', 'Verification-session API base URL (see `GATEWAY_BASE_URL`).')),
+  REMITTANCES_CLIENT_CA: nonEmpty
+    .optional()
+    .register(configDocs, doc('upstream', "PEM path of a CA for the platform's server certificate (optional).")),
+  VERIFICATION_BASE_URL: httpUrl
+    .optional()
+    .register(configDocs, doc('upstream', 'Verification-session API base URL (see `GATEWAY_BASE_URL`).')),
   VERIFICATION_CLIENT_ID: nonEmpty.optional().register(configDocs, doc('upstream', 'Verification API client id (same rule).')),
   VERIFICATION_CLIENT_SECRET: nonEmpty.optional().register(configDocs, doc('upstream', 'Verification API client secret (same rule).')),
-  VERIFICATION_AUTH_METHOD: z.enum(['body', 'basic']).default('body').register(configDocs, doc('upstream',
-    'How the verification client credentials are sent: `body` (form body) or `basic` (HTTP Basic).')),
-  VERIFICATION_TOKEN_REFRESH_MARGIN_S: int(0, 3600).default(60).register(configDocs, doc('upstream',
-    'Cached verification tokens (one per scope) are refreshed this long before they expire.')),
-  UPSTREAM_MAX_CONNECTIONS: int(1, 1024).default(32).register(configDocs, doc('upstream', 'Keep-alive connections per upstream origin (undici pool).')),
+  VERIFICATION_AUTH_METHOD: z
+    .enum(['body', 'basic'])
+    .default('body')
+    .register(configDocs, doc('upstream', 'How the verification client credentials are sent: `body` (form body) or `basic` (HTTP Basic).')),
+  VERIFICATION_TOKEN_REFRESH_MARGIN_S: int(0, 3600)
+    .default(60)
+    .register(configDocs, doc('upstream', 'Cached verification tokens (one per scope) are refreshed this long before they expire.')),
+  UPSTREAM_MAX_CONNECTIONS: int(1, 1024)
+    .default(32)
+    .register(configDocs, doc('upstream', 'Keep-alive connections per upstream origin (undici pool).')),
   UPSTREAM_CONNECT_TIMEOUT_MS: int(1, 120_000).default(2_000).register(configDocs, doc('upstream', 'Connect timeout of upstream calls.')),
-  UPSTREAM_READ_TIMEOUT_MS: int(1, 300_000).default(5_000).register(configDocs, doc('upstream',
-    'Timeout of reads and ordinary writes (quotes, checks, directories).')),
-  UPSTREAM_PAYMENT_TIMEOUT_MS: int(1, 300_000).default(15_000).register(configDocs, doc('upstream', 'Timeout of payment, capture and void.')),
-  UPSTREAM_RETRY_MAX_ATTEMPTS: int(1, 10).default(3).register(configDocs, doc('upstream',
-    'Attempts of a retryable upstream call (reads, quotes, writes with a stable payment key), first one included.')),
-  UPSTREAM_RETRY_BASE_DELAY_MS: int(0, 60_000).default(100).register(configDocs, doc('upstream',
-    'Base of the exponential backoff with full jitter between attempts (`Retry-After` is honoured).')),
-  UPSTREAM_RETRY_MAX_TOTAL_MS: int(0, 600_000).default(10_000).register(configDocs, doc('upstream',
-    'Retries of one call stop once this much time has passed since its first attempt.')),
-  PUBLIC_URL: httpUrl.optional().register(configDocs, doc('server',
-    'Where the platform reaches `POST /webhooks/remittances`; the service registers its signed subscription there at start. Required in production, `https://` (http only on a loopback address). With the built-in sandbox it defaults to the service\'s own address.',
-    { summary: 'where the platform delivers webhooks (`/webhooks/remittances`); required in production' })),
+  UPSTREAM_READ_TIMEOUT_MS: int(1, 300_000)
+    .default(5_000)
+    .register(configDocs, doc('upstream', 'Timeout of reads and ordinary writes (quotes, checks, directories).')),
+  UPSTREAM_PAYMENT_TIMEOUT_MS: int(1, 300_000)
+    .default(15_000)
+    .register(configDocs, doc('upstream', 'Timeout of payment, capture and void.')),
+  UPSTREAM_RETRY_MAX_ATTEMPTS: int(1, 10)
+    .default(3)
+    .register(
+      configDocs,
+      doc('upstream', 'Attempts of a retryable upstream call (reads, quotes, writes with a stable payment key), first one included.'),
+    ),
+  UPSTREAM_RETRY_BASE_DELAY_MS: int(0, 60_000)
+    .default(100)
+    .register(
+      configDocs,
+      doc('upstream', 'Base of the exponential backoff with full jitter between attempts (`Retry-After` is honoured).'),
+    ),
+  UPSTREAM_RETRY_MAX_TOTAL_MS: int(0, 600_000)
+    .default(10_000)
+    .register(configDocs, doc('upstream', 'Retries of one call stop once this much time has passed since its first attempt.')),
+  PUBLIC_URL: httpUrl
+    .optional()
+    .register(
+      configDocs,
+      doc(
+        'server',
+        "Where the platform reaches `POST /webhooks/remittances`; the service registers its signed subscription there at start. Required in production, `https://` (http only on a loopback address). With the built-in sandbox it defaults to the service's own address.",
+        { summary: 'where the platform delivers webhooks (`/webhooks/remittances`); required in production' },
+      ),
+    ),
   TRUST_PROXY: z
     .string()
     .trim()
     .default('')
-    .transform((v) => v.split(',').map((p) => p.trim()).filter(Boolean))
-    .refine((list) => list.every((p) => trustedProxyEntry(p)), 'must be a comma-separated list of proxy IP addresses or CIDR ranges, e.g. 10.0.0.0/8,fd00::/8')
-    .register(configDocs, doc('server',
-      'Comma-separated IP addresses / CIDR ranges of the proxies in front of the service (for example `10.0.0.0/8,fd00::/8`). `X-Forwarded-For` is believed only from these peers (HTTP and websocket), for the client IP sent upstream and the per-IP budget; otherwise the TCP peer is the client. A hop count or `true` is refused. Set it behind a load balancer.',
-      { default: '— (nobody)' })),
-  AUTH_JWKS_URL: httpUrl.optional().register(configDocs, doc('auth',
-    'JWKS URL to verify caller JWTs with (or `AUTH_PUBLIC_KEY`, not both); neither: a development key pair in `DATA_DIR` (never in production). Production: `https://`.',
-    { summary: 'verify caller JWTs (or `AUTH_PUBLIC_KEY`); neither: a development key pair' })),
-  AUTH_PUBLIC_KEY: nonEmpty.optional().register(configDocs, doc('auth',
-    'PEM public key (text with `\\n` escaped, or a path to a PEM file) to verify caller JWTs with, instead of `AUTH_JWKS_URL`.')),
-  AUTH_ISSUER: nonEmpty.optional().register(configDocs, doc('auth',
-    'Expected `iss` of every token; required in production (without it any or no `iss` would pass).')),
-  AUTH_AUDIENCE: nonEmpty.optional().register(configDocs, doc('auth',
-    'Expected `aud` of every token; required in production (without it any or no `aud` would pass).')),
-  AUTH_TOKEN_CACHE_SIZE: int(0, 1_000_000).default(10_000).register(configDocs, doc('auth',
-    'Successful token verifications kept for reuse (LRU by the token\'s SHA-256; the token itself is never kept); failures are never cached; `0` = verify every time.')),
-  AUTH_TOKEN_CACHE_MAX_AGE_S: int(1, 3_600).default(60).register(configDocs, doc('auth',
-    'A cached verification is reused at most this long and never past the token\'s `exp`/`nbf` (judged by the injected clock). A key removed from the JWKS is honoured for already-cached tokens up to this age.')),
-  GRAPHIQL: bool.optional().register(configDocs, doc('server',
-    '`true`/`false`: serve GraphiQL at `/graphql` to browsers. Never in production, whatever it says.', { default: 'on unless production' })),
+    .transform((v) =>
+      v
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean),
+    )
+    .refine(
+      (list) => list.every((p) => trustedProxyEntry(p)),
+      'must be a comma-separated list of proxy IP addresses or CIDR ranges, e.g. 10.0.0.0/8,fd00::/8',
+    )
+    .register(
+      configDocs,
+      doc(
+        'server',
+        'Comma-separated IP addresses / CIDR ranges of the proxies in front of the service (for example `10.0.0.0/8,fd00::/8`). `X-Forwarded-For` is believed only from these peers (HTTP and websocket), for the client IP sent upstream and the per-IP budget; otherwise the TCP peer is the client. A hop count or `true` is refused. Set it behind a load balancer.',
+        { default: '— (nobody)' },
+      ),
+    ),
+  AUTH_JWKS_URL: httpUrl
+    .optional()
+    .register(
+      configDocs,
+      doc(
+        'auth',
+        'JWKS URL to verify caller JWTs with (or `AUTH_PUBLIC_KEY`, not both); neither: a development key pair in `DATA_DIR` (never in production). Production: `https://`.',
+        { summary: 'verify caller JWTs (or `AUTH_PUBLIC_KEY`); neither: a development key pair' },
+      ),
+    ),
+  AUTH_PUBLIC_KEY: nonEmpty
+    .optional()
+    .register(
+      configDocs,
+      doc(
+        'auth',
+        'PEM public key (text with `\\n` escaped, or a path to a PEM file) to verify caller JWTs with, instead of `AUTH_JWKS_URL`.',
+      ),
+    ),
+  AUTH_ISSUER: nonEmpty
+    .optional()
+    .register(configDocs, doc('auth', 'Expected `iss` of every token; required in production (without it any or no `iss` would pass).')),
+  AUTH_AUDIENCE: nonEmpty
+    .optional()
+    .register(configDocs, doc('auth', 'Expected `aud` of every token; required in production (without it any or no `aud` would pass).')),
+  AUTH_TOKEN_CACHE_SIZE: int(0, 1_000_000)
+    .default(10_000)
+    .register(
+      configDocs,
+      doc(
+        'auth',
+        "Successful token verifications kept for reuse (LRU by the token's SHA-256; the token itself is never kept); failures are never cached; `0` = verify every time.",
+      ),
+    ),
+  AUTH_TOKEN_CACHE_MAX_AGE_S: int(1, 3_600)
+    .default(60)
+    .register(
+      configDocs,
+      doc(
+        'auth',
+        "A cached verification is reused at most this long and never past the token's `exp`/`nbf` (judged by the injected clock). A key removed from the JWKS is honoured for already-cached tokens up to this age.",
+      ),
+    ),
+  GRAPHIQL: bool.optional().register(
+    configDocs,
+    doc('server', '`true`/`false`: serve GraphiQL at `/graphql` to browsers. Never in production, whatever it says.', {
+      default: 'on unless production',
+    }),
+  ),
   SHUTDOWN_TIMEOUT_MS: int(100, 60_000).default(8_000).register(configDocs, doc('server', 'Hard limit of the graceful shutdown.')),
-  WS_CONNECTION_INIT_TIMEOUT_MS: int(100, 60_000).default(3_000).register(configDocs, doc('server',
-    'A websocket without `connection_init` within this is closed with 4408.')),
+  WS_CONNECTION_INIT_TIMEOUT_MS: int(100, 60_000)
+    .default(3_000)
+    .register(configDocs, doc('server', 'A websocket without `connection_init` within this is closed with 4408.')),
   // Transfer saga
-  SAGA_WORKER_ENABLED: bool.optional().register(configDocs, doc('saga',
-    'Run the saga worker in this instance (any number of instances may).', { default: '`true`', example: 'true' })),
-  SAGA_POLL_INTERVAL_MS: int(10, 600_000).default(1_000).register(configDocs, doc('saga',
-    'How often the worker looks for due transfers (it is also nudged by mutations and webhooks).')),
+  SAGA_WORKER_ENABLED: bool
+    .optional()
+    .register(
+      configDocs,
+      doc('saga', 'Run the saga worker in this instance (any number of instances may).', { default: '`true`', example: 'true' }),
+    ),
+  SAGA_POLL_INTERVAL_MS: int(10, 600_000)
+    .default(1_000)
+    .register(configDocs, doc('saga', 'How often the worker looks for due transfers (it is also nudged by mutations and webhooks).')),
   SAGA_BATCH_SIZE: int(1, 1_000).default(20).register(configDocs, doc('saga', 'Transfers claimed per round (`FOR UPDATE SKIP LOCKED`).')),
-  SAGA_CONCURRENCY: int(1, 64).default(4).register(configDocs, doc('saga',
-    'Claimed transfers advanced at once per instance, each under its own lease; each holds a database connection while it runs (keep well below `DATABASE_POOL_MAX`).')),
-  SAGA_LEASE_MS: int(500, 3_600_000).default(60_000).register(configDocs, doc('saga',
-    'A claimed transfer\'s lease, renewed every third of it while the transfer is advanced; a crashed instance\'s work is taken over after it.')),
-  SAGA_RETRY_BASE_MS: int(10, 600_000).default(1_000).register(configDocs, doc('saga',
-    'Retry delay after a transient upstream failure: this × 2ⁿ, up to `SAGA_RETRY_MAX_MS`.')),
+  SAGA_CONCURRENCY: int(1, 64)
+    .default(4)
+    .register(
+      configDocs,
+      doc(
+        'saga',
+        'Claimed transfers advanced at once per instance, each under its own lease; each holds a database connection while it runs (keep well below `DATABASE_POOL_MAX`).',
+      ),
+    ),
+  SAGA_LEASE_MS: int(500, 3_600_000)
+    .default(60_000)
+    .register(
+      configDocs,
+      doc(
+        'saga',
+        "A claimed transfer's lease, renewed every third of it while the transfer is advanced; a crashed instance's work is taken over after it.",
+      ),
+    ),
+  SAGA_RETRY_BASE_MS: int(10, 600_000)
+    .default(1_000)
+    .register(configDocs, doc('saga', 'Retry delay after a transient upstream failure: this × 2ⁿ, up to `SAGA_RETRY_MAX_MS`.')),
   SAGA_RETRY_MAX_MS: int(10, 3_600_000).default(60_000).register(configDocs, doc('saga', 'Longest retry delay of the saga.')),
-  SAGA_RECONCILE_AFTER_MS: int(100, 86_400_000).default(120_000).register(configDocs, doc('saga',
-    'A transfer waiting on the platform (compliance, payout) with no news this long reads the transaction\'s state from the platform (a webhook may have been lost); then again after as long as it has been quiet, at most hourly.')),
-  CAPTURE_WINDOW_S: int(60, 7 * 24 * 3600 - 3600).default(6 * 24 * 3600).register(configDocs, doc('saga',
-    'An authorization not captured within this (6 days, under the gateway\'s 7-day auto-cancel) is voided → `EXPIRED`.')),
-  IDEMPOTENCY_TTL_HOURS: int(24, 24 * 90).default(48).register(configDocs, doc('saga', 'Idempotency records are kept this long (at least 24).')),
-  IDEMPOTENCY_WAIT_MS: int(0, 120_000).default(10_000).register(configDocs, doc('saga',
-    'A concurrent duplicate waits this long for the first request, then gets `IDEMPOTENCY_IN_PROGRESS`.')),
-  MUTATION_LEASE_WAIT_MS: int(0, 120_000).default(15_000).register(configDocs, doc('saga',
-    'How long a capture/void/resume waits for a transfer busy in the worker before `INVALID_STATE`.')),
-  SAGA_CRASH_AT: z.string().trim().regex(/^(check|authorize|capture|void):(before|after)$/, 'must be <check|authorize|capture|void>:<before|after>').optional()
-    .register(configDocs, doc('saga',
-      'Test only, refused in production: `<check|authorize|capture|void>:<before|after>` makes the process SIGKILL itself there.')),
+  SAGA_RECONCILE_AFTER_MS: int(100, 86_400_000)
+    .default(120_000)
+    .register(
+      configDocs,
+      doc(
+        'saga',
+        "A transfer waiting on the platform (compliance, payout) with no news this long reads the transaction's state from the platform (a webhook may have been lost); then again after as long as it has been quiet, at most hourly.",
+      ),
+    ),
+  CAPTURE_WINDOW_S: int(60, 7 * 24 * 3600 - 3600)
+    .default(6 * 24 * 3600)
+    .register(
+      configDocs,
+      doc('saga', "An authorization not captured within this (6 days, under the gateway's 7-day auto-cancel) is voided → `EXPIRED`."),
+    ),
+  IDEMPOTENCY_TTL_HOURS: int(24, 24 * 90)
+    .default(48)
+    .register(configDocs, doc('saga', 'Idempotency records are kept this long (at least 24).')),
+  IDEMPOTENCY_WAIT_MS: int(0, 120_000)
+    .default(10_000)
+    .register(
+      configDocs,
+      doc('saga', 'A concurrent duplicate waits this long for the first request, then gets `IDEMPOTENCY_IN_PROGRESS`.'),
+    ),
+  MUTATION_LEASE_WAIT_MS: int(0, 120_000)
+    .default(15_000)
+    .register(configDocs, doc('saga', 'How long a capture/void/resume waits for a transfer busy in the worker before `INVALID_STATE`.')),
+  SAGA_CRASH_AT: z
+    .string()
+    .trim()
+    .regex(/^(check|authorize|capture|void):(before|after)$/, 'must be <check|authorize|capture|void>:<before|after>')
+    .optional()
+    .register(
+      configDocs,
+      doc(
+        'saga',
+        'Test only, refused in production: `<check|authorize|capture|void>:<before|after>` makes the process SIGKILL itself there.',
+      ),
+    ),
   // Webhooks from the remittances platform
   WEBHOOK_SECRET_ENCRYPTION_KEY: z
     .string()
     .trim()
-    .refine((v) => /^[A-Za-z0-9+/_-]{42,44}={0,2}$/.test(v) && Buffer.from(v.replace(/-/g, '+').replace(/_/g, '/'), 'base64').length === 32, 'must be base64 of 32 bytes (openssl rand -base64 32)')
+    .refine(
+      (v) => /^[A-Za-z0-9+/_-]{42,44}={0,2}$/.test(v) && Buffer.from(v.replace(/-/g, '+').replace(/_/g, '/'), 'base64').length === 32,
+      'must be base64 of 32 bytes (openssl rand -base64 32)',
+    )
     .optional()
-    .register(configDocs, doc('webhooks',
-      'Base64 of 32 bytes (`openssl rand -base64 32`, the same on every replica): the AES-256-GCM key of webhook signing secrets at rest. Required in production; otherwise generated into `DATA_DIR`.',
-      { summary: 'key of the webhook signing secrets at rest; required in production' })),
-  WEBHOOK_TOLERANCE_S: int(1, 86_400).default(300).register(configDocs, doc('webhooks',
-    'Signature timestamps further than this from our clock, past or future, are refused.')),
-  WEBHOOK_POLL_INTERVAL_MS: int(10, 600_000).default(1_000).register(configDocs, doc('webhooks',
-    'The inbox processor\'s poll interval (it is also nudged after every delivery).')),
-  WEBHOOK_SECRET_CACHE_MS: int(0, 600_000).default(5_000).register(configDocs, doc('webhooks',
-    'Signing secrets are cached per instance this long (re-read at once when a signature fails).')),
-  WEBHOOK_MAX_ATTEMPTS: int(1, 1_000).default(12).register(configDocs, doc('webhooks',
-    'Failed attempts after which an inbox event is dead-lettered (backoff 0.5 s doubling, at most 60 s: about 5 min); its stream goes on.')),
-  WEBHOOK_CONCURRENCY: int(1, 64).default(4).register(configDocs, doc('webhooks',
-    'Inbox streams applied at once per instance; each holds a database connection while applying (keep well below `DATABASE_POOL_MAX`).')),
+    .register(
+      configDocs,
+      doc(
+        'webhooks',
+        'Base64 of 32 bytes (`openssl rand -base64 32`, the same on every replica): the AES-256-GCM key of webhook signing secrets at rest. Required in production; otherwise generated into `DATA_DIR`.',
+        { summary: 'key of the webhook signing secrets at rest; required in production' },
+      ),
+    ),
+  WEBHOOK_TOLERANCE_S: int(1, 86_400)
+    .default(300)
+    .register(configDocs, doc('webhooks', 'Signature timestamps further than this from our clock, past or future, are refused.')),
+  WEBHOOK_POLL_INTERVAL_MS: int(10, 600_000)
+    .default(1_000)
+    .register(configDocs, doc('webhooks', "The inbox processor's poll interval (it is also nudged after every delivery).")),
+  WEBHOOK_SECRET_CACHE_MS: int(0, 600_000)
+    .default(5_000)
+    .register(configDocs, doc('webhooks', 'Signing secrets are cached per instance this long (re-read at once when a signature fails).')),
+  WEBHOOK_MAX_ATTEMPTS: int(1, 1_000)
+    .default(12)
+    .register(
+      configDocs,
+      doc(
+        'webhooks',
+        'Failed attempts after which an inbox event is dead-lettered (backoff 0.5 s doubling, at most 60 s: about 5 min); its stream goes on.',
+      ),
+    ),
+  WEBHOOK_CONCURRENCY: int(1, 64)
+    .default(4)
+    .register(
+      configDocs,
+      doc(
+        'webhooks',
+        'Inbox streams applied at once per instance; each holds a database connection while applying (keep well below `DATABASE_POOL_MAX`).',
+      ),
+    ),
   // API surface, abuse limits
-  CARD_CHECK_LEGACY_ENABLED: bool.default(false).register(configDocs, doc('transfers',
-    '`true`: `checkCardLegacy` calls the gateway\'s legacy card check; `false`: it answers `FORBIDDEN`.')),
-  CARD_CHECK_MAX_AGE_S: int(60, 86_400).default(1_800).register(configDocs, doc('transfers',
-    'A card token funds a transfer only if the same customer checked it (`checkCard`/`checkCardLegacy`) at most this many seconds ago (60 to 86400); older: `NOT_FOUND`, check it again.')),
-  BANK_CACHE_TTL_S: int(0, 86_400).default(300).register(configDocs, doc('transfers', 'Bank look-ups are reused this long (per instance).')),
+  CARD_CHECK_LEGACY_ENABLED: bool
+    .default(false)
+    .register(
+      configDocs,
+      doc('transfers', "`true`: `checkCardLegacy` calls the gateway's legacy card check; `false`: it answers `FORBIDDEN`."),
+    ),
+  CARD_CHECK_MAX_AGE_S: int(60, 86_400)
+    .default(1_800)
+    .register(
+      configDocs,
+      doc(
+        'transfers',
+        'A card token funds a transfer only if the same customer checked it (`checkCard`/`checkCardLegacy`) at most this many seconds ago (60 to 86400); older: `NOT_FOUND`, check it again.',
+      ),
+    ),
+  BANK_CACHE_TTL_S: int(0, 86_400)
+    .default(300)
+    .register(configDocs, doc('transfers', 'Bank look-ups are reused this long (per instance).')),
   BANK_CACHE_MAX_ENTRIES: int(1, 1_000_000).default(1000).register(configDocs, doc('transfers', 'At most this many banks cached.')),
-  GRAPHQL_BODY_LIMIT_BYTES: int(1024, 10 * 1024 * 1024).default(256 * 1024).register(configDocs, doc('graphql', 'Larger request bodies → 413.')),
-  GRAPHQL_MAX_DEPTH: int(1, 100).default(15).register(configDocs, doc('graphql',
-    'Nesting depth, introspection included (`QUERY_TOO_DEEP`); the query limits are checked before anything executes (docs/api.md).')),
+  GRAPHQL_BODY_LIMIT_BYTES: int(1024, 10 * 1024 * 1024)
+    .default(256 * 1024)
+    .register(configDocs, doc('graphql', 'Larger request bodies → 413.')),
+  GRAPHQL_MAX_DEPTH: int(1, 100)
+    .default(15)
+    .register(
+      configDocs,
+      doc(
+        'graphql',
+        'Nesting depth, introspection included (`QUERY_TOO_DEEP`); the query limits are checked before anything executes (docs/api.md).',
+      ),
+    ),
   GRAPHQL_MAX_ALIASES: int(0, 1000).default(15).register(configDocs, doc('graphql', 'Aliases per document (`TOO_MANY_ALIASES`).')),
-  GRAPHQL_MAX_COST: int(1, 10_000_000).default(200_000).register(configDocs, doc('graphql',
-    'Cost per operation (`QUERY_TOO_COMPLEX`): a field 1, a connection 1 + `first` × its selection (cost model: docs/api.md).')),
-  GRAPHQL_MAX_TOKENS: int(10, 1_000_000).default(2000).register(configDocs, doc('graphql', 'Parser tokens per document (`TOO_MANY_TOKENS`).')),
+  GRAPHQL_MAX_COST: int(1, 10_000_000)
+    .default(200_000)
+    .register(
+      configDocs,
+      doc(
+        'graphql',
+        'Cost per operation (`QUERY_TOO_COMPLEX`): a field 1, a connection 1 + `first` × its selection (cost model: docs/api.md).',
+      ),
+    ),
+  GRAPHQL_MAX_TOKENS: int(10, 1_000_000)
+    .default(2000)
+    .register(configDocs, doc('graphql', 'Parser tokens per document (`TOO_MANY_TOKENS`).')),
   GRAPHQL_MAX_DIRECTIVES: int(0, 1000).default(50).register(configDocs, doc('graphql', 'Directives per document (`TOO_MANY_DIRECTIVES`).')),
-  RATE_LIMIT_MUTATIONS_PER_MINUTE: int(1, 1_000_000).default(60).register(configDocs, doc('graphql',
-    'Per caller and mutation field, HTTP and websocket together (Redis-backed when `REDIS_URL` is set).')),
-  RATE_LIMIT_ALIAS_LOOKUPS_PER_MINUTE: int(1, 1_000_000).default(10).register(configDocs, doc('graphql',
-    'Per caller, `resolveAlias` (the directory has a quota).')),
-  RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: int(1, 1_000_000).default(300).register(configDocs, doc('graphql',
-    'Per caller, over HTTP and websocket together: each upstream-backed field of an operation (every alias and fragment use) costs a point; over the budget the whole operation is refused with `RATE_LIMITED` (HTTP 429, `retryAfterSeconds`) before any upstream call. Redis-backed when `REDIS_URL` is set.')),
-  RATE_LIMIT_ANONYMOUS_PER_MINUTE: int(1, 1_000_000).default(300).register(configDocs, doc('graphql',
-    'Per client IP (the peer, or the forwarded client when the peer is in `TRUST_PROXY`): GraphQL HTTP requests without a valid token and failed websocket `connection_init`s; over → 429 `RATE_LIMITED` / close 4429.')),
-  WS_MAX_SUBSCRIPTIONS_PER_SOCKET: int(1, 100_000).default(100).register(configDocs, doc('graphql',
-    'Operations open at once on one websocket; more → that operation gets `RATE_LIMITED`.')),
-  WS_MAX_SOCKETS_PER_USER: int(1, 100_000).default(20).register(configDocs, doc('graphql',
-    'Websockets open per user on one instance; more → close 4429.')),
-  APQ_TTL_S: int(0, 30 * 86_400).default(86_400).register(configDocs, doc('graphql',
-    'Automatic persisted queries: how long a registered query is kept (memory LRU, or Redis when `REDIS_URL` is set).')),
+  RATE_LIMIT_MUTATIONS_PER_MINUTE: int(1, 1_000_000)
+    .default(60)
+    .register(
+      configDocs,
+      doc('graphql', 'Per caller and mutation field, HTTP and websocket together (Redis-backed when `REDIS_URL` is set).'),
+    ),
+  RATE_LIMIT_ALIAS_LOOKUPS_PER_MINUTE: int(1, 1_000_000)
+    .default(10)
+    .register(configDocs, doc('graphql', 'Per caller, `resolveAlias` (the directory has a quota).')),
+  RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: int(1, 1_000_000)
+    .default(300)
+    .register(
+      configDocs,
+      doc(
+        'graphql',
+        'Per caller, over HTTP and websocket together: each upstream-backed field of an operation (every alias and fragment use) costs a point; over the budget the whole operation is refused with `RATE_LIMITED` (HTTP 429, `retryAfterSeconds`) before any upstream call. Redis-backed when `REDIS_URL` is set.',
+      ),
+    ),
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: int(1, 1_000_000)
+    .default(300)
+    .register(
+      configDocs,
+      doc(
+        'graphql',
+        'Per client IP (the peer, or the forwarded client when the peer is in `TRUST_PROXY`): GraphQL HTTP requests without a valid token and failed websocket `connection_init`s; over → 429 `RATE_LIMITED` / close 4429.',
+      ),
+    ),
+  WS_MAX_SUBSCRIPTIONS_PER_SOCKET: int(1, 100_000)
+    .default(100)
+    .register(configDocs, doc('graphql', 'Operations open at once on one websocket; more → that operation gets `RATE_LIMITED`.')),
+  WS_MAX_SOCKETS_PER_USER: int(1, 100_000)
+    .default(20)
+    .register(configDocs, doc('graphql', 'Websockets open per user on one instance; more → close 4429.')),
+  APQ_TTL_S: int(0, 30 * 86_400)
+    .default(86_400)
+    .register(
+      configDocs,
+      doc('graphql', 'Automatic persisted queries: how long a registered query is kept (memory LRU, or Redis when `REDIS_URL` is set).'),
+    ),
   // Trusted documents: off | allow (a documentId may replace the text) | only (nothing but the manifest runs)
-  TRUSTED_DOCUMENTS: z.enum(['off', 'allow', 'only']).default('off').register(configDocs, doc('graphql',
-    '`off`, `allow` or `only`. `allow`: a request may name a document of the manifest by `documentId` (`sha256:<hex>`, POST body, GET query or graphql-ws payload) instead of sending its text; any text still runs. `only` (set it in production): nothing but the manifest\'s documents runs — by id, by their exact text or by their APQ hash; anything else is refused with `PERSISTED_DOCUMENT_NOT_ALLOWED` before parsing, and an unknown id is `PERSISTED_DOCUMENT_NOT_FOUND` (docs/api.md).',
-    { summary: '`only` in production: nothing but the app\'s persisted documents runs' })),
-  TRUSTED_DOCUMENTS_MANIFEST: nonEmpty.default(DEFAULT_TRUSTED_DOCUMENTS_MANIFEST).register(configDocs, doc('graphql',
-    'The manifest (`{ "sha256:<hex>": "<document text>" }`, written by `npm run codegen`); read at start when `TRUSTED_DOCUMENTS` is not `off`: missing, or an entry whose id is not the hash of its text → the service does not start.',
-    { default: '`schema/app/persisted-documents.json`', example: '' })),
+  TRUSTED_DOCUMENTS: z
+    .enum(['off', 'allow', 'only'])
+    .default('off')
+    .register(
+      configDocs,
+      doc(
+        'graphql',
+        "`off`, `allow` or `only`. `allow`: a request may name a document of the manifest by `documentId` (`sha256:<hex>`, POST body, GET query or graphql-ws payload) instead of sending its text; any text still runs. `only` (set it in production): nothing but the manifest's documents runs — by id, by their exact text or by their APQ hash; anything else is refused with `PERSISTED_DOCUMENT_NOT_ALLOWED` before parsing, and an unknown id is `PERSISTED_DOCUMENT_NOT_FOUND` (docs/api.md).",
+        { summary: "`only` in production: nothing but the app's persisted documents runs" },
+      ),
+    ),
+  TRUSTED_DOCUMENTS_MANIFEST: nonEmpty
+    .default(DEFAULT_TRUSTED_DOCUMENTS_MANIFEST)
+    .register(
+      configDocs,
+      doc(
+        'graphql',
+        'The manifest (`{ "sha256:<hex>": "<document text>" }`, written by `npm run codegen`); read at start when `TRUSTED_DOCUMENTS` is not `off`: missing, or an entry whose id is not the hash of its text → the service does not start.',
+        { default: '`schema/app/persisted-documents.json`', example: '' },
+      ),
+    ),
   // Compiled execution: graphql-jit behind Apollo's gateway hook, graphql-js when off
-  GRAPHQL_JIT: bool.default(true).register(configDocs, doc('graphql',
-    'Execute HTTP operations with graphql-jit (compiled once per document, LRU); graphql-js runs what it cannot compile. `false`: graphql-js only.')),
+  GRAPHQL_JIT: bool
+    .default(true)
+    .register(
+      configDocs,
+      doc(
+        'graphql',
+        'Execute HTTP operations with graphql-jit (compiled once per document, LRU); graphql-js runs what it cannot compile. `false`: graphql-js only.',
+      ),
+    ),
   // Tracing: OTLP/HTTP export when set, entirely off otherwise
-  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl.optional().register(configDocs, doc('observability',
-    'For example `http://otel-collector:4318`: OpenTelemetry spans (operations, root fields, upstream calls, SQL) exported over OTLP/HTTP to `<endpoint>/v1/traces`. Unset: tracing off, no SDK loaded.')),
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl
+    .optional()
+    .register(
+      configDocs,
+      doc(
+        'observability',
+        'For example `http://otel-collector:4318`: OpenTelemetry spans (operations, root fields, upstream calls, SQL) exported over OTLP/HTTP to `<endpoint>/v1/traces`. Unset: tracing off, no SDK loaded.',
+      ),
+    ),
   OTEL_SERVICE_NAME: nonEmpty.default('remittance-bff').register(configDocs, doc('observability', '`service.name` of the exported spans.')),
   // Prometheus scrape endpoint: its own listener (always in production), never on the API port in production
-  METRICS_PORT: int(0, 65535).optional().register(configDocs, doc('observability',
-    'Prometheus `GET /metrics` on its own listener (in production only there: 404 on the API port, and it must differ from `PORT`). Outside production, unset = `/metrics` on the API port only; `0` = a free port.',
-    { default: 'production: `9464`; elsewhere unset' })),
-  METRICS_HOST: nonEmpty.default('127.0.0.1').register(configDocs, doc('observability',
-    'Address of the metrics listener: a private interface (the pod\'s), never a public one.')),
+  METRICS_PORT: int(0, 65535)
+    .optional()
+    .register(
+      configDocs,
+      doc(
+        'observability',
+        'Prometheus `GET /metrics` on its own listener (in production only there: 404 on the API port, and it must differ from `PORT`). Outside production, unset = `/metrics` on the API port only; `0` = a free port.',
+        { default: 'production: `9464`; elsewhere unset' },
+      ),
+    ),
+  METRICS_HOST: nonEmpty
+    .default('127.0.0.1')
+    .register(configDocs, doc('observability', "Address of the metrics listener: a private interface (the pod's), never a public one.")),
   // Corridor rules: least and most one transfer may send, in the source currency (createQuote, createTransfer)
   TRANSFER_CORRIDORS: z
     .string()
@@ -296,12 +605,20 @@ const schema = z.object({
     .transform((v, ctx) => {
       const parsed = parseCorridors(v);
       if ('rules' in parsed) return parsed.rules;
-      ctx.addIssue({ code: 'custom', message: `entries not understood: ${parsed.invalid.length}; use e.g. USD>BRL=1..10000,USD>MXN/MX=5..2500,*=..10000 (amounts at most 14 integer digits)` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `entries not understood: ${parsed.invalid.length}; use e.g. USD>BRL=1..10000,USD>MXN/MX=5..2500,*=..10000 (amounts at most 14 integer digits)`,
+      });
       return z.NEVER;
     })
-    .register(configDocs, doc('transfers',
-      'Corridor rules: the least and the most one transfer may send, in its source currency, as `SRC>DST=MIN..MAX` entries (`SRC>DST/CC` for one destination country, `SRC>*` for a source currency, `*` the default; the most specific applies; no `MIN`: the currency\'s smallest unit; no `*`: `*=..10000` is added); amounts at most 14 integer digits. Read with the `corridors` / `corridor` queries; `createQuote` and `createTransfer` answer `BAD_USER_INPUT` outside them (`extensions.minAmount` / `maxAmount`), before any upstream call.',
-      { default: `\`${DEFAULT_CORRIDORS}\``, example: DEFAULT_CORRIDORS })),
+    .register(
+      configDocs,
+      doc(
+        'transfers',
+        "Corridor rules: the least and the most one transfer may send, in its source currency, as `SRC>DST=MIN..MAX` entries (`SRC>DST/CC` for one destination country, `SRC>*` for a source currency, `*` the default; the most specific applies; no `MIN`: the currency's smallest unit; no `*`: `*=..10000` is added); amounts at most 14 integer digits. Read with the `corridors` / `corridor` queries; `createQuote` and `createTransfer` answer `BAD_USER_INPUT` outside them (`extensions.minAmount` / `maxAmount`), before any upstream call.",
+        { default: `\`${DEFAULT_CORRIDORS}\``, example: DEFAULT_CORRIDORS },
+      ),
+    ),
 });
 
 /** The credentials the built-in sandbox accepts; used only while the upstreams are a sandbox, never in production. */
@@ -323,8 +640,7 @@ const isLoopbackUrl = (v: string): boolean => LOOPBACK.has(new URL(v).hostname);
 type Env = z.infer<typeof schema>;
 
 export type DatabaseConfig =
-  | { kind: 'pglite'; dataDir: string | null /* null = in memory */ }
-  | { kind: 'postgres'; url: string; poolMax: number };
+  { kind: 'pglite'; dataDir: string | null /* null = in memory */ } | { kind: 'postgres'; url: string; poolMax: number };
 
 export interface Config {
   env: Env['NODE_ENV'];
@@ -425,7 +741,12 @@ export interface Config {
   /** Per caller and operation, per minute (memory, or Redis when REDIS_URL is set). */
   rateLimits: { mutationsPerMinute: number; aliasLookupsPerMinute: number };
   /** Abuse budgets: upstream-backed fields per caller, unauthenticated traffic per IP, websocket caps per instance. */
-  budgets: { upstreamPointsPerMinute: number; anonymousPerMinute: number; wsMaxSubscriptionsPerSocket: number; wsMaxSocketsPerUser: number };
+  budgets: {
+    upstreamPointsPerMinute: number;
+    anonymousPerMinute: number;
+    wsMaxSubscriptionsPerSocket: number;
+    wsMaxSocketsPerUser: number;
+  };
   /** Automatic persisted queries: how long a registered query is kept (memory LRU, or Redis when REDIS_URL is set). */
   apq: { ttlS: number };
   /** Trusted (persisted) documents: the mode and the manifest (`sha256:<hex>` → document text) it reads. */
@@ -463,7 +784,12 @@ export function serviceVariables(): ServiceVariable[] {
     const value = parsed.success ? parsed.data : undefined;
     const primitive = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
     const sandboxValue = (SANDBOX_CREDENTIALS as Record<string, string>)[name];
-    const shown = sandboxValue !== undefined ? `\`${sandboxValue}\` while the upstreams are a sandbox` : primitive !== undefined ? `\`${primitive}\`` : undefined;
+    const shown =
+      sandboxValue !== undefined
+        ? `\`${sandboxValue}\` while the upstreams are a sandbox`
+        : primitive !== undefined
+          ? `\`${primitive}\``
+          : undefined;
     return { name, doc: d, default: d?.default ?? shown, example: d?.example ?? primitive ?? '' };
   });
 }
@@ -480,8 +806,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const variable = String(issue.path[0] ?? '?');
-      const problem =
-        issue.code === 'invalid_value' ? `must be one of ${(issue.values as unknown[]).join(', ')}` : issue.message;
+      const problem = issue.code === 'invalid_value' ? `must be one of ${(issue.values as unknown[]).join(', ')}` : issue.message;
       if (!problems.some((p) => p.variable === variable)) problems.push({ variable, problem });
     }
     throw new ConfigError(problems);
@@ -498,8 +823,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const sandboxEnabled = setUrls.length === 0 && !production;
   if (setUrls.length > 0 && setUrls.length < 3) {
     for (const [k, v] of Object.entries(upstreamUrls))
-      if (v === undefined)
-        problems.push({ variable: k, problem: 'must be set when any other upstream base URL is set' });
+      if (v === undefined) problems.push({ variable: k, problem: 'must be set when any other upstream base URL is set' });
   }
   if (production) {
     for (const [k, v] of Object.entries(upstreamUrls))
@@ -510,7 +834,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     if (!e.DATABASE_URL || !/^postgres/.test(e.DATABASE_URL))
       problems.push({ variable: 'DATABASE_URL', problem: 'a postgres:// URL is required in production' });
     if (!e.WEBHOOK_SECRET_ENCRYPTION_KEY)
-      problems.push({ variable: 'WEBHOOK_SECRET_ENCRYPTION_KEY', problem: 'is required in production (base64 of 32 bytes; encrypts webhook signing secrets at rest)' });
+      problems.push({
+        variable: 'WEBHOOK_SECRET_ENCRYPTION_KEY',
+        problem: 'is required in production (base64 of 32 bytes; encrypts webhook signing secrets at rest)',
+      });
   }
   // Upstream credentials: the sandbox's defaults only while the upstreams are a sandbox — the built-in one, or
   // (outside production) one on a loopback address (`npm run sandbox`). Anywhere else each one must be given.
@@ -519,12 +846,17 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   for (const k of Object.keys(SANDBOX_CREDENTIALS) as (keyof typeof SANDBOX_CREDENTIALS)[]) {
     credentials[k] = e[k] ?? credentials[k];
     if (credentials[k] === undefined)
-      problems.push({ variable: k, problem: production ? 'is required in production (no sandbox default)' : 'is required when the upstreams are not a local sandbox' });
+      problems.push({
+        variable: k,
+        problem: production ? 'is required in production (no sandbox default)' : 'is required when the upstreams are not a local sandbox',
+      });
   }
   if (production) {
     if (!e.AUTH_ISSUER) problems.push({ variable: 'AUTH_ISSUER', problem: 'is required in production (the expected iss of every token)' });
-    if (!e.AUTH_AUDIENCE) problems.push({ variable: 'AUTH_AUDIENCE', problem: 'is required in production (the expected aud of every token)' });
-    if (!e.PUBLIC_URL) problems.push({ variable: 'PUBLIC_URL', problem: 'is required in production (where the platform delivers webhooks)' });
+    if (!e.AUTH_AUDIENCE)
+      problems.push({ variable: 'AUTH_AUDIENCE', problem: 'is required in production (the expected aud of every token)' });
+    if (!e.PUBLIC_URL)
+      problems.push({ variable: 'PUBLIC_URL', problem: 'is required in production (where the platform delivers webhooks)' });
     // TLS for everything that leaves the host; loopback is allowed (a local TLS-terminating proxy or sidecar)
     for (const k of ['PUBLIC_URL', 'AUTH_JWKS_URL', 'GATEWAY_BASE_URL', 'REMITTANCES_BASE_URL', 'VERIFICATION_BASE_URL'] as const) {
       const v = e[k];
@@ -532,9 +864,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         problems.push({ variable: k, problem: 'must be an https:// URL in production (http only on a loopback address)' });
     }
     if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT)
-      problems.push({ variable: 'METRICS_PORT', problem: 'must differ from PORT (metrics are never served on the API port in production)' });
+      problems.push({
+        variable: 'METRICS_PORT',
+        problem: 'must differ from PORT (metrics are never served on the API port in production)',
+      });
   }
-  if (production && e.SAGA_CRASH_AT) problems.push({ variable: 'SAGA_CRASH_AT', problem: 'is a test-only fault hook, refused in production' });
+  if (production && e.SAGA_CRASH_AT)
+    problems.push({ variable: 'SAGA_CRASH_AT', problem: 'is a test-only fault hook, refused in production' });
   if (e.AUTH_JWKS_URL && e.AUTH_PUBLIC_KEY)
     problems.push({ variable: 'AUTH_PUBLIC_KEY', problem: 'set either AUTH_JWKS_URL or AUTH_PUBLIC_KEY, not both' });
   if (Boolean(e.REMITTANCES_CLIENT_CERT) !== Boolean(e.REMITTANCES_CLIENT_KEY))

@@ -28,7 +28,9 @@ const isModuleNotFound = (e: unknown) => {
 };
 
 /** Loads the sandbox package; `importer` is replaced by tests only. */
-export async function loadSandbox(importer: () => Promise<SandboxModule> = () => import('@remittance-bff/sandbox')): Promise<SandboxModule> {
+export async function loadSandbox(
+  importer: () => Promise<SandboxModule> = () => import('@remittance-bff/sandbox'),
+): Promise<SandboxModule> {
   let mod: SandboxModule;
   try {
     mod = await importer();
@@ -47,5 +49,9 @@ export async function loadSandbox(importer: () => Promise<SandboxModule> = () =>
   if (typeof exported?.startSandbox !== 'function' || typeof exported.DEFAULT_OPTIONS !== 'object') {
     throw new SandboxUnavailableError(`${SANDBOX_PACKAGE} does not export startSandbox and DEFAULT_OPTIONS: rebuild it (npm run build)`);
   }
-  return { startSandbox: exported.startSandbox, DEFAULT_OPTIONS: exported.DEFAULT_OPTIONS, SANDBOX_ONLY_VARIABLES: exported.SANDBOX_ONLY_VARIABLES };
+  return {
+    startSandbox: exported.startSandbox,
+    DEFAULT_OPTIONS: exported.DEFAULT_OPTIONS,
+    SANDBOX_ONLY_VARIABLES: exported.SANDBOX_ONLY_VARIABLES,
+  };
 }

@@ -28,7 +28,6 @@ const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
 /** Seconds of clock skew accepted on exp and nbf. */
 const CLOCK_TOLERANCE_S = 30;
 
-
 type StaticKey = KeyLike | Uint8Array;
 type VerifyKey = StaticKey | JWTVerifyGetKey;
 
@@ -95,7 +94,15 @@ export class AuthService {
     }
     const dev = await loadOrCreateDevKeys(dataDir);
     const pub = await importJWK(dev.publicJwk, dev.alg);
-    return new AuthService(pub, auth.issuer ?? DEV_ISSUER, auth.audience ?? DEV_AUDIENCE, clock, { privateJwk: dev.privateJwk, alg: dev.alg }, cache, counter);
+    return new AuthService(
+      pub,
+      auth.issuer ?? DEV_ISSUER,
+      auth.audience ?? DEV_AUDIENCE,
+      clock,
+      { privateJwk: dev.privateJwk, alg: dev.alg },
+      cache,
+      counter,
+    );
   }
 
   /** Entries in the verification cache (0 when it is off). */
@@ -138,9 +145,7 @@ export class AuthService {
         requiredClaims: ['sub', 'exp'],
       };
       ({ payload } =
-        typeof this.key === 'function'
-          ? await jwtVerify(token, this.key, options)
-          : await jwtVerify(token, this.key, options));
+        typeof this.key === 'function' ? await jwtVerify(token, this.key, options) : await jwtVerify(token, this.key, options));
     } catch {
       throw unauthenticated('Invalid or expired token');
     }

@@ -63,11 +63,7 @@ interface CreateDatabaseOptions {
   readyTimeoutMs?: number;
 }
 
-export async function createDatabase(
-  config: DatabaseConfig,
-  logger: DbLogger,
-  options: CreateDatabaseOptions = {},
-): Promise<Database> {
+export async function createDatabase(config: DatabaseConfig, logger: DbLogger, options: CreateDatabaseOptions = {}): Promise<Database> {
   return config.kind === 'pglite'
     ? createPgliteDatabase(config.dataDir, logger, options)
     : createPostgresDatabase(config.url, config.poolMax, logger, options);
@@ -96,8 +92,7 @@ function loadPglite(): typeof PgliteModule {
 
 function pgSession(client: pg.ClientBase | pg.Pool): SqlSession {
   return {
-    query: async <T>(sql: string, params?: unknown[]) =>
-      (await client.query(sql, params as unknown[] | undefined)).rows as T[],
+    query: async <T>(sql: string, params?: unknown[]) => (await client.query(sql, params as unknown[] | undefined)).rows as T[],
     exec: async (script: string) => {
       await client.query(script);
     },
@@ -183,11 +178,7 @@ function assemble(parts: Parts, logger: DbLogger, options: CreateDatabaseOptions
   };
 }
 
-async function createPgliteDatabase(
-  dataDir: string | null,
-  logger: DbLogger,
-  options: CreateDatabaseOptions,
-): Promise<Database> {
+async function createPgliteDatabase(dataDir: string | null, logger: DbLogger, options: CreateDatabaseOptions): Promise<Database> {
   const { lockDataDir, openPglite, pgliteSession, PrismaPGlite } = loadPglite();
   const release = dataDir === null ? () => undefined : lockDataDir(dataDir);
   let pglite: PGlite;
@@ -222,12 +213,7 @@ async function createPgliteDatabase(
   );
 }
 
-async function createPostgresDatabase(
-  url: string,
-  poolMax: number,
-  logger: DbLogger,
-  options: CreateDatabaseOptions,
-): Promise<Database> {
+async function createPostgresDatabase(url: string, poolMax: number, logger: DbLogger, options: CreateDatabaseOptions): Promise<Database> {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolMax,
@@ -251,11 +237,7 @@ async function createPostgresDatabase(
         await client.connect();
         try {
           const session = pgSession(client);
-          return await withAdvisoryLock(
-            session,
-            () => applyMigrations(session, migrations, logger),
-            options.migrationLockTimeoutMs,
-          );
+          return await withAdvisoryLock(session, () => applyMigrations(session, migrations, logger), options.migrationLockTimeoutMs);
         } finally {
           await client.end().catch(() => undefined);
         }

@@ -14,10 +14,17 @@
  *   node-postgres's "Connection terminated" messages.
  */
 const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028']);
-const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections', 'TransactionAlreadyClosed']);
+const ADAPTER_KINDS = new Set([
+  'DatabaseNotReachable',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'TooManyConnections',
+  'TransactionAlreadyClosed',
+]);
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 const SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;
-const MESSAGES = /Connection terminated|terminating connection due to administrator command|the database system is (starting up|shutting down)|Timed out fetching a new connection|Unable to start a transaction in the given time|Can't reach database server/i;
+const MESSAGES =
+  /Connection terminated|terminating connection due to administrator command|the database system is (starting up|shutting down)|Timed out fetching a new connection|Unable to start a transaction in the given time|Can't reach database server/i;
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   const seen = new Set<unknown>();

@@ -85,7 +85,10 @@ export class IdempotencyService {
         continue;
       }
       if (Date.now() >= deadline)
-        throw new AppError('IDEMPOTENCY_IN_PROGRESS', 'A request with this idempotencyKey is still being processed; retry shortly with the same key');
+        throw new AppError(
+          'IDEMPOTENCY_IN_PROGRESS',
+          'A request with this idempotencyKey is still being processed; retry shortly with the same key',
+        );
       await sleep(this.opts.pollMs ?? 25);
     }
   }
@@ -98,15 +101,25 @@ export class IdempotencyService {
    * effect happened; the newer claim is the same request — same hash — and gets the same answer), never over a
    * stored answer or another request's record.
    */
-  private async execute<T extends Prisma.InputJsonValue>(id: { scope: string; operation: string; key: string }, claimedAt: Date, hash: string, fn: () => Promise<T>): Promise<T> {
+  private async execute<T extends Prisma.InputJsonValue>(
+    id: { scope: string; operation: string; key: string },
+    claimedAt: Date,
+    hash: string,
+    fn: () => Promise<T>,
+  ): Promise<T> {
     let result: T;
     try {
       result = await fn();
     } catch (e) {
-      await this.prisma.idempotencyRecord.deleteMany({ where: { ...id, state: 'IN_PROGRESS', createdAt: claimedAt } }).catch(() => undefined);
+      await this.prisma.idempotencyRecord
+        .deleteMany({ where: { ...id, state: 'IN_PROGRESS', createdAt: claimedAt } })
+        .catch(() => undefined);
       throw e;
     }
-    await this.prisma.idempotencyRecord.updateMany({ where: { ...id, state: 'IN_PROGRESS', requestHash: hash }, data: { state: 'COMPLETED', response: result } });
+    await this.prisma.idempotencyRecord.updateMany({
+      where: { ...id, state: 'IN_PROGRESS', requestHash: hash },
+      data: { state: 'COMPLETED', response: result },
+    });
     return result;
   }
 

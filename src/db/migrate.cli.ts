@@ -18,9 +18,7 @@ export async function runMigrateCli(
     const config = loadConfig(env);
     const logger = createLogger({ level: env.LOG_LEVEL ?? 'warn', name: 'db:migrate' });
     const target =
-      config.database.kind === 'postgres'
-        ? redactUrl(config.database.url)
-        : `PGlite ${config.database.dataDir ?? '(in memory)'}`;
+      config.database.kind === 'postgres' ? redactUrl(config.database.url) : `PGlite ${config.database.dataDir ?? '(in memory)'}`;
     db = await createDatabase(config.database, logger);
     const { applied } = await db.migrate();
     if (applied.length === 0) out.log(`${target}: no pending migrations.`);

@@ -107,9 +107,7 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS "${MIGRATIONS_TABLE}" (
 const MANAGES_OWN_TRANSACTION = /^\s*(BEGIN|COMMIT|START\s+TRANSACTION)\s*;/im;
 
 async function appliedRows(session: SqlSession): Promise<AppliedRow[] | null> {
-  const [{ present }] = await session.query<{ present: boolean }>(
-    `SELECT to_regclass('"${MIGRATIONS_TABLE}"') IS NOT NULL AS present`,
-  );
+  const [{ present }] = await session.query<{ present: boolean }>(`SELECT to_regclass('"${MIGRATIONS_TABLE}"') IS NOT NULL AS present`);
   if (!present) return null;
   return session.query<AppliedRow>(
     `SELECT migration_name, checksum, finished_at FROM "${MIGRATIONS_TABLE}"
@@ -128,11 +126,7 @@ export async function pendingMigrations(session: SqlSession, migrations: Migrati
  * Applies pending migrations on `session`. The caller holds whatever lock makes this exclusive
  * (see withAdvisoryLock). Returns the names applied, in order.
  */
-export async function applyMigrations(
-  session: SqlSession,
-  migrations: Migration[],
-  logger?: MigrationLogger,
-): Promise<string[]> {
+export async function applyMigrations(session: SqlSession, migrations: Migration[], logger?: MigrationLogger): Promise<string[]> {
   await session.exec(CREATE_TABLE);
   const rows = (await appliedRows(session)) ?? [];
   const unfinished = rows.filter((r) => r.finished_at === null);

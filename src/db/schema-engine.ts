@@ -108,11 +108,7 @@ export async function createSchemaEngine(
 ): Promise<SchemaEngine> {
   const glue = await loadSchemaEngineModule();
   const datamodels: [string, string][] | undefined = opts.schema ? [[opts.schema.path, opts.schema.content]] : undefined;
-  return glue.SchemaEngine.new(
-    { datamodels },
-    (line: string) => opts.log?.(line),
-    bindMigrationAwareSqlAdapterFactory(adapterFactory),
-  );
+  return glue.SchemaEngine.new({ datamodels }, (line: string) => opts.log?.(line), bindMigrationAwareSqlAdapterFactory(adapterFactory));
 }
 
 /** The engine's view of a migrations directory. */

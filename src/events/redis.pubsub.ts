@@ -15,7 +15,11 @@ export class RedisPubSub implements PubSub {
   private readonly sub: Redis;
   private readonly prefix: string;
 
-  constructor(url: string, private readonly logger: Logger, opts: { prefix?: string } = {}) {
+  constructor(
+    url: string,
+    private readonly logger: Logger,
+    opts: { prefix?: string } = {},
+  ) {
     this.prefix = opts.prefix ?? 'remittance-bff:';
     const common = {
       lazyConnect: false,
@@ -66,14 +70,13 @@ export class RedisPubSub implements PubSub {
   subscribe<T>(topic: string): AsyncIterableIterator<T> {
     const q = createQueueIterator<T>(() => {
       this.ends.delete(q.end);
-      if (this.registry.remove(topic, listener).last)
-        this.sub.unsubscribe(this.prefix + topic).catch(() => undefined);
+      if (this.registry.remove(topic, listener).last) this.sub.unsubscribe(this.prefix + topic).catch(() => undefined);
     });
     const listener = (p: unknown) => q.push(p as T);
     if (this.registry.add(topic, listener).first)
-      this.sub.subscribe(this.prefix + topic).catch((err: Error) =>
-        this.logger.warn({ err: { message: err.message }, topic }, 'redis subscribe failed'),
-      );
+      this.sub
+        .subscribe(this.prefix + topic)
+        .catch((err: Error) => this.logger.warn({ err: { message: err.message }, topic }, 'redis subscribe failed'));
     this.ends.add(q.end);
     return q.iterator;
   }

@@ -8,7 +8,10 @@ import { InMemoryLRUCache, PrefixingKeyValueCache, type KeyValueCache, type KeyV
  * Redis when REDIS_URL is set (shared by every instance, each entry with a TTL), otherwise an in-memory LRU
  * bounded by size. Limits (GraphQL Armor) apply to a persisted query like to any other.
  */
-export function apqOptions(opts: { ttlS: number; redis: Redis | null; memoryMaxBytes?: number }): { cache: KeyValueCache<string>; ttl: number | null } {
+export function apqOptions(opts: { ttlS: number; redis: Redis | null; memoryMaxBytes?: number }): {
+  cache: KeyValueCache<string>;
+  ttl: number | null;
+} {
   const cache: KeyValueCache<string> = opts.redis
     ? new PrefixingKeyValueCache(new RedisKeyValueCache(opts.redis), 'rbff:apq:')
     : new InMemoryLRUCache<string>({ maxSize: opts.memoryMaxBytes ?? 8 * 1024 * 1024 });

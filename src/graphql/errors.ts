@@ -63,7 +63,7 @@ const GENERIC: [RegExp, string][] = [
   [/is not defined by type/, 'An input object has a field its type does not define'],
   [/^Cannot query field/, 'A selection names a field its type does not define'],
   [/^Unknown argument/, 'An argument is not defined by its field or directive'],
-  [/\benum\b/i, 'A value is not one of its enum type\'s values'],
+  [/\benum\b/i, "A value is not one of its enum type's values"],
   [/^Unknown (type|directive|fragment)/, 'The document names an unknown type, directive or fragment'],
   [/^Syntax Error/, 'The document is not valid GraphQL syntax'],
   [/of required type .* was not provided|of non-null type .* must not be null/, 'A required variable is missing or null'],
@@ -74,7 +74,8 @@ const FALLBACK: Record<string, string> = {
   GRAPHQL_VALIDATION_FAILED: 'The operation is not valid against the schema',
   BAD_USER_INPUT: 'A variable or argument has an invalid value',
 };
-const OWN_SCALAR_REASON = /^(?:Variable "\$\w+" got an invalid value(?: at "[\w.[\]]+")?: )?((?:Decimal|DateTime|JSON\w*) [^"]*(?:"[\w.]+"[^"]*)*)$/;
+const OWN_SCALAR_REASON =
+  /^(?:Variable "\$\w+" got an invalid value(?: at "[\w.[\]]+")?: )?((?:Decimal|DateTime|JSON\w*) [^"]*(?:"[\w.]+"[^"]*)*)$/;
 
 function withoutSchemaDetails(message: string, code: string): string {
   const m = message.replace(/\s*(Did you mean .*|\[Suggestion hidden\]\??)$/s, '').trim();
@@ -110,7 +111,11 @@ const GRAPHQL_JS_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FA
  */
 export function createErrorFormatter(
   logger: Logger,
-  opts: { hideSchemaDetails?: boolean; maxTokens?: number; /** the modules' special cases (module contract) */ upstreamErrors?: readonly UpstreamErrorRule[] } = {},
+  opts: {
+    hideSchemaDetails?: boolean;
+    maxTokens?: number;
+    /** the modules' special cases (module contract) */ upstreamErrors?: readonly UpstreamErrorRule[];
+  } = {},
 ) {
   const rules = opts.upstreamErrors ?? [];
   const clean = (message: string, code: string) => {
@@ -132,7 +137,11 @@ export function createErrorFormatter(
     }
     // a query limit (cost, depth, aliases, directives, tokens): its own code and fixed message, nothing echoed
     const limit = queryLimitOf(original, opts.maxTokens ?? 0);
-    if (limit) return { message: limit.message, extensions: { code: limit.code, limit: limit.limit, ...(limit.cost !== undefined ? { cost: limit.cost } : {}) } };
+    if (limit)
+      return {
+        message: limit.message,
+        extensions: { code: limit.code, limit: limit.limit, ...(limit.cost !== undefined ? { cost: limit.cost } : {}) },
+      };
     const ext = (original instanceof GraphQLError ? original.extensions : formatted.extensions) ?? {};
     if (Array.isArray(ext.validationErrors)) {
       const fields = flattenValidationErrors(ext.validationErrors as ValidationError[]);
@@ -147,7 +156,8 @@ export function createErrorFormatter(
     const code = typeof ext.code === 'string' ? ext.code : undefined;
     if (code === 'UNAUTHORIZED') return { ...base, message: 'Not allowed', extensions: { code: 'FORBIDDEN' } };
     if (code && PASSTHROUGH_CODES.has(code)) {
-      const retry = code === 'RATE_LIMITED' && typeof ext.retryAfterSeconds === 'number' ? { retryAfterSeconds: ext.retryAfterSeconds } : {};
+      const retry =
+        code === 'RATE_LIMITED' && typeof ext.retryAfterSeconds === 'number' ? { retryAfterSeconds: ext.retryAfterSeconds } : {};
       return { ...base, message: clean(formatted.message, code), extensions: { code, ...retry } };
     }
     if (original instanceof GraphQLError && !code && (!original.originalError || isVariableCoercion(original))) {

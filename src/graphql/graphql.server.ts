@@ -54,10 +54,16 @@ interface GraphQLServer {
 
 export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQLServer> {
   const { config, schema, auth, fastify, logger } = d;
-  const formatError = createErrorFormatter(logger, { hideSchemaDetails: config.production, maxTokens: config.limits.maxTokens, upstreamErrors: d.upstreamErrors });
+  const formatError = createErrorFormatter(logger, {
+    hideSchemaDetails: config.production,
+    maxTokens: config.limits.maxTokens,
+    upstreamErrors: d.upstreamErrors,
+  });
 
   // Abuse limits: query limits, per-user rate limits, persisted queries (Redis-backed when configured)
-  const redis = config.redisUrl ? new IORedis(config.redisUrl, { connectionName: 'remittance-bff-limits', maxRetriesPerRequest: 1, enableOfflineQueue: false }) : null;
+  const redis = config.redisUrl
+    ? new IORedis(config.redisUrl, { connectionName: 'remittance-bff-limits', maxRetriesPerRequest: 1, enableOfflineQueue: false })
+    : null;
   redis?.on('error', (err) => logger.warn({ err: { message: err.message } }, 'limits redis error'));
   const limits = queryLimits(config);
   // Persisted documents (TRUSTED_DOCUMENTS): checked before Apollo or graphql-ws parse anything
@@ -128,7 +134,8 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
 
   // GraphiQL's assets come from development dependencies: off (with a warning) in an install without them.
   const graphiql = config.graphiql && graphiqlInstalled();
-  if (config.graphiql && !graphiql) logger.warn('GraphiQL is on but its packages (graphiql, react, react-dom: development dependencies) are not installed; not serving it');
+  if (config.graphiql && !graphiql)
+    logger.warn('GraphiQL is on but its packages (graphiql, react, react-dom: development dependencies) are not installed; not serving it');
   if (graphiql) await fastify.register(graphiqlPlugin);
   fastify.route({
     url: '/graphql',
@@ -158,7 +165,8 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
       maxSocketsPerUser: config.budgets.wsMaxSocketsPerUser,
       validationRules: limits.validationRules,
       parseOptions: limits.parseOptions,
-      rateLimit: (caller, document, operationName) => rateLimitRefusal(rateLimiter, rules, caller, getOperationAST(document, operationName), document),
+      rateLimit: (caller, document, operationName) =>
+        rateLimitRefusal(rateLimiter, rules, caller, getOperationAST(document, operationName), document),
     },
   });
   fastify.server.on('upgrade', (req, socket, head) => {

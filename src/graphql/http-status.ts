@@ -47,7 +47,11 @@ export function preferredMediaType(accept: string | undefined): (typeof JSON_TYP
       if (specificity > (match?.specificity ?? -1)) match = { q: r.q, specificity, index: r.index };
     }
     if (!match || !(match.q > 0)) continue;
-    if (!best || match.q > best.q || (match.q === best.q && (match.specificity > best.specificity || (match.specificity === best.specificity && match.index < best.index))))
+    if (
+      !best ||
+      match.q > best.q ||
+      (match.q === best.q && (match.specificity > best.specificity || (match.specificity === best.specificity && match.index < best.index)))
+    )
       best = { type, ...match };
   }
   return best?.type ?? null;

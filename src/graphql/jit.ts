@@ -103,12 +103,22 @@ export function jitExecutor(opts: JitExecutorOptions): (req: JitRequest) => Prom
 
   const graphqlJs = (req: JitRequest): Promise<ExecutionResult> =>
     Promise.resolve(
-      execute({ schema, document: req.document, contextValue: req.contextValue, variableValues: req.variables, operationName: req.operationName }),
+      execute({
+        schema,
+        document: req.document,
+        contextValue: req.contextValue,
+        variableValues: req.variables,
+        operationName: req.operationName,
+      }),
     );
 
   const compile = (req: JitRequest): Plan => {
     let problem =
-      req.operationType === undefined ? 'no single operation' : req.operationType === 'subscription' ? 'a subscription' : unsupportedByJit(schema, req.document);
+      req.operationType === undefined
+        ? 'no single operation'
+        : req.operationType === 'subscription'
+          ? 'a subscription'
+          : unsupportedByJit(schema, req.document);
     if (problem === undefined) {
       try {
         const compiled = compileQuery(schema, req.document, req.operationName ?? undefined, { disablingCapturingStackErrors: true });
@@ -189,7 +199,7 @@ function unsupportedByJit(schema: GraphQLSchema, document: DocumentNode): string
     visitWithTypeInfo(typeInfo, {
       enter(node: ASTNode) {
         if (node.kind === Kind.VARIABLE_DEFINITION) inDefaultValue = true;
-        else if (node.kind === Kind.STRING && node.value.includes(JIT_MARKER)) reason = 'a string literal holds graphql-jit\'s code marker';
+        else if (node.kind === Kind.STRING && node.value.includes(JIT_MARKER)) reason = "a string literal holds graphql-jit's code marker";
         else if (node.kind === Kind.FIELD) {
           const type = getNamedType(typeInfo.getType());
           if (type && isAbstractType(type) && type.resolveType?.constructor.name === 'AsyncFunction')
@@ -197,7 +207,12 @@ function unsupportedByJit(schema: GraphQLSchema, document: DocumentNode): string
           else if ((node.alias ?? node.name).value === '__proto__') reason = 'a field answered as __proto__';
         } else if (isValue(node) && node.kind !== Kind.VARIABLE) {
           const type = getNamedType(typeInfo.getInputType());
-          if (type && isScalarType(type) && !isSpecifiedScalarType(type) && !literalSurvivesJit(type.parseLiteral.bind(type), node, inDefaultValue))
+          if (
+            type &&
+            isScalarType(type) &&
+            !isSpecifiedScalarType(type) &&
+            !literalSurvivesJit(type.parseLiteral.bind(type), node, inDefaultValue)
+          )
             reason = `a ${type.name} literal would not reach resolvers intact`;
         }
         return reason === undefined ? undefined : BREAK;
@@ -210,10 +225,24 @@ function unsupportedByJit(schema: GraphQLSchema, document: DocumentNode): string
   return reason;
 }
 
-const VALUE_KINDS = new Set<string>([Kind.VARIABLE, Kind.INT, Kind.FLOAT, Kind.STRING, Kind.BOOLEAN, Kind.NULL, Kind.ENUM, Kind.LIST, Kind.OBJECT]);
+const VALUE_KINDS = new Set<string>([
+  Kind.VARIABLE,
+  Kind.INT,
+  Kind.FLOAT,
+  Kind.STRING,
+  Kind.BOOLEAN,
+  Kind.NULL,
+  Kind.ENUM,
+  Kind.LIST,
+  Kind.OBJECT,
+]);
 const isValue = (node: ASTNode): node is ValueNode => VALUE_KINDS.has(node.kind);
 
-function literalSurvivesJit(parseLiteral: (node: ValueNode, variables?: null) => unknown, node: ValueNode, inDefaultValue: boolean): boolean {
+function literalSurvivesJit(
+  parseLiteral: (node: ValueNode, variables?: null) => unknown,
+  node: ValueNode,
+  inDefaultValue: boolean,
+): boolean {
   if (hasVariable(node)) return false;
   let value: unknown;
   try {

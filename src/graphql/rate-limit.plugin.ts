@@ -78,7 +78,8 @@ export async function rateLimitRefusal(
     if (!d.allowed) return rateLimited('Too many upstream-backed requests', d.retryAfterSeconds);
   }
   for (const field of rootFields(operation, document)) {
-    const rule = operation.operation === 'mutation' ? opts.mutationRule : operation.operation === 'query' ? opts.queryRules[field] : undefined;
+    const rule =
+      operation.operation === 'mutation' ? opts.mutationRule : operation.operation === 'query' ? opts.queryRules[field] : undefined;
     if (!rule) continue;
     const d = await limiter.consume(rule, `${caller.userId}:${field}`);
     if (!d.allowed) return rateLimited(`Too many ${field} requests`, d.retryAfterSeconds);

@@ -42,7 +42,10 @@ export class PageArgs {
   @Max(100, { message: 'first must be at most 100' })
   first?: number;
 
-  @Field(() => String, { nullable: true, description: 'Continue after this cursor: pageInfo.endCursor (or an edge cursor) of the same list (BAD_USER_INPUT otherwise).' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Continue after this cursor: pageInfo.endCursor (or an edge cursor) of the same list (BAD_USER_INPUT otherwise).',
+  })
   @IsOptional()
   @IsString()
   @Length(1, 128, { message: 'after must be a cursor returned by this API' })
@@ -76,18 +79,19 @@ export const keysetCursor = (p: KeysetPosition): string => encodeCursor('k', `${
 export function decodeKeyset(cursor: string): KeysetPosition {
   const [at, id] = decodeCursor('k', cursor).split('|') as [string, string];
   const createdAt = new Date(at);
-  if (Number.isNaN(createdAt.getTime())) throw badInput('`after` is not a cursor of this list; pass its pageInfo.endCursor or an edge cursor');
+  if (Number.isNaN(createdAt.getTime()))
+    throw badInput('`after` is not a cursor of this list; pass its pageInfo.endCursor or an edge cursor');
   return { createdAt, id };
 }
 
 /** A page size: `first` within 1…MAX_PAGE_SIZE, or the list's default. */
-export const pageSize = (first: number | undefined | null, dflt = DEFAULT_PAGE_SIZE): number => Math.max(1, Math.min(first ?? dflt, MAX_PAGE_SIZE));
+export const pageSize = (first: number | undefined | null, dflt = DEFAULT_PAGE_SIZE): number =>
+  Math.max(1, Math.min(first ?? dflt, MAX_PAGE_SIZE));
 
 /** `first`/`after` → the zero-based offset of the first wanted item and how many are wanted. */
 export function pageRequest(first: number | null | undefined, after: string | null | undefined): { offset: number; limit: number } {
   const limit = first ?? DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE)
-    throw badInput(`\`first\` must be between 1 and ${MAX_PAGE_SIZE}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) throw badInput(`\`first\` must be between 1 and ${MAX_PAGE_SIZE}`);
   return { offset: after ? decodeOffset(after) + 1 : 0, limit };
 }
 
@@ -107,7 +111,10 @@ export interface CountedConnection<T> extends Connection<T> {
 
 /** A page from its edges: pageInfo's cursors are those of the first and last edge. */
 export function connectionOf<T>(edges: Edge<T>[], hasNextPage: boolean, hasPreviousPage: boolean): Connection<T> {
-  return { edges, pageInfo: { hasNextPage, hasPreviousPage, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null } };
+  return {
+    edges,
+    pageInfo: { hasNextPage, hasPreviousPage, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+  };
 }
 
 /** Edges and pageInfo from the wanted slice of items, given where it starts and the total count. */
@@ -153,9 +160,18 @@ interface ConnectionTypeOptions {
  *   export const AgentConnection = connectionType(Agent, { name: 'AgentConnection', … });
  *   export type AgentConnection = CountedConnection<Agent>;
  */
-export function connectionType<T extends object>(node: ClassType<T> | GraphQLScalarType, opts: ConnectionTypeOptions & { totalCount: string }): ClassType<CountedConnection<T>>;
-export function connectionType<T extends object>(node: ClassType<T> | GraphQLScalarType, opts: ConnectionTypeOptions & { totalCount?: undefined }): ClassType<Connection<T>>;
-export function connectionType<T extends object>(node: ClassType<T> | GraphQLScalarType, opts: ConnectionTypeOptions): ClassType<Connection<T>> {
+export function connectionType<T extends object>(
+  node: ClassType<T> | GraphQLScalarType,
+  opts: ConnectionTypeOptions & { totalCount: string },
+): ClassType<CountedConnection<T>>;
+export function connectionType<T extends object>(
+  node: ClassType<T> | GraphQLScalarType,
+  opts: ConnectionTypeOptions & { totalCount?: undefined },
+): ClassType<Connection<T>>;
+export function connectionType<T extends object>(
+  node: ClassType<T> | GraphQLScalarType,
+  opts: ConnectionTypeOptions,
+): ClassType<Connection<T>> {
   const { simpleResolvers } = opts;
 
   @ObjectType(opts.edge.name, { simpleResolvers, description: opts.edge.description })
@@ -164,7 +180,8 @@ export function connectionType<T extends object>(node: ClassType<T> | GraphQLSca
     @Field(() => node, { description: opts.edge.node }) node!: T;
   }
 
-  const totalCountField: PropertyDecorator = opts.totalCount === undefined ? () => undefined : Field(() => Int, { description: opts.totalCount });
+  const totalCountField: PropertyDecorator =
+    opts.totalCount === undefined ? () => undefined : Field(() => Int, { description: opts.totalCount });
 
   @ObjectType(opts.name, { simpleResolvers, description: opts.description })
   class ConnectionType implements Connection<T> {

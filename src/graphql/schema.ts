@@ -13,7 +13,11 @@ export type ResolverInstances = Map<Function, object>;
  * The executable schema from the modules' resolver classes (the SDL in schema/schema.graphql is printed from the
  * same classes, without instances).
  */
-export async function buildGraphQLSchema(opts: { classes: readonly Function[]; resolvers?: ResolverInstances; pubSub?: PubSub }): Promise<GraphQLSchema> {
+export async function buildGraphQLSchema(opts: {
+  classes: readonly Function[];
+  resolvers?: ResolverInstances;
+  pubSub?: PubSub;
+}): Promise<GraphQLSchema> {
   const instances = opts.resolvers;
   const pubSub = opts.pubSub ?? new MemoryPubSub(); // printing the SDL needs none, but TypeGraphQL insists
   return buildSchema({

@@ -34,7 +34,9 @@ export function tracingPlugin(): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart({ request, contextValue }) {
       if (!tracingActive()) return;
-      const parent = request.http ? propagation.extract(context.active(), request.http.headers as unknown as Map<string, string>, headerGetter) : context.active();
+      const parent = request.http
+        ? propagation.extract(context.active(), request.http.headers as unknown as Map<string, string>, headerGetter)
+        : context.active();
       const span = tracer().startSpan('graphql', { kind: SpanKind.SERVER, attributes: { 'request.id': contextValue.requestId } }, parent);
       operationSpans.set(contextValue, span);
       return {
@@ -64,7 +66,8 @@ export function tracingPlugin(): ApolloServerPlugin<GraphQLContext> {
 export function traceWsOperation<T>(args: ExecutionArgs, run: () => T): T | Promise<Awaited<T>> {
   if (!tracingActive()) return run();
   const op = args.document.definitions.find(
-    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION && (!args.operationName || d.name?.value === args.operationName),
+    (d): d is OperationDefinitionNode =>
+      d.kind === Kind.OPERATION_DEFINITION && (!args.operationName || d.name?.value === args.operationName),
   );
   const requestId = (args.contextValue as Partial<GraphQLContext> | undefined)?.requestId;
   return withSpan<Awaited<T>>(
@@ -72,7 +75,7 @@ export function traceWsOperation<T>(args: ExecutionArgs, run: () => T): T | Prom
     {
       'graphql.transport': 'graphql-ws',
       ...(op ? { 'graphql.operation.type': op.operation } : {}),
-      ...(args.operationName ?? op?.name?.value ? { 'graphql.operation.name': (args.operationName ?? op?.name?.value)! } : {}),
+      ...((args.operationName ?? op?.name?.value) ? { 'graphql.operation.name': (args.operationName ?? op?.name?.value)! } : {}),
       ...(requestId ? { 'request.id': requestId } : {}),
     },
     (() => Promise.resolve(run())) as unknown as () => Promise<Awaited<T>>,
@@ -95,7 +98,13 @@ export function traceRootFields(schema: GraphQLSchema): void {
         const parent = op ? trace.setSpan(context.active(), op) : context.active();
         const span = tracer().startSpan(
           `${info.parentType.name}.${info.fieldName}`,
-          { attributes: { 'graphql.field.name': info.fieldName, 'graphql.field.type': info.parentType.name, 'graphql.field.path': String(info.path.key) } },
+          {
+            attributes: {
+              'graphql.field.name': info.fieldName,
+              'graphql.field.type': info.parentType.name,
+              'graphql.field.path': String(info.path.key),
+            },
+          },
           parent,
         );
         const fail = (e: unknown) => {

@@ -52,13 +52,18 @@ export class TrustedDocuments {
     try {
       raw = JSON.parse(readFileSync(manifestPath, 'utf8'));
     } catch (e) {
-      throw new Error(`TRUSTED_DOCUMENTS=${mode}: cannot read the manifest TRUSTED_DOCUMENTS_MANIFEST (${(e as Error).message})`, { cause: e });
+      throw new Error(`TRUSTED_DOCUMENTS=${mode}: cannot read the manifest TRUSTED_DOCUMENTS_MANIFEST (${(e as Error).message})`, {
+        cause: e,
+      });
     }
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error('TRUSTED_DOCUMENTS_MANIFEST: expected an object of "sha256:<hex>": "<document>"');
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+      throw new Error('TRUSTED_DOCUMENTS_MANIFEST: expected an object of "sha256:<hex>": "<document>"');
     const byId = new Map<string, string>();
     for (const [id, text] of Object.entries(raw)) {
       if (!ID.test(id) || typeof text !== 'string' || documentIdOf(text) !== id)
-        throw new Error('TRUSTED_DOCUMENTS_MANIFEST: every entry must be "sha256:<hex of the text>": "<document text>" (regenerate it with npm run codegen)');
+        throw new Error(
+          'TRUSTED_DOCUMENTS_MANIFEST: every entry must be "sha256:<hex of the text>": "<document text>" (regenerate it with npm run codegen)',
+        );
       byId.set(id, text);
     }
     return new TrustedDocuments(mode, byId);
@@ -77,7 +82,9 @@ export class TrustedDocuments {
     if (req.documentId !== undefined && req.documentId !== null) {
       if (text !== undefined) return refuse('badRequest', 'Send either a documentId or a query, not both');
       const known = typeof req.documentId === 'string' ? this.byId.get(req.documentId) : undefined;
-      return known !== undefined ? { query: known } : refuse('notFound', 'Unknown documentId: send an id from the manifest this service was deployed with');
+      return known !== undefined
+        ? { query: known }
+        : refuse('notFound', 'Unknown documentId: send an id from the manifest this service was deployed with');
     }
     if (this.mode === 'allow') return {};
     if (text !== undefined) return this.byId.has(documentIdOf(text)) ? {} : notAllowed();
@@ -105,7 +112,11 @@ export class TrustedDocuments {
       if (request.method !== 'POST' || this.mode === 'allow') return null; // OPTIONS; a malformed body: Apollo answers
     }
     const sent: DocumentRequest = params
-      ? { documentId: params.get('documentId') ?? undefined, query: params.get('query') ?? undefined, extensions: parseJson(params.get('extensions')) }
+      ? {
+          documentId: params.get('documentId') ?? undefined,
+          query: params.get('query') ?? undefined,
+          extensions: parseJson(params.get('extensions')),
+        }
       : (body ?? {});
     const r = this.resolve(sent);
     if ('refusal' in r) {
@@ -129,8 +140,11 @@ export class TrustedDocuments {
   }
 }
 
-const refuse = (kind: keyof typeof TRUSTED_DOCUMENT_CODES, message: string) => ({ refusal: { code: TRUSTED_DOCUMENT_CODES[kind], message } });
-const notAllowed = () => refuse('notAllowed', 'Only the persisted documents this service was deployed with may run: send a documentId from its manifest');
+const refuse = (kind: keyof typeof TRUSTED_DOCUMENT_CODES, message: string) => ({
+  refusal: { code: TRUSTED_DOCUMENT_CODES[kind], message },
+});
+const notAllowed = () =>
+  refuse('notAllowed', 'Only the persisted documents this service was deployed with may run: send a documentId from its manifest');
 
 function apqHashOf(extensions: unknown): string | undefined {
   const hash = (extensions as { persistedQuery?: { sha256Hash?: unknown } } | null | undefined)?.persistedQuery?.sha256Hash;

@@ -90,7 +90,18 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, readonly string[]>> = {
 
 /** Fields with a resolver of their own that never call upstream (database, configuration, pub/sub or the token only). */
 export const LOCAL_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  Query: ['viewer', 'transfer', 'transfers', 'agents', 'documents', 'corridors', 'corridor', 'deadLetteredWebhookEvents', 'rejectedWebhookEvents', 'webhookSigningSecrets'],
+  Query: [
+    'viewer',
+    'transfer',
+    'transfers',
+    'agents',
+    'documents',
+    'corridors',
+    'corridor',
+    'deadLetteredWebhookEvents',
+    'rejectedWebhookEvents',
+    'webhookSigningSecrets',
+  ],
   Mutation: ['publishSystemNotice', 'requeueWebhookEvent'],
   Subscription: ['systemNotices', 'transferUpdated', 'myTransfers'],
   Transfer: ['events', 'refusals'],
@@ -122,11 +133,17 @@ export function upstreamCost(schema: GraphQLSchema, document: DocumentNode, oper
       } else {
         const f = fragments.get(s.name.value);
         // a cycle is refused by validation; guard anyway
-        if (f && !spreads.includes(f.name.value)) cost += walk(f.selectionSet, typeNamed(f.typeCondition.name.value, type), [...spreads, f.name.value]);
+        if (f && !spreads.includes(f.name.value))
+          cost += walk(f.selectionSet, typeNamed(f.typeCondition.name.value, type), [...spreads, f.name.value]);
       }
     }
     return cost;
   };
-  const root = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+  const root =
+    operation.operation === 'query'
+      ? schema.getQueryType()
+      : operation.operation === 'mutation'
+        ? schema.getMutationType()
+        : schema.getSubscriptionType();
   return root ? walk(operation.selectionSet, root, []) : 0;
 }

@@ -39,7 +39,10 @@ function executeShared(args: ExecutionArgs, event: unknown, shareKey: string | n
 }
 
 /** graphql-js `subscribe`, each event's execution shared per (event object, shareKey); null = never shared. */
-export async function subscribeShared(args: ExecutionArgs, shareKey: string | null): Promise<AsyncGenerator<ExecutionResult> | ExecutionResult> {
+export async function subscribeShared(
+  args: ExecutionArgs,
+  shareKey: string | null,
+): Promise<AsyncGenerator<ExecutionResult> | ExecutionResult> {
   const source = await createSourceEventStream(args);
   if (!(Symbol.asyncIterator in Object(source))) return source as ExecutionResult;
   const it = (source as AsyncIterable<unknown>)[Symbol.asyncIterator]();

@@ -131,7 +131,11 @@ export function createGraphQLWsServer(opts: {
       const retryAfterSeconds = f.extensions?.code === 'RATE_LIMITED' ? e.extensions?.retryAfterSeconds : undefined;
       return {
         ...f,
-        extensions: { ...f.extensions, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}), ...(requestId ? { requestId } : {}) },
+        extensions: {
+          ...f.extensions,
+          ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+          ...(requestId ? { requestId } : {}),
+        },
       };
     });
   const requestOf = (args: ExecutionArgs): RequestContext => {
@@ -149,7 +153,9 @@ export function createGraphQLWsServer(opts: {
         const session = await opts.auth.sessionFromAuthorizationHeader(typeof header === 'string' ? header : undefined).catch(() => null);
         if (!session || session.expiresAtMs <= clock.nowMs()) {
           // the client's address as TRUST_PROXY allows (behind a load balancer, not the balancer's own)
-          const refusal = await opts.limits?.authFailure?.(opts.clientIp?.(extra.request) || extra.request.socket.remoteAddress || 'unknown');
+          const refusal = await opts.limits?.authFailure?.(
+            opts.clientIp?.(extra.request) || extra.request.socket.remoteAddress || 'unknown',
+          );
           if (refusal) extra.socket.close(WS_CLOSE.tooManyRequests, 'Too many requests');
           return false;
         }
@@ -291,11 +297,32 @@ class DocumentCache {
       document = parse(query, this.parseOptions);
     } catch (e) {
       const err = e instanceof GraphQLError ? e : new GraphQLError('Syntax Error');
-      return { errors: [new GraphQLError(err.message, { nodes: err.nodes, source: err.source, positions: err.positions, originalError: err, extensions: { code: 'GRAPHQL_PARSE_FAILED' } })] };
+      return {
+        errors: [
+          new GraphQLError(err.message, {
+            nodes: err.nodes,
+            source: err.source,
+            positions: err.positions,
+            originalError: err,
+            extensions: { code: 'GRAPHQL_PARSE_FAILED' },
+          }),
+        ],
+      };
     }
     const errors = validate(this.schema, document, this.rules);
     if (errors.length > 0)
-      return { errors: errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, originalError: e, extensions: { ...e.extensions, code: 'GRAPHQL_VALIDATION_FAILED' } })) };
+      return {
+        errors: errors.map(
+          (e) =>
+            new GraphQLError(e.message, {
+              nodes: e.nodes,
+              source: e.source,
+              positions: e.positions,
+              originalError: e,
+              extensions: { ...e.extensions, code: 'GRAPHQL_VALIDATION_FAILED' },
+            }),
+        ),
+      };
     documentIds.set(document, ++documentSeq);
     this.docs.set(query, document);
     return { document };

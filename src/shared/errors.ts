@@ -2,7 +2,7 @@
  * The one application error. `code` is stable and becomes `extensions.code` on the GraphQL API.
  * Messages are written for the caller: they never contain secrets, PII or echoed input values.
  */
-const ERROR_CODES = [
+export const ERROR_CODES = [
   'UNAUTHENTICATED',
   'FORBIDDEN',
   'BAD_USER_INPUT',
@@ -40,5 +40,4 @@ export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
 export const unauthenticated = (message = 'Authentication required') => new AppError('UNAUTHENTICATED', message);
 export const forbidden = (message = 'Not allowed') => new AppError('FORBIDDEN', message);
 export const notFound = (what: string) => new AppError('NOT_FOUND', `${what} not found`);
-export const badInput = (message: string, details?: Record<string, unknown>) =>
-  new AppError('BAD_USER_INPUT', message, details);
+export const badInput = (message: string, details?: Record<string, unknown>) => new AppError('BAD_USER_INPUT', message, details);

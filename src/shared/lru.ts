@@ -7,7 +7,11 @@ import type { Clock } from './clock';
  * reuses one reading for a millisecond of real time, which would miss a ManualClock moved in between). `ttlMs`:
  * every entry's time-to-live (see `lruTtl`); without it, entries live until evicted or given their own `ttl`.
  */
-export function clockedLru<K extends {}, V extends {}>(opts: { max: number; clock: Clock; ttlMs?: number }): LRUCache<K, V> {
+export function clockedLru<K extends NonNullable<unknown>, V extends NonNullable<unknown>>(opts: {
+  max: number;
+  clock: Clock;
+  ttlMs?: number;
+}): LRUCache<K, V> {
   const { clock } = opts;
   const ttl = opts.ttlMs === undefined ? undefined : lruTtl(opts.ttlMs);
   if (ttl === null) throw new RangeError(`a time-to-live of ${opts.ttlMs} ms keeps nothing`);

@@ -7,7 +7,22 @@ import Decimal from 'decimal.js';
  */
 
 const ZERO_DECIMAL = new Set([
-  'BIF', 'CLP', 'DJF', 'GNF', 'ISK', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF',
+  'BIF',
+  'CLP',
+  'DJF',
+  'GNF',
+  'ISK',
+  'JPY',
+  'KMF',
+  'KRW',
+  'PYG',
+  'RWF',
+  'UGX',
+  'VND',
+  'VUV',
+  'XAF',
+  'XOF',
+  'XPF',
 ]);
 const THREE_DECIMAL = new Set(['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND']);
 
@@ -80,30 +95,55 @@ const CORRIDOR = /^(?:(\*)|([A-Z]{3})>(?:(\*)|([A-Z]{3})(?:\/([A-Z]{2}))?))=(\d{
 export function parseCorridors(text: string): { rules: CorridorRule[] } | { invalid: string[] } {
   const rules: CorridorRule[] = [];
   const invalid: string[] = [];
-  for (const entry of text.split(',').map((e) => e.replace(/\s+/g, '')).filter(Boolean)) {
+  for (const entry of text
+    .split(',')
+    .map((e) => e.replace(/\s+/g, ''))
+    .filter(Boolean)) {
     const m = CORRIDOR.exec(entry);
     if (!m || (m[6] !== undefined && dec(m[6]).gt(m[7]!)) || dec(m[7]!).lte(0)) {
       invalid.push(entry);
       continue;
     }
-    rules.push({ sourceCurrency: m[2] ?? null, destinationCurrency: m[4] ?? null, destinationCountry: m[5] ?? null, min: m[6] ?? null, max: m[7]! });
+    rules.push({
+      sourceCurrency: m[2] ?? null,
+      destinationCurrency: m[4] ?? null,
+      destinationCountry: m[5] ?? null,
+      min: m[6] ?? null,
+      max: m[7]!,
+    });
   }
   if (invalid.length) return { invalid };
-  if (!rules.some((r) => r.sourceCurrency === null)) rules.push({ sourceCurrency: null, destinationCurrency: null, destinationCountry: null, min: null, max: '10000' });
+  if (!rules.some((r) => r.sourceCurrency === null))
+    rules.push({ sourceCurrency: null, destinationCurrency: null, destinationCountry: null, min: null, max: '10000' });
   return { rules };
 }
 
 /** The rule for one corridor: the most specific that matches (see CorridorRule). */
 export function corridorRule(rules: readonly CorridorRule[], source: string, destination: string, country?: string | null): CorridorRule {
   const score = (r: CorridorRule) =>
-    r.sourceCurrency === null ? 0 : r.sourceCurrency !== source ? -1 : r.destinationCurrency === null ? 1 : r.destinationCurrency !== destination ? -1 : r.destinationCountry === null ? 2 : r.destinationCountry === country ? 3 : -1;
+    r.sourceCurrency === null
+      ? 0
+      : r.sourceCurrency !== source
+        ? -1
+        : r.destinationCurrency === null
+          ? 1
+          : r.destinationCurrency !== destination
+            ? -1
+            : r.destinationCountry === null
+              ? 2
+              : r.destinationCountry === country
+                ? 3
+                : -1;
   let best = rules[0]!;
   for (const r of rules) if (score(r) > score(best)) best = r;
   return best;
 }
 
 /** A rule's bounds as amounts of the source currency (the minimum defaults to its smallest unit). */
-export function corridorBounds(rule: CorridorRule, sourceCurrency: string): { min: { amount: string; currency: string }; max: { amount: string; currency: string } } {
+export function corridorBounds(
+  rule: CorridorRule,
+  sourceCurrency: string,
+): { min: { amount: string; currency: string }; max: { amount: string; currency: string } } {
   const smallest = new Decimal(1).div(new Decimal(10).pow(minorUnits(sourceCurrency)));
   return {
     min: { amount: formatAmount(rule.min ?? smallest, sourceCurrency), currency: sourceCurrency },
@@ -135,8 +175,10 @@ export function sendAmountProblem(
   if (!fitsMinorUnits(a, currency)) return { message: `${field} has more decimals than ${currency} allows`, details: { field } };
   const { min, max } = corridorBounds(corridorRule(rules, currency, destination, corridor.destinationCountry?.toUpperCase()), currency);
   const name = `${currency} to ${destination}`;
-  if (a.lt(min.amount)) return { message: `${field} must be at least ${min.amount} ${currency} for ${name}`, details: { field, minAmount: min } };
-  if (a.gt(max.amount)) return { message: `${field} must not exceed ${max.amount} ${currency} per transfer for ${name}`, details: { field, maxAmount: max } };
+  if (a.lt(min.amount))
+    return { message: `${field} must be at least ${min.amount} ${currency} for ${name}`, details: { field, minAmount: min } };
+  if (a.gt(max.amount))
+    return { message: `${field} must not exceed ${max.amount} ${currency} per transfer for ${name}`, details: { field, maxAmount: max } };
   return null;
 }
 

@@ -25,4 +25,3 @@ export function pageWindow(offset: number, limit: number): { size: number; pages
   const skip = offset - first * limit;
   return { size: limit, pages: skip === 0 ? [first] : [first, first + 1], skip };
 }
-

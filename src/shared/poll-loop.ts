@@ -139,7 +139,8 @@ export class PollLoop {
       this.running = null;
       this.failures = failed ? this.failures + 1 : 0;
       const backoff = this.opts.backoff;
-      const delay = failed && backoff ? Math.min(this.opts.intervalMs * 2 ** Math.min(this.failures - 1, 30), backoff.maxMs) : this.opts.intervalMs;
+      const delay =
+        failed && backoff ? Math.min(this.opts.intervalMs * 2 ** Math.min(this.failures - 1, 30), backoff.maxMs) : this.opts.intervalMs;
       this.quietUntil = failed && backoff ? this.timers.now() + delay : 0;
       const more = this.again;
       this.again = false;

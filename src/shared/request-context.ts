@@ -34,7 +34,8 @@ export function setRequestUser(userId: string | null | undefined): void {
 export function bindIterator<T>(ctx: RequestContext, it: AsyncIterableIterator<T> | AsyncGenerator<T>): AsyncGenerator<T> {
   const bound: AsyncGenerator<T> = {
     next: (...args: [] | [unknown]) => storage.run(ctx, () => it.next(...(args as []))),
-    return: (value?: unknown) => storage.run(ctx, () => (it.return ? it.return(value as T) : Promise.resolve({ done: true as const, value: value as T }))),
+    return: (value?: unknown) =>
+      storage.run(ctx, () => (it.return ? it.return(value as T) : Promise.resolve({ done: true as const, value: value as T }))),
     throw: (err?: unknown) => storage.run(ctx, () => (it.throw ? it.throw(err) : Promise.reject(err))),
     [Symbol.asyncIterator]() {
       return bound;

@@ -12,7 +12,17 @@
  * parameterised SQL (Prisma binds every value; statements with string literals are summarised), ids of
  * our own making. Never variables, bodies, URLs with identifiers, or headers.
  */
-import { context, propagation, trace, SpanKind, SpanStatusCode, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  trace,
+  SpanKind,
+  SpanStatusCode,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 const TRACER_NAME = 'remittance-bff';
@@ -41,14 +51,16 @@ export function startTracing(opts: TracingOptions): Tracing | null {
   const processors: SpanProcessor[] = [...(opts.spanProcessors ?? [])];
   if (!opts.otlpEndpoint && processors.length === 0) return null;
   // Loaded lazily: a service without tracing never requires the SDK.
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  const { NodeTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
+   
+  const { NodeTracerProvider, BatchSpanProcessor } =
+    require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
   const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   if (opts.otlpEndpoint) {
-    const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+    const { OTLPTraceExporter } =
+      require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
     processors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: `${opts.otlpEndpoint.replace(/\/+$/, '')}/v1/traces` })));
   }
-  /* eslint-enable @typescript-eslint/no-require-imports */
+   
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': opts.serviceName }),
     spanProcessors: processors,
@@ -70,7 +82,13 @@ export function startTracing(opts: TracingOptions): Tracing | null {
 }
 
 /** Runs `fn` inside a new active span (child of the current one); records errors and ends it. */
-export async function withSpan<T>(name: string, attributes: Attributes, fn: (span: Span) => Promise<T>, kind: SpanKind = SpanKind.INTERNAL, parent?: Context): Promise<T> {
+export async function withSpan<T>(
+  name: string,
+  attributes: Attributes,
+  fn: (span: Span) => Promise<T>,
+  kind: SpanKind = SpanKind.INTERNAL,
+  parent?: Context,
+): Promise<T> {
   const span = tracer().startSpan(name, { kind, attributes }, parent ?? context.active());
   try {
     return await context.with(trace.setSpan(parent ?? context.active(), span), () => fn(span));
@@ -98,7 +116,11 @@ const SQL_TABLE = /\b(?:FROM|INTO|UPDATE|JOIN)\s+((?:"[^"]+"\.)?"[^"]+"|[\w.]+)/
  * A span for one database statement, reported after it ran (by db.onQuery, which sees every statement at
  * the driver-adapter boundary, inside and outside transactions), so its start is back-dated by its duration.
  */
-export function traceDatabase(onQuery: (listener: (e: { sql: string; durationMs: number; params: number; inTransaction: boolean; error?: boolean }) => void) => () => void): () => void {
+export function traceDatabase(
+  onQuery: (
+    listener: (e: { sql: string; durationMs: number; params: number; inTransaction: boolean; error?: boolean }) => void,
+  ) => () => void,
+): () => void {
   return onQuery((e) => {
     if (!active) return;
     const parent = context.active();

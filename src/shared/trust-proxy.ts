@@ -40,7 +40,10 @@ export function trustedProxies(entries: readonly string[]): TrustedProxies {
       let ip = req.socket.remoteAddress ?? '';
       if (!entries.length) return ip;
       const header = req.headers['x-forwarded-for'];
-      const hops = (Array.isArray(header) ? header.join(',') : header ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+      const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+        .split(',')
+        .map((h) => h.trim())
+        .filter(Boolean);
       // from the nearest hop outwards, while the address that handed us the request is a trusted proxy
       while (trusted(ip) && hops.length) ip = hops.pop()!;
       return ip;

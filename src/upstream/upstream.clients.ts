@@ -75,7 +75,10 @@ export function createUpstreamClients(config: Config, deps: UpstreamDeps): Upstr
   const callerDeps = { transport, clock: deps.clock, metrics: deps.metrics, logger: deps.logger, retryEnv: deps.retryEnv };
 
   const gateway = new GatewayClient(
-    new UpstreamCaller({ service: 'gateway', baseUrl: need(config.gateway.baseUrl ?? deps.baseUrls?.gateway, 'gateway'), retry }, callerDeps),
+    new UpstreamCaller(
+      { service: 'gateway', baseUrl: need(config.gateway.baseUrl ?? deps.baseUrls?.gateway, 'gateway'), retry },
+      callerDeps,
+    ),
     {
       clientId: config.gateway.clientId,
       clientSecret: config.gateway.clientSecret,

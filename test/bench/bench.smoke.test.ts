@@ -77,7 +77,12 @@ test('5: every transfer COMPLETED with exactly the minimum upstream calls; SQL p
   expect(s.statuses).toEqual({ COMPLETED: 2 });
   // each operation exactly as often as the flow needs it: one quote, authorization, platform read and capture per
   // transfer; two card checks per transfer (the customer's checkCard that binds the card, the transfer's own check)
-  for (const op of ['POST /gateway/v2/foreign-exchange', 'POST /gateway/v2/payment', 'GET /remittances/organizations/:tenant/fx/transactions/:id', 'POST /gateway/payments/:id/capture'])
+  for (const op of [
+    'POST /gateway/v2/foreign-exchange',
+    'POST /gateway/v2/payment',
+    'GET /remittances/organizations/:tenant/fx/transactions/:id',
+    'POST /gateway/payments/:id/capture',
+  ])
     expect(s.upstream[op]).toEqual({ calls: 2, minimum: 2 });
   expect(s.upstream['POST /gateway/v2/check-card-account']).toEqual({ calls: 4, minimum: 4 });
   expect(s.upstreamExcess).toEqual({});

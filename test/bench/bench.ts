@@ -70,7 +70,11 @@ export interface Report {
   notes: string[];
 }
 
-const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+const median = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
 
 function summarize(rounds: HttpResult[]): Side {
   return { rps: median(rounds.map((r) => r.rps)), p50: median(rounds.map((r) => r.p50)), p99: median(rounds.map((r) => r.p99)), rounds };
@@ -78,7 +82,9 @@ function summarize(rounds: HttpResult[]): Side {
 
 async function postgresUrl(): Promise<string | null> {
   if (process.env.BENCH_DATABASE === 'pglite') return null;
-  const candidates = [process.env.DATABASE_URL, process.env.BENCH_DATABASE_URL, 'postgresql://postgres@127.0.0.1:5432/test'].filter((u): u is string => !!u && /^postgres(ql)?:\/\//.test(u));
+  const candidates = [process.env.DATABASE_URL, process.env.BENCH_DATABASE_URL, 'postgresql://postgres@127.0.0.1:5432/test'].filter(
+    (u): u is string => !!u && /^postgres(ql)?:\/\//.test(u),
+  );
   for (const url of candidates) {
     const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1500 });
     try {
@@ -136,7 +142,11 @@ async function settledCount(url: string): Promise<number> {
 }
 
 const gqlBody = (query: string, variables?: unknown) => JSON.stringify({ query, variables });
-const gqlHeaders = (token: string) => ({ 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` });
+const gqlHeaders = (token: string) => ({
+  'content-type': 'application/json',
+  accept: 'application/json',
+  authorization: `Bearer ${token}`,
+});
 
 /** Warm-up of both (unless warmupS is 0), then `rounds` × (ours, baseline) alternating; `between` runs after each measured run. */
 async function alternate(
@@ -158,7 +168,9 @@ async function alternate(
       const r = await load.call<HttpResult>('http', { ...(who === 'ours' ? ours : base), durationS: o.durationS });
       await hooks.after?.(who, r);
       res[who].push(r);
-      o.log(`    round ${i + 1} ${who.padEnd(8)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  non2xx ${r.non2xx} errors ${r.errors}`);
+      o.log(
+        `    round ${i + 1} ${who.padEnd(8)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  non2xx ${r.non2xx} errors ${r.errors}`,
+      );
     }
   }
   return { ours: summarize(res.ours), baseline: summarize(res.baseline) };
@@ -166,26 +178,43 @@ async function alternate(
 
 export async function runBenchmarks(o: BenchOptions): Promise<Report> {
   // smoke: structure only, so every process may use every core
-  const pinning: Pinning = o.smoke ? { ...detectPinning(), pinned: false, serverCore: null, loadCore: null, note: 'not pinned (smoke run)' } : detectPinning();
+  const pinning: Pinning = o.smoke
+    ? { ...detectPinning(), pinned: false, serverCore: null, loadCore: null, note: 'not pinned (smoke run)' }
+    : detectPinning();
   const db = await throwawayDatabase();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'rbff-bench-'));
   const report: Report = {
     startedAt: new Date().toISOString(),
-    machine: { cpu: os.cpus()[0]?.model ?? '?', cores: os.cpus().length, memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10, node: process.version, platform: `${os.platform()} ${os.release()}` },
+    machine: {
+      cpu: os.cpus()[0]?.model ?? '?',
+      cores: os.cpus().length,
+      memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+    },
     pinning,
-    database: db.url ? 'PostgreSQL (throwaway database on 127.0.0.1, shared by ours and the baselines)' : 'PGlite (in memory, one per process; no PostgreSQL reachable)',
+    database: db.url
+      ? 'PostgreSQL (throwaway database on 127.0.0.1, shared by ours and the baselines)'
+      : 'PGlite (in memory, one per process; no PostgreSQL reachable)',
     load: { before: os.loadavg(), after: [], perBenchmark: {} },
     options: { ...o, log: undefined } as never,
     benchmarks: {},
     notes: [],
   };
   delete (report.options as { log?: unknown }).log;
-  o.log(`machine: ${report.machine.cpu} ×${report.machine.cores}, ${pinning.note}; database: ${report.database}; load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  o.log(
+    `machine: ${report.machine.cpu} ×${report.machine.cores}, ${pinning.note}; database: ${report.database}; load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
 
   const children: Child[] = [];
   const start = (name: string, script: string, core: number | null, nodeArgs?: string[]) => {
     // BENCH_CPU_PROF=<dir>: every server writes a V8 CPU profile there on exit (node --cpu-prof)
-    const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+    const prof = process.env.BENCH_CPU_PROF
+      ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`, `--cpu-prof-name=${name}.cpuprofile`]
+      : [];
     const c = Child.start(name, script, { core, nodeArgs: [...(nodeArgs ?? []), ...(name === 'load' ? [] : prof)] });
     children.push(c);
     return c;
@@ -236,7 +265,11 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
     };
     const baselines = {
       // transfer(id) of benchmark 1 is transferId(7): the smoke run seeds only what that query reads
-      mercurius: () => launch('mercurius', 'servers/mercurius.ts', { env: { ...baseEnv }, seed: db.url ? undefined : { count: o.smoke ? 8 : 100, events: 5 } }),
+      mercurius: () =>
+        launch('mercurius', 'servers/mercurius.ts', {
+          env: { ...baseEnv },
+          seed: db.url ? undefined : { count: o.smoke ? 8 : 100, events: 5 },
+        }),
       bareUpstream: () => launch('bare-upstream', 'servers/bare-upstream.ts', { gatewayUrl: `${sandboxUrl}/gateway` }),
       bareWebhook: () => launch('bare-webhook', 'servers/bare-webhook.ts', { databaseUrl: db.url, secret: 'bench-webhook-secret' }),
       rawWs: () => launch('raw-ws', 'servers/raw-ws.ts', {}, ['--expose-gc']),
@@ -254,7 +287,11 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
     if (needMain) {
       ours = start('ours', 'servers/ours.ts', server, shared ? ['--expose-gc'] : undefined);
       const upstreamEnv: Record<string, string> = sandboxUrl
-        ? { GATEWAY_BASE_URL: `${sandboxUrl}/gateway`, REMITTANCES_BASE_URL: `${sandboxUrl}/remittances`, VERIFICATION_BASE_URL: `${sandboxUrl}/verification` }
+        ? {
+            GATEWAY_BASE_URL: `${sandboxUrl}/gateway`,
+            REMITTANCES_BASE_URL: `${sandboxUrl}/remittances`,
+            VERIFICATION_BASE_URL: `${sandboxUrl}/verification`,
+          }
         : {};
       const seed = [{ count: 100, events: 5 }, ...(shared && o.only.includes(4) ? [fanoutSeed] : [])];
       main = await ours.call('start', { env: { ...baseEnv, ...upstreamEnv, ...smokeEnv }, seed, webhookSecret: 'bench-webhook-secret' });
@@ -287,7 +324,14 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       const list100 = await count(gqlBody(TRANSFER_LIST_QUERY));
       const list10 = await count(gqlBody(TRANSFER_LIST_QUERY.replace('first: 100', 'first: 10')));
       const single = (await count(body)).queries;
-      const run = (url: string): HttpRun => ({ url: `${url}/graphql`, method: 'POST', headers: gqlHeaders(main.token), body, connections: o.connections, durationS: o.durationS });
+      const run = (url: string): HttpRun => ({
+        url: `${url}/graphql`,
+        method: 'POST',
+        headers: gqlHeaders(main.token),
+        body,
+        connections: o.connections,
+        durationS: o.durationS,
+      });
       const r = await alternate(load, o, run(main.url), run(m.url));
       await stop(merc);
       report.benchmarks.query = {
@@ -308,9 +352,20 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
     if (o.only.includes(2) && ours && sandboxUrl) {
       o.log('2. banks(countryCode: "BR", first: 20): ours vs a bare Fastify route making the same undici call');
       const { c: bare, info: b } = await baselines.bareUpstream();
-      const sample = await fetchJson(`${main.url}/graphql`, { method: 'POST', headers: gqlHeaders(main.token), body: gqlBody(BANKS_QUERY) });
+      const sample = await fetchJson(`${main.url}/graphql`, {
+        method: 'POST',
+        headers: gqlHeaders(main.token),
+        body: gqlBody(BANKS_QUERY),
+      });
       if (!sample?.data?.banks) throw new Error(`banks query failed: ${JSON.stringify(sample)}`);
-      const oursRun: HttpRun = { url: `${main.url}/graphql`, method: 'POST', headers: gqlHeaders(main.token), body: gqlBody(BANKS_QUERY), connections: o.connections, durationS: o.durationS };
+      const oursRun: HttpRun = {
+        url: `${main.url}/graphql`,
+        method: 'POST',
+        headers: gqlHeaders(main.token),
+        body: gqlBody(BANKS_QUERY),
+        connections: o.connections,
+        durationS: o.durationS,
+      };
       const baseRun: HttpRun = { url: `${b.url}/banks`, method: 'GET', connections: o.connections, durationS: o.durationS };
       // Upstream calls per request, exactly: one closed window per side. The sandbox's call log is emptied,
       // the load generator sends exactly `n` requests at `connections` concurrency and returns only once each
@@ -323,10 +378,22 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         const res = await load.call<HttpResult>('http', { ...run, amount: n });
         const calls = await settledCount(`${sandboxUrl}/__sandbox/calls?path=/gateway/bank/list`);
         const exact = res.total === n && res.sent === n && res.ok === n && res.errors === 0 && res.timeouts === 0;
-        return { requests: res.total, sent: res.sent, ok: res.ok, errors: res.errors, timeouts: res.timeouts, calls, perRequest: calls / Math.max(1, res.total), exact };
+        return {
+          requests: res.total,
+          sent: res.sent,
+          ok: res.ok,
+          errors: res.errors,
+          timeouts: res.timeouts,
+          calls,
+          perRequest: calls / Math.max(1, res.total),
+          exact,
+        };
       };
       const windows = { ours: await countWindow(oursRun), baseline: await countWindow(baseRun) };
-      for (const [who, w] of Object.entries(windows)) o.log(`    ${who.padEnd(8)} ${w.calls} upstream calls for ${w.requests} requests${w.exact ? '' : ` (inexact: sent ${w.sent}, 2xx ${w.ok}, errors ${w.errors}, timeouts ${w.timeouts})`}`);
+      for (const [who, w] of Object.entries(windows))
+        o.log(
+          `    ${who.padEnd(8)} ${w.calls} upstream calls for ${w.requests} requests${w.exact ? '' : ` (inexact: sent ${w.sent}, 2xx ${w.ok}, errors ${w.errors}, timeouts ${w.timeouts})`}`,
+        );
       const r = await alternate(load, o, oursRun, baseRun);
       await stop(bare);
       const perReq = { ours: windows.ours.perRequest, baseline: windows.baseline.perRequest };
@@ -338,7 +405,10 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         ratio: r.ours.rps / r.baseline.rps,
         upstreamCallsPerRequest: perReq,
         upstreamWindow: windows,
-        sameCalls: windows.ours.exact && windows.baseline.exact && windows.ours.calls * windows.baseline.requests === windows.baseline.calls * windows.ours.requests,
+        sameCalls:
+          windows.ours.exact &&
+          windows.baseline.exact &&
+          windows.ours.calls * windows.baseline.requests === windows.baseline.calls * windows.ours.requests,
         target: '≥ 0.7×, same upstream calls',
       };
       mark('upstream');
@@ -355,8 +425,18 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       const r = await alternate(
         load,
         o,
-        { url: `${main.url}/webhooks/remittances`, connections: o.connections, durationS: o.durationS, webhook: { secret: 'bench-webhook-secret' } },
-        { url: `${b.url}/webhooks/remittances`, connections: o.connections, durationS: o.durationS, webhook: { secret: 'bench-webhook-secret' } },
+        {
+          url: `${main.url}/webhooks/remittances`,
+          connections: o.connections,
+          durationS: o.durationS,
+          webhook: { secret: 'bench-webhook-secret' },
+        },
+        {
+          url: `${b.url}/webhooks/remittances`,
+          connections: o.connections,
+          durationS: o.durationS,
+          webhook: { secret: 'bench-webhook-secret' },
+        },
         {
           before: async (who) => {
             if (who === 'ours') pendingBefore = await ours!.call<number>('inboxPending');
@@ -365,7 +445,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
             if (who !== 'ours') return;
             // the processor applies what was acknowledged: give it a bounded drain window, count what it applied
             const t0 = wallMs();
-            let pending = 0;
+            let pending: number;
             for (;;) {
               pending = await ours!.call<number>('inboxPending');
               if (pending === 0 || wallMs() - t0 > drainMs) break;
@@ -398,10 +478,17 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       const n = o.subscribers;
       o.log(`4. fan-out to ${n} subscribers: graphql-ws transferUpdated vs a raw ws broadcast of the same JSON`);
       const subsOurs = shared && ours ? ours : start('ours-ws', 'servers/ours.ts', server, ['--expose-gc']);
-      const s = shared && ours ? main : await subsOurs.call('start', { env: { ...baseEnv, WS_CONNECTION_INIT_TIMEOUT_MS: '60000' }, seed: fanoutSeed });
+      const s =
+        shared && ours
+          ? main
+          : await subsOurs.call('start', { env: { ...baseEnv, WS_CONNECTION_INIT_TIMEOUT_MS: '60000' }, seed: fanoutSeed });
       const { c: raw, info: rw } = await baselines.rawWs();
       const wsUrl = `${s.url.replace(/^http/, 'ws')}/graphql`;
-      const steps: [string, string][] = [['AUTHORIZED', 'worker'], ['CAPTURED', 'worker'], ['PAYOUT_PENDING', 'webhook']];
+      const steps: [string, string][] = [
+        ['AUTHORIZED', 'worker'],
+        ['CAPTURED', 'worker'],
+        ['PAYOUT_PENDING', 'webhook'],
+      ];
       const lat = { ours: [] as number[][], baseline: [] as number[][] };
       const rate = { ours: [] as number[], baseline: [] as number[] };
       const mem = { ours: [] as number[], baseline: [] as number[] };
@@ -414,11 +501,25 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         const id = transferId(1000 + blk);
         // ours
         const m0 = await subsOurs.call('mem');
-        const c = await load.call('wsConnect', { url: wsUrl, n, mode: 'graphql-ws', token: s.token, query: SUBSCRIPTION_QUERY, variables: { id }, parallel: o.subscriberConnectParallel }, timeoutMs * 4);
+        const c = await load.call(
+          'wsConnect',
+          {
+            url: wsUrl,
+            n,
+            mode: 'graphql-ws',
+            token: s.token,
+            query: SUBSCRIPTION_QUERY,
+            variables: { id },
+            parallel: o.subscriberConnectParallel,
+          },
+          timeoutMs * 4,
+        );
         const m1 = await subsOurs.call('mem');
         mem.ours.push(((m1.rss - m0.rss) / n) * 1000);
         rss.ours.push(m1.rss);
-        o.log(`    block ${blk + 1} ours: ${c.connected} subscribed in ${(c.ms / 1000).toFixed(1)} s, +${((m1.rss - m0.rss) / 2 ** 20).toFixed(0)} MiB RSS (${(m1.rss / 2 ** 20).toFixed(0)} MiB in all, heap ${(m1.heapUsed / 2 ** 20).toFixed(0)} MiB)`);
+        o.log(
+          `    block ${blk + 1} ours: ${c.connected} subscribed in ${(c.ms / 1000).toFixed(1)} s, +${((m1.rss - m0.rss) / 2 ** 20).toFixed(0)} MiB RSS (${(m1.rss / 2 ** 20).toFixed(0)} MiB in all, heap ${(m1.heapUsed / 2 ** 20).toFixed(0)} MiB)`,
+        );
         for (const [to, cause] of steps) {
           await load.call('wsArm');
           const t = await subsOurs.call('transition', { transferId: id, to, cause });
@@ -480,7 +581,9 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       // smoke: the shared service (its built-in sandbox), its worker started now
       const sharedSaga = shared && ours && sandboxUrl ? ours : null;
       const sagaOurs = sharedSaga ?? start('ours-saga', 'servers/ours.ts', server);
-      const s = sharedSaga ? { url: main.url, token: main.token, sandboxUrl } : await sagaOurs.call('start', { env: { ...baseEnv, SAGA_WORKER_ENABLED: 'true' } });
+      const s = sharedSaga
+        ? { url: main.url, token: main.token, sandboxUrl }
+        : await sagaOurs.call('start', { env: { ...baseEnv, SAGA_WORKER_ENABLED: 'true' } });
       if (sharedSaga) await sagaOurs.call('startSagaWorker');
       await fetch(`${s.sandboxUrl}/__sandbox/faults`, { method: 'DELETE' });
       // Statements of the idle service (the worker's and the inbox processor's polls) over a quiet window: the
@@ -495,11 +598,19 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       await fetch(`${s.sandboxUrl}/__sandbox/calls`, { method: 'DELETE' });
       await sagaOurs.call('queriesStart');
       const w0 = wallMs();
-      const d = await load.call('saga', { url: s.url, token: s.token, n: o.sagaTransfers, concurrency: o.sagaConcurrency, keyPrefix: `bench-${Date.now()}` });
+      const d = await load.call('saga', {
+        url: s.url,
+        token: s.token,
+        n: o.sagaTransfers,
+        concurrency: o.sagaConcurrency,
+        keyPrefix: `bench-${Date.now()}`,
+      });
       const terminal = ['COMPLETED', 'VOIDED', 'DECLINED', 'FAILED', 'EXPIRED', 'REJECTED'];
       let statuses: Record<string, number> = {};
       const deadline = wallMs() + 120_000 + o.sagaTransfers * 1000;
-      o.log(`    ${d.ids.length} created in ${((d.created - d.started) / 1000).toFixed(1)} s; idle service: ${idlePerSecond.toFixed(1)} statements/s`);
+      o.log(
+        `    ${d.ids.length} created in ${((d.created - d.started) / 1000).toFixed(1)} s; idle service: ${idlePerSecond.toFixed(1)} statements/s`,
+      );
       let lastLog = wallMs();
       for (;;) {
         statuses = await sagaOurs.call('countStatus', { ids: d.ids });
@@ -514,7 +625,10 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       const q = await sagaOurs.call<{ count: number; byKind: Record<string, number>; topStatements: [string, number][] }>('queriesStop');
       const windowS = (end - w0) / 1000;
       // where the time went: ms from created to each status reached (first time), the inbox's received → processed lag
-      const timeline = await sagaOurs.call<{ byStatus: Record<string, number[]>; inbox: Record<string, number>; outcomes: unknown[] }>('sagaTimeline', { ids: d.ids });
+      const timeline = await sagaOurs.call<{ byStatus: Record<string, number[]>; inbox: Record<string, number>; outcomes: unknown[] }>(
+        'sagaTimeline',
+        { ids: d.ids },
+      );
       const reached: Record<string, { n: number; p50: number; p99: number }> = {};
       for (const [k, v] of Object.entries(timeline.byStatus)) {
         const xs = [...v].sort((a, b) => a - b);
@@ -553,7 +667,9 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       const upstream = Object.fromEntries(ops.map((k) => [k, { calls: byOp[k] ?? 0, minimum: minimumByOp[k] ?? 0 }]));
       const totalCalls = ops.reduce((a, k) => a + (byOp[k] ?? 0), 0);
       const totalMinimum = ops.reduce((a, k) => a + (minimumByOp[k] ?? 0), 0);
-      const excess = Object.fromEntries(ops.filter((k) => (byOp[k] ?? 0) > (minimumByOp[k] ?? 0)).map((k) => [k, (byOp[k] ?? 0) - (minimumByOp[k] ?? 0)]));
+      const excess = Object.fromEntries(
+        ops.filter((k) => (byOp[k] ?? 0) > (minimumByOp[k] ?? 0)).map((k) => [k, (byOp[k] ?? 0) - (minimumByOp[k] ?? 0)]),
+      );
       const perTransfer = Object.fromEntries(Object.entries(byOp).map(([k, v]) => [k, Math.round((v / n) * 100) / 100]));
       const statementsNet = Math.max(0, q.count - idlePerSecond * windowS);
       const completed = [...(timeline.byStatus.COMPLETED ?? [])].sort((a, b) => a - b);

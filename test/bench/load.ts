@@ -72,7 +72,15 @@ async function http(run: HttpRun): Promise<HttpResult> {
             tenantId: 'sandbox-tenant',
             version: 1,
           });
-          return { ...req, body, headers: { ...req.headers, 'content-type': 'application/json', 'x-service-signature': signatureHeaderFor(secret, Math.floor(Date.now() / 1000), body) } };
+          return {
+            ...req,
+            body,
+            headers: {
+              ...req.headers,
+              'content-type': 'application/json',
+              'x-service-signature': signatureHeaderFor(secret, Math.floor(Date.now() / 1000), body),
+            },
+          };
         },
       },
     ];
@@ -144,11 +152,21 @@ function openOne(url: string, mode: 'graphql-ws' | 'raw', token: string, query: 
   });
 }
 
-async function wsConnect(a: { url: string; n: number; mode: 'graphql-ws' | 'raw'; token?: string; query?: string; variables?: unknown; parallel?: number }) {
+async function wsConnect(a: {
+  url: string;
+  n: number;
+  mode: 'graphql-ws' | 'raw';
+  token?: string;
+  query?: string;
+  variables?: unknown;
+  parallel?: number;
+}) {
   const started = wallMs();
   const parallel = a.parallel ?? 100;
   for (let i = 0; i < a.n; i += parallel) {
-    const batch = await Promise.all(Array.from({ length: Math.min(parallel, a.n - i) }, () => openOne(a.url, a.mode, a.token ?? '', a.query ?? '', a.variables)));
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(parallel, a.n - i) }, () => openOne(a.url, a.mode, a.token ?? '', a.query ?? '', a.variables)),
+    );
     subs.push(...batch);
   }
   return { connected: subs.length, ms: wallMs() - started, sample: subs[0]?.last ?? null };
@@ -183,7 +201,9 @@ async function wsWait(a: { timeoutMs: number }) {
 }
 
 async function wsClose() {
-  const closing = subs.map((s) => new Promise((r) => (s.ws.readyState === WebSocket.CLOSED ? r(null) : (s.ws.once('close', r), s.ws.close()))));
+  const closing = subs.map(
+    (s) => new Promise((r) => (s.ws.readyState === WebSocket.CLOSED ? r(null) : (s.ws.once('close', r), s.ws.close()))),
+  );
   await Promise.race([Promise.all(closing), new Promise((r) => setTimeout(r, 10_000))]);
   for (const s of subs) s.ws.terminate();
   subs = [];

@@ -24,12 +24,21 @@ export interface Pinning {
 /** taskset (util-linux) and at least two usable cores → server on the first, load on the second. */
 export function detectPinning(): Pinning {
   const cores = os.availableParallelism?.() ?? os.cpus().length;
-  if (process.env.BENCH_NO_PIN === '1') return { pinned: false, serverCore: null, loadCore: null, cores, note: 'not pinned (BENCH_NO_PIN=1)' };
+  if (process.env.BENCH_NO_PIN === '1')
+    return { pinned: false, serverCore: null, loadCore: null, cores, note: 'not pinned (BENCH_NO_PIN=1)' };
   const r = spawnSync('taskset', ['-pc', String(process.pid)], { encoding: 'utf8' });
-  if (r.error || r.status !== 0) return { pinned: false, serverCore: null, loadCore: null, cores, note: 'not pinned (taskset not available)' };
+  if (r.error || r.status !== 0)
+    return { pinned: false, serverCore: null, loadCore: null, cores, note: 'not pinned (taskset not available)' };
   const list = parseCpuList(/:\s*([\d,-]+)\s*$/.exec(r.stdout.trim())?.[1] ?? '');
-  if (list.length < 2) return { pinned: false, serverCore: null, loadCore: null, cores, note: `not pinned (only ${list.length} usable core)` };
-  return { pinned: true, serverCore: list[0]!, loadCore: list[1]!, cores, note: `server on core ${list[0]}, load generator on core ${list[1]} (taskset)` };
+  if (list.length < 2)
+    return { pinned: false, serverCore: null, loadCore: null, cores, note: `not pinned (only ${list.length} usable core)` };
+  return {
+    pinned: true,
+    serverCore: list[0]!,
+    loadCore: list[1]!,
+    cores,
+    note: `server on core ${list[0]}, load generator on core ${list[1]} (taskset)`,
+  };
 }
 
 function parseCpuList(s: string): number[] {
@@ -67,9 +76,14 @@ export class Child {
   }
 
   /** Starts `script` (a .ts file under test/bench) in a new Node process, pinned to `core` when given. */
-  static start(name: string, script: string, opts: { core?: number | null; env?: Record<string, string>; nodeArgs?: string[] } = {}): Child {
+  static start(
+    name: string,
+    script: string,
+    opts: { core?: number | null; env?: Record<string, string>; nodeArgs?: string[] } = {},
+  ): Child {
     const nodeArgs = ['-r', REGISTER, ...(opts.nodeArgs ?? []), path.join(__dirname, script)];
-    const [cmd, args] = opts.core != null ? ['taskset', ['-c', String(opts.core), process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
+    const [cmd, args] =
+      opts.core != null ? ['taskset', ['-c', String(opts.core), process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
     const proc = spawn(cmd as string, args as string[], {
       cwd: ROOT,
       env: { ...process.env, ...opts.env },

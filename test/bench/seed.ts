@@ -13,7 +13,12 @@ const STEPS = ['PENDING', 'AUTHORIZED', 'CAPTURED', 'PAYOUT_PENDING', 'COMPLETED
  * `count` transfers of OWNER (ids transferId(from) … transferId(from + count - 1)), each with `events` audit events (1 ≤ events ≤ 5: the happy path so far).
  * Idempotent: rows that exist are kept (PostgreSQL runs share one database between processes).
  */
-export async function seedTransfers(prisma: PrismaClient, count: number, events: number, opts: { status?: string; from?: number } = {}): Promise<string[]> {
+export async function seedTransfers(
+  prisma: PrismaClient,
+  count: number,
+  events: number,
+  opts: { status?: string; from?: number } = {},
+): Promise<string[]> {
   const ids: string[] = [];
   const base = Date.UTC(2026, 0, 1);
   const from = opts.from ?? 0;

@@ -29,13 +29,23 @@ async function run(perStream: number) {
     for (let s = 0; s < streams; s++)
       for (let k = 0; k < perStream; k++) {
         const payload = {
-          event: 'DocumentUpdatedEvents', id: `doc-${s}`, entityId: `person-${s}`, entityType: 'Participant', documentType: 'PASSPORT',
-          verificationStatus: k % 2 ? 'PENDING' : 'VERIFIED', occurredAt: new Date(base + k * 1000).toISOString(), tenantId: 'sandbox-tenant', version: 1,
+          event: 'DocumentUpdatedEvents',
+          id: `doc-${s}`,
+          entityId: `person-${s}`,
+          entityType: 'Participant',
+          documentType: 'PASSPORT',
+          verificationStatus: k % 2 ? 'PENDING' : 'VERIFIED',
+          occurredAt: new Date(base + k * 1000).toISOString(),
+          tenantId: 'sandbox-tenant',
+          version: 1,
         };
         await inbox.store({ eventName: payload.event, payload, signed: true, receivedAt: new Date() });
       }
     const counter = countQueries(db);
-    const processor = new WebhookProcessor(db.prisma, null, new PlatformStateStore(db.prisma), systemClock, pino({ level: 'silent' }), { pollIntervalMs: 50, tenantId: 'sandbox-tenant' });
+    const processor = new WebhookProcessor(db.prisma, null, new PlatformStateStore(db.prisma), systemClock, pino({ level: 'silent' }), {
+      pollIntervalMs: 50,
+      tenantId: 'sandbox-tenant',
+    });
     const t0 = process.hrtime.bigint();
     processor.start();
     for (;;) {
@@ -56,10 +66,17 @@ async function run(perStream: number) {
         k.ms += e.durationMs;
         byKind.set(kind, k);
       }
-      for (const [kind, k] of [...byKind].sort((a, b) => b[1].ms - a[1].ms)) console.log(`  ${String(k.n).padStart(6)} × ${(k.ms / k.n).toFixed(2)} ms  ${kind}`);
+      for (const [kind, k] of [...byKind].sort((a, b) => b[1].ms - a[1].ms))
+        console.log(`  ${String(k.n).padStart(6)} × ${(k.ms / k.n).toFixed(2)} ms  ${kind}`);
     }
     counter.dispose();
-    return { perStream, events: streams * perStream, seconds, eventsPerS: (streams * perStream) / seconds, statementsPerEvent: statements / (streams * perStream) };
+    return {
+      perStream,
+      events: streams * perStream,
+      seconds,
+      eventsPerS: (streams * perStream) / seconds,
+      statementsPerEvent: statements / (streams * perStream),
+    };
   } finally {
     await db.close();
   }
@@ -69,7 +86,9 @@ void (async () => {
   console.log(`database: ${usingPostgres() ? 'PostgreSQL' : 'PGlite'}`);
   for (const s of shapes) {
     const r = await run(s);
-    console.log(`${r.events} events, ${r.perStream}/stream: ${r.seconds.toFixed(2)} s, ${Math.round(r.eventsPerS)} ev/s, ${r.statementsPerEvent.toFixed(2)} statements/event`);
+    console.log(
+      `${r.events} events, ${r.perStream}/stream: ${r.seconds.toFixed(2)} s, ${Math.round(r.eventsPerS)} ev/s, ${r.statementsPerEvent.toFixed(2)} statements/event`,
+    );
   }
 })().catch((e) => {
   console.error(e);

@@ -24,7 +24,12 @@ let alice: string;
 let staff: string;
 let personId: string;
 beforeAll(async () => {
-  t = await startTestApp({ LOG_LEVEL: 'silent', SAGA_WORKER_ENABLED: 'false', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000' });
+  t = await startTestApp({
+    LOG_LEVEL: 'silent',
+    SAGA_WORKER_ENABLED: 'false',
+    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
+    RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
+  });
   alice = await t.token('repro-action-alice', 'customer');
   staff = await t.token('repro-action-ops', 'backoffice');
   personId = await newPerson(t.url, alice);
@@ -42,7 +47,10 @@ const RESUME = `mutation($i: ResumeTransferInput!) { resumeTransfer(input: $i) {
  */
 async function transfer(kind: 'review' | 'review-3ds', key: string): Promise<{ id: string; status: string; redirectUrl?: string }> {
   const quoteId = await newQuote(t.url, alice);
-  const input = kind === 'review' ? kindInput('review', quoteId, personId, key) : transferInput({ quoteId, personId, key, card: '0002', lastName: 'Compliance-Review' });
+  const input =
+    kind === 'review'
+      ? kindInput('review', quoteId, personId, key)
+      : transferInput({ quoteId, personId, key, card: '0002', lastName: 'Compliance-Review' });
   const r = await gqlRaw(t.url, CREATE, { i: input }, alice);
   const id: string = r.body!.data!.createTransfer.id;
   const after = (await t.app.transfers.saga.advance(id, { cause: 'worker', actor: 'worker' }))!;
@@ -55,7 +63,9 @@ const crashBeforeRecord = (operation: string, key: string) => t.app.db.prisma.$e
   WHERE operation = ${operation} AND key = ${key}`;
 
 const gatewayCalls = async (id: string, what: 'capture' | 'void') =>
-  ((await http('GET', `${t.app.sandbox!.url}/__sandbox/calls?path=/gateway/payments/${id}/${what}`)).body as { status: number }[]).filter((c) => c.status === 200).length;
+  ((await http('GET', `${t.app.sandbox!.url}/__sandbox/calls?path=/gateway/payments/${id}/${what}`)).body as { status: number }[]).filter(
+    (c) => c.status === 200,
+  ).length;
 
 test('captureTransfer retried after a crash between the capture and its record answers the captured transfer', async () => {
   const { id, status } = await transfer('review', 'repro-action-cap-t');
@@ -108,7 +118,11 @@ test('voidTransfer whose first attempt failed after recording its intent: the re
 test('resumeTransfer retried after a crash between the resume and its record answers the resumed transfer', async () => {
   const { id, status, redirectUrl } = await transfer('review-3ds', 'repro-action-resume-t');
   expect(status).toBe('ACTION_REQUIRED');
-  const page = await fetch(redirectUrl!, { method: 'POST', body: new URLSearchParams({}), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const page = await fetch(redirectUrl!, {
+    method: 'POST',
+    body: new URLSearchParams({}),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   expect(page.status).toBeLessThan(400);
   const i = { transferId: id, idempotencyKey: 'repro-action-resume-1' };
   const first = await gqlRaw(t.url, RESUME, { i }, alice);
@@ -118,6 +132,8 @@ test('resumeTransfer retried after a crash between the resume and its record ans
   expect(retry.body?.errors?.[0]?.extensions?.code).toBeUndefined(); // was INVALID_STATE
   expect(retry.body?.data?.resumeTransfer).toMatchObject({ id, status: 'AUTHORIZED', nextAction: null });
   // resumed once
-  const resumes = await t.app.db.prisma.transferEvent.findMany({ where: { transferId: id, fromStatus: 'ACTION_REQUIRED', toStatus: 'PENDING' } });
+  const resumes = await t.app.db.prisma.transferEvent.findMany({
+    where: { transferId: id, fromStatus: 'ACTION_REQUIRED', toStatus: 'PENDING' },
+  });
   expect(resumes).toHaveLength(1);
 }, 60_000);

@@ -10,17 +10,22 @@ const seed = seedFromEnv();
 const long = isLong();
 
 beforeAll(() => {
-  // eslint-disable-next-line no-console
+   
   console.log(`chaos: seed ${seed}; reproduce with CHAOS_SEED=${seed}${long ? ' CHAOS_LONG=1' : ''} npm run chaos`);
 });
 
 for (const s of SCENARIOS) {
-  test(`${s.id}. ${s.name}`, async () => {
-    const t0 = Date.now();
-    const r = { ...(await s.run({ seed: scenarioSeed(seed, s.id), long, log: () => undefined })), ms: 0 };
-    r.ms = Date.now() - t0;
-    // eslint-disable-next-line no-console
-    console.log([formatLine(r), ...(r.known ?? []).map((k) => `    KNOWN BUG (seed ${seed}): ${k}`)].join('\n'));
-    if (r.violations.length) throw new Error(`seed ${seed} (CHAOS_SEED=${seed} CHAOS_ONLY=${s.id} npm run chaos):\n${r.violations.slice(0, 30).join('\n')}`);
-  }, long ? 3_600_000 : 300_000);
+  test(
+    `${s.id}. ${s.name}`,
+    async () => {
+      const t0 = Date.now();
+      const r = { ...(await s.run({ seed: scenarioSeed(seed, s.id), long, log: () => undefined })), ms: 0 };
+      r.ms = Date.now() - t0;
+       
+      console.log([formatLine(r), ...(r.known ?? []).map((k) => `    KNOWN BUG (seed ${seed}): ${k}`)].join('\n'));
+      if (r.violations.length)
+        throw new Error(`seed ${seed} (CHAOS_SEED=${seed} CHAOS_ONLY=${s.id} npm run chaos):\n${r.violations.slice(0, 30).join('\n')}`);
+    },
+    long ? 3_600_000 : 300_000,
+  );
 }

@@ -20,7 +20,12 @@ import { CREATE, gqlRaw, kindInput, newPerson, newQuote } from './lib/client';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ LOG_LEVEL: 'silent', SAGA_WORKER_ENABLED: 'false', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000' });
+  t = await startTestApp({
+    LOG_LEVEL: 'silent',
+    SAGA_WORKER_ENABLED: 'false',
+    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
+    RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
+  });
 }, 60_000);
 afterAll(() => t?.close());
 

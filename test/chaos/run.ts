@@ -15,7 +15,10 @@ import { SCENARIOS } from './scenarios';
 async function main(): Promise<number> {
   const seed = seedFromEnv();
   const long = isLong();
-  const only = (process.env.CHAOS_ONLY ?? '').split(',').map((s) => Number(s.trim())).filter(Boolean);
+  const only = (process.env.CHAOS_ONLY ?? '')
+    .split(',')
+    .map((s) => Number(s.trim()))
+    .filter(Boolean);
   const verbose = /^(1|true)$/.test(process.env.CHAOS_VERBOSE ?? '');
   const repro = `CHAOS_SEED=${seed}${long ? ' CHAOS_LONG=1' : ''} npm run chaos`;
   process.stdout.write(`chaos: seed ${seed}, ${long ? 'long' : 'short'} run; reproduce with: ${repro}\n`);
@@ -28,7 +31,15 @@ async function main(): Promise<number> {
       const out = await s.run({ seed: scenarioSeed(seed, s.id), long, log: (m) => verbose && process.stderr.write(`  [${s.id}] ${m}\n`) });
       r = { ...out, ms: Date.now() - t0 };
     } catch (e) {
-      r = { id: s.id, name: s.name, operations: 0, faults: 0, figures: {}, violations: [`scenario crashed: ${(e as Error).stack ?? e}`], ms: Date.now() - t0 };
+      r = {
+        id: s.id,
+        name: s.name,
+        operations: 0,
+        faults: 0,
+        figures: {},
+        violations: [`scenario crashed: ${(e as Error).stack ?? e}`],
+        ms: Date.now() - t0,
+      };
     }
     results.push(r);
     process.stdout.write(`${formatLine(r)}\n`);

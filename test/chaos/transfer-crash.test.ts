@@ -20,7 +20,16 @@ import { waitFor } from '../helpers/wait';
 import { createServer } from 'node:net';
 import { newPerson, newQuote, transferInput, createTransfer, getTransfer } from '../e2e/transfer-helpers';
 
-const ALL_POINTS = ['check:before', 'check:after', 'authorize:before', 'authorize:after', 'capture:before', 'capture:after', 'void:before', 'void:after'] as const;
+const ALL_POINTS = [
+  'check:before',
+  'check:after',
+  'authorize:before',
+  'authorize:after',
+  'capture:before',
+  'capture:after',
+  'void:before',
+  'void:after',
+] as const;
 /**
  * By default a subset (each step's riskiest boundary — after the upstream call, when the outcome is unknown
  * to us — plus both void points); CRASH_ALL_POINTS=1 runs all eight (~2.5 min on a loaded 2-core machine).
@@ -56,7 +65,8 @@ beforeAll(async () => {
     SAGA_LEASE_MS: '1000',
     SAGA_POLL_INTERVAL_MS: '100',
     SAGA_RETRY_BASE_MS: '100',
-    RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '100000',
+    RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000',
+    RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '100000',
     LOG_LEVEL: 'error',
   };
 }, 60_000);
@@ -86,10 +96,19 @@ test('SIGKILL at saga step boundaries (CRASH_ALL_POINTS=1: every one), restart: 
     const lastName = point.startsWith('void') ? 'Compliance-Reject' : 'Compliance-Review';
     const personId = await newPerson(svc.url, customer, lastName);
     const quoteId = await newQuote(svc.url, customer);
-    const created = await createTransfer(svc.url, customer, transferInput({ quoteId, personId, key: `crash-${point.replace(':', '-')}`, lastName }));
+    const created = await createTransfer(
+      svc.url,
+      customer,
+      transferInput({ quoteId, personId, key: `crash-${point.replace(':', '-')}`, lastName }),
+    );
     const id: string = created.body.data.createTransfer.id;
     if (point.startsWith('capture')) {
-      await waitFor(async () => ((await getTransfer(svc.url, customer, id))?.status === 'AUTHORIZED' ? true : null), { timeoutMs: 20_000, intervalMs: 100, what: 'AUTHORIZED', retryErrors: true });
+      await waitFor(async () => ((await getTransfer(svc.url, customer, id))?.status === 'AUTHORIZED' ? true : null), {
+        timeoutMs: 20_000,
+        intervalMs: 100,
+        what: 'AUTHORIZED',
+        retryErrors: true,
+      });
       await gql(svc.url, `mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { status } }`, {
         token: staff,
         variables: { i: { transferId: id, idempotencyKey: `cap-${point.replace(':', '-')}` } },
@@ -101,10 +120,13 @@ test('SIGKILL at saga step boundaries (CRASH_ALL_POINTS=1: every one), restart: 
     const again = await spawnService(env, 60_000);
     running.push(again);
     const expected = point.startsWith('capture') ? ['CAPTURED'] : point.startsWith('void') ? ['VOIDED'] : ['AUTHORIZED'];
-    const final = await waitFor(async () => {
-      const tr = await getTransfer(again.url, staff, id);
-      return tr && expected.includes(tr.status) ? tr : null;
-    }, { timeoutMs: 30_000, intervalMs: 100, what: `${point}: ${expected.join('|')}`, retryErrors: true });
+    const final = await waitFor(
+      async () => {
+        const tr = await getTransfer(again.url, staff, id);
+        return tr && expected.includes(tr.status) ? tr : null;
+      },
+      { timeoutMs: 30_000, intervalMs: 100, what: `${point}: ${expected.join('|')}`, retryErrors: true },
+    );
     outcomes[point] = final.status;
     if (point.startsWith('void')) expect(final.failure?.code).toBe('COMPLIANCE_REJECTED');
     again.proc.kill('SIGTERM');
@@ -121,6 +143,14 @@ test('SIGKILL at saga step boundaries (CRASH_ALL_POINTS=1: every one), restart: 
     expect(captures.length + voids.length).toBeLessThanOrEqual(1);
   }
   expect(ids.size).toBe(POINTS.length);
-  // eslint-disable-next-line no-console
-  console.log('crash outcomes', outcomes, 'payment calls', calls.filter((c) => c.path === '/gateway/v2/payment').length, 'for', ids.size, 'transfers');
+   
+  console.log(
+    'crash outcomes',
+    outcomes,
+    'payment calls',
+    calls.filter((c) => c.path === '/gateway/v2/payment').length,
+    'for',
+    ids.size,
+    'transfers',
+  );
 }, 600_000);

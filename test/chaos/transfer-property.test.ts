@@ -25,7 +25,7 @@ import { FxService } from '../../src/modules/fx/fx.service';
 import { FundingCredentials } from '../../src/modules/checks/checks.credentials';
 import type { Caller } from '../../src/auth/auth.types';
 import { http, cardToken } from '../helpers/sandbox';
-import { personInput, transferInput } from '../e2e/transfer-helpers';
+import { transferInput } from '../e2e/transfer-helpers';
 import { createThrowawayPostgresDatabase, usingPostgres } from '../helpers/db';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 4);
@@ -39,10 +39,13 @@ const RUNS = Number(process.env.PROPERTY_RUNS ?? 4);
  */
 const CI_SEED = -821290699; // a seed whose run has a webhook kick arrive while the transfer is still PENDING
 const SEED =
-  process.env.PROPERTY_SEED === 'random' ? undefined
-  : process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED)
-  : process.env.CI === 'true' ? CI_SEED
-  : undefined;
+  process.env.PROPERTY_SEED === 'random'
+    ? undefined
+    : process.env.PROPERTY_SEED
+      ? Number(process.env.PROPERTY_SEED)
+      : process.env.CI === 'true'
+        ? CI_SEED
+        : undefined;
 const DAY = 24 * 3600_000;
 
 let app: App;
@@ -60,10 +63,24 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'rbff-prop-'));
   if (usingPostgres()) throwaway = await createThrowawayPostgresDatabase(process.env.DATABASE_URL!);
   const config = loadConfig({
-    NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', SANDBOX_PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: dir, DATABASE_URL: throwaway?.url ?? 'memory://',
-    SAGA_WORKER_ENABLED: 'false', SAGA_LEASE_MS: '5000', SAGA_RETRY_BASE_MS: '1000', SAGA_RETRY_MAX_MS: '10000',
-    UPSTREAM_RETRY_MAX_ATTEMPTS: '2', UPSTREAM_RETRY_BASE_DELAY_MS: '1', UPSTREAM_PAYMENT_TIMEOUT_MS: '2000',
-    IDEMPOTENCY_WAIT_MS: '20000', MUTATION_LEASE_WAIT_MS: '0', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
+    NODE_ENV: 'test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    SANDBOX_PORT: '0',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: dir,
+    DATABASE_URL: throwaway?.url ?? 'memory://',
+    SAGA_WORKER_ENABLED: 'false',
+    SAGA_LEASE_MS: '5000',
+    SAGA_RETRY_BASE_MS: '1000',
+    SAGA_RETRY_MAX_MS: '10000',
+    UPSTREAM_RETRY_MAX_ATTEMPTS: '2',
+    UPSTREAM_RETRY_BASE_DELAY_MS: '1',
+    UPSTREAM_PAYMENT_TIMEOUT_MS: '2000',
+    IDEMPOTENCY_WAIT_MS: '20000',
+    MUTATION_LEASE_WAIT_MS: '0',
+    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
+    RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
   });
   app = await createApp(config, { clock, logDestination: new Writable({ write: (_c, _e, cb) => cb() }) });
   await app.start();
@@ -71,11 +88,19 @@ beforeAll(async () => {
     personIds.set(lastName, (await app.db.prisma.person.create({ data: approvedPersonRow(alice.userId, lastName) })).id);
   // A saga whose crash hook throws (a worker dying mid-step: intent written, lease kept, nothing settled).
   const m = app.transfers;
-  crashySaga = new TransferSaga(app.db.prisma, m.repository, app.upstream.gateway, clock, app.logger, { leaseMs: 5000, captureWindowMs: 6 * DAY, retryBaseMs: 1000, retryMaxMs: 10000 }, {
-    at: () => {
-      if (crashArmed && Math.random() < 0.5) throw new Error('simulated crash');
+  crashySaga = new TransferSaga(
+    app.db.prisma,
+    m.repository,
+    app.upstream.gateway,
+    clock,
+    app.logger,
+    { leaseMs: 5000, captureWindowMs: 6 * DAY, retryBaseMs: 1000, retryMaxMs: 10000 },
+    {
+      at: () => {
+        if (crashArmed && Math.random() < 0.5) throw new Error('simulated crash');
+      },
     },
-  });
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -86,7 +111,9 @@ afterAll(async () => {
 
 async function newQuote(): Promise<string> {
   const fx = new FxService(app.db.prisma, app.upstream.gateway, clock, app.config.corridors);
-  return (await fx.createQuote(alice.userId, { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '40.00' })).id;
+  return (
+    await fx.createQuote(alice.userId, { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '40.00' })
+  ).id;
 }
 
 type Cmd =
@@ -113,28 +140,41 @@ const EVENTS = [
   { type: 'status', oldStatus: null, newStatus: 'SomethingNew' },
 ] as const;
 
-const create: fc.Arbitrary<Cmd> = fc.record({ k: fc.constant('create' as const), card: fc.constantFrom('1234', '1234', '0003', '0004', '0002'), lastName: fc.constantFrom('Doe', 'Compliance-Review', 'Compliance-Reject') });
+const create: fc.Arbitrary<Cmd> = fc.record({
+  k: fc.constant('create' as const),
+  card: fc.constantFrom('1234', '1234', '0003', '0004', '0002'),
+  lastName: fc.constantFrom('Doe', 'Compliance-Review', 'Compliance-Reject'),
+});
 const simple: fc.Arbitrary<Cmd> = fc.oneof(
   create,
   fc.constant({ k: 'dupCreate' as const }),
   fc.constant({ k: 'tick' as const }),
   fc.constant({ k: 'crashTick' as const }),
-  fc.record({ k: fc.constant('capture' as const), i: fc.nat(), key: fc.constantFrom('same' as const, 'new' as const), partial: fc.boolean() }),
+  fc.record({
+    k: fc.constant('capture' as const),
+    i: fc.nat(),
+    key: fc.constantFrom('same' as const, 'new' as const),
+    partial: fc.boolean(),
+  }),
   fc.record({ k: fc.constant('void' as const), i: fc.nat() }),
   fc.record({ k: fc.constant('resume' as const), i: fc.nat() }),
   fc.record({ k: fc.constant('event' as const), i: fc.nat(), e: fc.nat({ max: EVENTS.length - 1 }) }),
   fc.record({ k: fc.constant('faults' as const), errorRate: fc.constantFrom(0, 0, 0.2), drop: fc.constantFrom(0, 0, 0.3) }),
   fc.record({ k: fc.constant('clock' as const), ms: fc.constantFrom(2_000, 6_000, 301_000, 6 * DAY + 1000) }),
 );
-const command: fc.Arbitrary<Cmd> = fc.oneof({ weight: 5, arbitrary: simple }, { weight: 1, arbitrary: fc.record({ k: fc.constant('pair' as const), a: simple, b: simple }) });
+const command: fc.Arbitrary<Cmd> = fc.oneof(
+  { weight: 5, arbitrary: simple },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('pair' as const), a: simple, b: simple }) },
+);
 
 const ids: string[] = [];
 let lastCreate: ReturnType<typeof transferInput> | null = null;
 let seq = 0;
 const pick = (i: number) => (ids.length ? ids[i % ids.length]! : null);
-const swallow = (p: Promise<unknown>) => p.catch((e: { code?: string }) => {
-  if (!e?.code) throw e; // an AppError is an answer; anything else is a bug
-});
+const swallow = (p: Promise<unknown>) =>
+  p.catch((e: { code?: string }) => {
+    if (!e?.code) throw e; // an AppError is an answer; anything else is a bug
+  });
 
 async function run(c: Cmd): Promise<void> {
   const svc = app.transfers.service;
@@ -149,7 +189,11 @@ async function run(c: Cmd): Promise<void> {
       const input = transferInput({ quoteId, personId: personIds.get(c.lastName)!, key: `prop-${++seq}-${Date.now()}` });
       (input.funding as { cardToken: string }).cardToken = cardToken(c.card, `aaaaaaaa-bbbb-4ccc-8${String(seq).padStart(3, '0')}`);
       lastCreate = input;
-      await new FundingCredentials(app.db.prisma, clock, { cardCheckMaxAgeMs: 0 }).bind('card', (input.funding as { cardToken: string }).cardToken, alice.userId); // as checkCard would
+      await new FundingCredentials(app.db.prisma, clock, { cardCheckMaxAgeMs: 0 }).bind(
+        'card',
+        (input.funding as { cardToken: string }).cardToken,
+        alice.userId,
+      ); // as checkCard would
       const t = await svc.create(alice, input as never, '203.0.113.7').catch((e: { code?: string }) => {
         if (e?.code === 'QUOTE_EXPIRED') return null; // an answer: the clock moved past the quote
         throw e;
@@ -182,7 +226,14 @@ async function run(c: Cmd): Promise<void> {
     }
     case 'capture': {
       const id = pick(c.i);
-      if (id) await swallow(svc.capture(staff, { transferId: id, idempotencyKey: c.key === 'same' ? `cap-same-${id}` : `cap-${++seq}`, amount: c.partial ? '10.00' : null }));
+      if (id)
+        await swallow(
+          svc.capture(staff, {
+            transferId: id,
+            idempotencyKey: c.key === 'same' ? `cap-same-${id}` : `cap-${++seq}`,
+            amount: c.partial ? '10.00' : null,
+          }),
+        );
       return;
     }
     case 'void': {
@@ -198,11 +249,21 @@ async function run(c: Cmd): Promise<void> {
     case 'event': {
       const id = pick(c.i);
       if (id)
-        await svc.applyPlatformEvent({ source: { kind: 'test' }, transactionId: `tx-${id}`, externalTransactionId: id, tenantId: null, occurredAt: clock.now(), change: EVENTS[c.e] as never, messages: [] });
+        await svc.applyPlatformEvent({
+          source: { kind: 'test' },
+          transactionId: `tx-${id}`,
+          externalTransactionId: id,
+          tenantId: null,
+          occurredAt: clock.now(),
+          change: EVENTS[c.e] as never,
+          messages: [],
+        });
       return;
     }
     case 'faults':
-      await http('POST', `${app.sandbox!.url}/__sandbox/faults`, { body: { errorRate: c.errorRate, dropResponseAfterCommitRate: c.drop, seed: seq } });
+      await http('POST', `${app.sandbox!.url}/__sandbox/faults`, {
+        body: { errorRate: c.errorRate, dropResponseAfterCommitRate: c.drop, seed: seq },
+      });
       return;
     case 'clock':
       await advance(c.ms);
@@ -219,7 +280,10 @@ async function checkInvariants(final: boolean): Promise<void> {
   const { transfers, events } = await prisma.$transaction(
     async (tx) => {
       const transfers = await tx.transfer.findMany({ where: { ownerId: alice.userId } });
-      const events = await tx.transferEvent.findMany({ where: { transferId: { in: transfers.map((t) => t.id) } }, orderBy: [{ transferId: 'asc' }, { seq: 'asc' }] });
+      const events = await tx.transferEvent.findMany({
+        where: { transferId: { in: transfers.map((t) => t.id) } },
+        orderBy: [{ transferId: 'asc' }, { seq: 'asc' }],
+      });
       return { transfers, events };
     },
     { isolationLevel: 'RepeatableRead' },
@@ -284,27 +348,31 @@ async function drain(): Promise<void> {
 
 test('random command sequences keep the saga within its transition table, with no double effect and no lost transfer', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(create, { minLength: 2, maxLength: 4 }), fc.array(command, { minLength: 3, maxLength: 20 }), async (creates, cmds) => {
-      for (const c of [...creates, ...cmds]) {
-        await run(c);
-        await checkInvariants(false);
-      }
-      await drain();
-      // Background work (a webhook-triggered saga run, the inbox processor) may still be mid-flight after the
-      // drain on a loaded machine: the final invariants must hold once it settles — retry briefly before failing.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await checkInvariants(true);
-          break;
-        } catch (e) {
-          if (attempt >= 20) throw e;
-          await new Promise((r) => setTimeout(r, 250));
-          await app.transfers.worker.tick();
+    fc.asyncProperty(
+      fc.array(create, { minLength: 2, maxLength: 4 }),
+      fc.array(command, { minLength: 3, maxLength: 20 }),
+      async (creates, cmds) => {
+        for (const c of [...creates, ...cmds]) {
+          await run(c);
+          await checkInvariants(false);
         }
-      }
-    }),
+        await drain();
+        // Background work (a webhook-triggered saga run, the inbox processor) may still be mid-flight after the
+        // drain on a loaded machine: the final invariants must hold once it settles — retry briefly before failing.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await checkInvariants(true);
+            break;
+          } catch (e) {
+            if (attempt >= 20) throw e;
+            await new Promise((r) => setTimeout(r, 250));
+            await app.transfers.worker.tick();
+          }
+        }
+      },
+    ),
     { numRuns: RUNS, endOnFailure: true, ...(SEED !== undefined ? { seed: SEED, path: process.env.PROPERTY_PATH } : {}) },
   );
-  // eslint-disable-next-line no-console
+   
   console.log(`property: ${RUNS} runs, ${ids.length} transfers created`);
 }, 600_000);

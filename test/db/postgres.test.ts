@@ -104,11 +104,9 @@ describePg('PostgreSQL', () => {
   }, 60_000);
 
   test('isReady is false (not a hang, not a throw) when the server is unreachable', async () => {
-    const db = await createDatabase(
-      { kind: 'postgres', url: 'postgresql://postgres@127.0.0.1:1/nothing', poolMax: 1 },
-      logger,
-      { readyTimeoutMs: 1_000 },
-    );
+    const db = await createDatabase({ kind: 'postgres', url: 'postgresql://postgres@127.0.0.1:1/nothing', poolMax: 1 }, logger, {
+      readyTimeoutMs: 1_000,
+    });
     open.push(db);
     expect(await db.isReady()).toBe(false);
   });

@@ -71,7 +71,9 @@ function follow<D extends TypedDocumentNode<any, any>>(doc: D, variables: Variab
 function expectQuiet(transfers: AppTransferFragment[], max: number) {
   expect(transfers.length).toBeLessThanOrEqual(max);
   expect(transfers.map((x) => x.version)).toEqual(transfers.map((_, i) => transfers[0]!.version + i));
-  const shown = transfers.map(({ status, nextAction, capturedAmount, failure }) => JSON.stringify({ status, nextAction, capturedAmount, failure }));
+  const shown = transfers.map(({ status, nextAction, capturedAmount, failure }) =>
+    JSON.stringify({ status, nextAction, capturedAmount, failure }),
+  );
   for (let i = 1; i < shown.length; i++) expect(shown[i]).not.toBe(shown[i - 1]);
 }
 
@@ -101,18 +103,33 @@ test('happy path: corridors → quote → person → card and bank checks → tr
   const list = follow(MyTransfersDocument, { changedSince: null });
   const { quoteId, personId } = await quoteAndSender('100.00');
   const card = cardToken('1234');
-  expect((await send(CheckCardDocument, { input: { cardToken: card, personId } })).checkCard).toMatchObject({ status: 'APPROVED', canFund: true });
-  const bank = await send(CheckBankAccountDocument, { input: { linked: { accountCheckToken: 'public-sandbox-transfer', accountCheckId: 'acc-app-journey', countryCode: 'US' } } });
+  expect((await send(CheckCardDocument, { input: { cardToken: card, personId } })).checkCard).toMatchObject({
+    status: 'APPROVED',
+    canFund: true,
+  });
+  const bank = await send(CheckBankAccountDocument, {
+    input: { linked: { accountCheckToken: 'public-sandbox-transfer', accountCheckId: 'acc-app-journey', countryCode: 'US' } },
+  });
   expect(bank.checkBankAccount.accountToken).toEqual(expect.any(String));
 
   const { createTransfer: created } = await send(CreateTransferDocument, {
-    input: { idempotencyKey: 'app-journey-1', quoteId, personId, recipient: RECIPIENT as never, funding: { type: 'CARD', cardToken: card } },
+    input: {
+      idempotencyKey: 'app-journey-1',
+      quoteId,
+      personId,
+      recipient: RECIPIENT as never,
+      funding: { type: 'CARD', cardToken: card },
+    },
   });
   expect(created).toMatchObject({ status: 'PENDING', version: 1, fundingType: 'CARD', sendAmount: { amount: '100.00', currency: 'USD' } });
 
   // first connection: the current state, then live; dropped after the second version
   const first = follow(TransferUpdatedDocument, { transferId: created.id, afterVersion: null });
-  await waitFor(() => first.messages.some((m) => m.transferUpdated.status !== 'PENDING'), { timeoutMs: 20_000, intervalMs: 20, what: 'AUTHORIZED on the first connection' });
+  await waitFor(() => first.messages.some((m) => m.transferUpdated.status !== 'PENDING'), {
+    timeoutMs: 20_000,
+    intervalMs: 20,
+    what: 'AUTHORIZED on the first connection',
+  });
   await first.close();
   const seen = first.messages.map((m) => m.transferUpdated);
   await platformCompletes(created.id);
@@ -130,13 +147,24 @@ test('happy path: corridors → quote → person → card and bank checks → tr
   expect(all.map((x) => x.status).filter((s) => s !== 'PAYOUT_PENDING')).toEqual(['PENDING', 'AUTHORIZED', 'CAPTURED', 'COMPLETED']);
 
   const { transfer } = await send(TransferDocument, { id: created.id });
-  expect(transfer).toMatchObject({ status: 'COMPLETED', version: all.at(-1)!.version, capturedAmount: { amount: '100.00', currency: 'USD' } });
+  expect(transfer).toMatchObject({
+    status: 'COMPLETED',
+    version: all.at(-1)!.version,
+    capturedAmount: { amount: '100.00', currency: 'USD' },
+  });
   const history = await send(TransferHistoryDocument, { first: 10, after: null, filter: null });
   expect(history.transfers.edges.map((e) => e.node.id)).toContain(created.id);
 
   // the list stream: the same versions, once each
-  await waitFor(() => list.messages.some((m) => m.myTransfers.id === created.id && m.myTransfers.status === 'COMPLETED'), { timeoutMs: 20_000, intervalMs: 20, what: 'myTransfers to reach COMPLETED' });
-  expectQuiet(list.messages.map((m) => m.myTransfers).filter((x) => x.id === created.id), 6);
+  await waitFor(() => list.messages.some((m) => m.myTransfers.id === created.id && m.myTransfers.status === 'COMPLETED'), {
+    timeoutMs: 20_000,
+    intervalMs: 20,
+    what: 'myTransfers to reach COMPLETED',
+  });
+  expectQuiet(
+    list.messages.map((m) => m.myTransfers).filter((x) => x.id === created.id),
+    6,
+  );
   await list.close();
 }, 90_000);
 
@@ -146,32 +174,59 @@ test('3-D Secure path (card ending 0002): ACTION_REQUIRED with the challenge URL
   const check = await send(CheckCardDocument, { input: { cardToken: card, personId } });
   expect(check.checkCard).toMatchObject({ status: 'CHALLENGE', redirectUrl: expect.any(String) });
   const { createTransfer: created } = await send(CreateTransferDocument, {
-    input: { idempotencyKey: 'app-journey-3ds', quoteId, personId, recipient: RECIPIENT as never, funding: { type: 'CARD', cardToken: card } },
+    input: {
+      idempotencyKey: 'app-journey-3ds',
+      quoteId,
+      personId,
+      recipient: RECIPIENT as never,
+      funding: { type: 'CARD', cardToken: card },
+    },
   });
   const stream = follow(TransferUpdatedDocument, { transferId: created.id, afterVersion: 0 });
-  await waitFor(() => stream.messages.some((m) => m.transferUpdated.status === 'ACTION_REQUIRED'), { timeoutMs: 20_000, intervalMs: 20, what: 'ACTION_REQUIRED' });
+  await waitFor(() => stream.messages.some((m) => m.transferUpdated.status === 'ACTION_REQUIRED'), {
+    timeoutMs: 20_000,
+    intervalMs: 20,
+    what: 'ACTION_REQUIRED',
+  });
   const waiting = stream.messages.find((m) => m.transferUpdated.status === 'ACTION_REQUIRED')!.transferUpdated;
   expect(waiting.nextAction).toEqual({ type: 'THREE_DS_CHALLENGE', redirectUrl: expect.stringMatching(/\/gateway\/3ds\//) });
 
   // the customer completes the challenge in a browser at redirectUrl; the app then resumes
-  const page = await fetch(waiting.nextAction!.redirectUrl!, { method: 'POST', body: new URLSearchParams({}), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const page = await fetch(waiting.nextAction!.redirectUrl!, {
+    method: 'POST',
+    body: new URLSearchParams({}),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   expect(page.status).toBeLessThan(400);
   await page.text();
-  const { resumeTransfer } = await send(ResumeTransferDocument, { input: { transferId: created.id, idempotencyKey: 'app-journey-3ds-resume' } });
+  const { resumeTransfer } = await send(ResumeTransferDocument, {
+    input: { transferId: created.id, idempotencyKey: 'app-journey-3ds-resume' },
+  });
   expect(resumeTransfer.id).toBe(created.id);
-  await waitFor(() => stream.messages.some((m) => m.transferUpdated.status === 'AUTHORIZED'), { timeoutMs: 20_000, intervalMs: 20, what: 'AUTHORIZED' });
+  await waitFor(() => stream.messages.some((m) => m.transferUpdated.status === 'AUTHORIZED'), {
+    timeoutMs: 20_000,
+    intervalMs: 20,
+    what: 'AUTHORIZED',
+  });
   await platformCompletes(created.id);
   await waitFor(() => stream.completed, { timeoutMs: 20_000, intervalMs: 20, what: 'the stream to complete' });
   const all = stream.messages.map((m) => m.transferUpdated);
   // two more changes to show than the happy path: the challenge, and back to PENDING once resumed
   expectQuiet(all, 7);
-  expect(all.map((x) => x.status).filter((s) => s !== 'PAYOUT_PENDING')).toEqual(['PENDING', 'ACTION_REQUIRED', 'PENDING', 'AUTHORIZED', 'CAPTURED', 'COMPLETED']);
+  expect(all.map((x) => x.status).filter((s) => s !== 'PAYOUT_PENDING')).toEqual([
+    'PENDING',
+    'ACTION_REQUIRED',
+    'PENDING',
+    'AUTHORIZED',
+    'CAPTURED',
+    'COMPLETED',
+  ]);
   expect(all.at(-1)!.status).toBe('COMPLETED');
   expect(all.at(-1)!.nextAction).toBeNull();
   await stream.close();
 }, 90_000);
 
-test('the customer cancels before capture with the app\'s VoidTransfer: AUTHORIZED → VOIDED', async () => {
+test("the customer cancels before capture with the app's VoidTransfer: AUTHORIZED → VOIDED", async () => {
   const { createQuote } = await send(CreateQuoteDocument, {
     input: { sourceCurrency: 'USD', destinationCurrency: 'BRL', destinationCountry: 'BR', paymentMethod: 'CARD', sourceAmount: '30.00' },
   });
@@ -180,7 +235,13 @@ test('the customer cancels before capture with the app\'s VoidTransfer: AUTHORIZ
   const card = cardToken('1234', 'dddddddd-0000-4000-8000');
   await send(CheckCardDocument, { input: { cardToken: card, personId: createPerson.id! } });
   const { createTransfer: created } = await send(CreateTransferDocument, {
-    input: { idempotencyKey: 'app-journey-void', quoteId: createQuote.id, personId: createPerson.id!, recipient: RECIPIENT as never, funding: { type: 'CARD', cardToken: card } },
+    input: {
+      idempotencyKey: 'app-journey-void',
+      quoteId: createQuote.id,
+      personId: createPerson.id!,
+      recipient: RECIPIENT as never,
+      funding: { type: 'CARD', cardToken: card },
+    },
   });
   let status = created.status;
   for (let i = 0; i < 200 && status !== 'AUTHORIZED'; i++) {

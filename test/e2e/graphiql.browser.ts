@@ -12,9 +12,7 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Why the browser tests cannot run here, or null when they can. */
 export function chromiumMissingReason(): string | null {
-  return existsSync(CHROMIUM_PATH)
-    ? null
-    : `${CHROMIUM_PATH} not found (install Debian's chromium package: apt-get install -y chromium)`;
+  return existsSync(CHROMIUM_PATH) ? null : `${CHROMIUM_PATH} not found (install Debian's chromium package: apt-get install -y chromium)`;
 }
 
 export interface Browser {

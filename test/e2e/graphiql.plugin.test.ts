@@ -8,13 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { buildSchema, graphql } from 'graphql';
 import { request } from 'undici';
-import {
-  GRAPHIQL_ASSETS_PREFIX,
-  GRAPHIQL_HTML_HEADERS,
-  graphiqlHtml,
-  graphiqlPlugin,
-  prefersHtml,
-} from '../../src/http/graphiql.routes';
+import { GRAPHIQL_ASSETS_PREFIX, GRAPHIQL_HTML_HEADERS, graphiqlHtml, graphiqlPlugin, prefersHtml } from '../../src/http/graphiql.routes';
 import { chromiumMissingReason, openBrowser, runInGraphiql, type Browser } from './graphiql.browser';
 
 const schema = buildSchema(`type Query { hello: String!  authorization: String }`);
@@ -28,16 +22,14 @@ async function bareApp(): Promise<FastifyInstance> {
     }
     return reply.code(400).send({ errors: [{ message: 'GET queries are not part of this fixture' }] });
   });
-  app.post<{ Body: { query: string; variables?: Record<string, unknown>; operationName?: string } }>(
-    '/graphql',
-    async (request) =>
-      graphql({
-        schema,
-        source: request.body.query,
-        variableValues: request.body.variables,
-        operationName: request.body.operationName,
-        rootValue: { hello: 'world', authorization: request.headers.authorization ?? null },
-      }),
+  app.post<{ Body: { query: string; variables?: Record<string, unknown>; operationName?: string } }>('/graphql', async (request) =>
+    graphql({
+      schema,
+      source: request.body.query,
+      variableValues: request.body.variables,
+      operationName: request.body.operationName,
+      rootValue: { hello: 'world', authorization: request.headers.authorization ?? null },
+    }),
   );
   await app.listen({ port: 0, host: '127.0.0.1' });
   return app;

@@ -18,7 +18,18 @@ import {
   type PersonInput,
   type TransferUpdatedSubscription,
 } from '../generated/graphql';
-import { bindCheckedCard, createTransfer, getTransfer, newPerson, newQuote, personInput, platformEvent, transferInput, waitForStatus, TRANSFER_FIELDS } from './transfer-helpers';
+import {
+  bindCheckedCard,
+  createTransfer,
+  getTransfer,
+  newPerson,
+  newQuote,
+  personInput,
+  platformEvent,
+  transferInput,
+  waitForStatus,
+  TRANSFER_FIELDS,
+} from './transfer-helpers';
 
 let t: TestApp;
 let alice: string;
@@ -29,7 +40,13 @@ let sandboxUrl: string;
 const calls = async (prefix: string) => (await http<any[]>('GET', `${sandboxUrl}/__sandbox/calls?path=${encodeURIComponent(prefix)}`)).body;
 
 beforeAll(async () => {
-  t = await startTestApp({ SAGA_POLL_INTERVAL_MS: '50', SAGA_RETRY_BASE_MS: '50', SAGA_RETRY_MAX_MS: '200', RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '100000' });
+  t = await startTestApp({
+    SAGA_POLL_INTERVAL_MS: '50',
+    SAGA_RETRY_BASE_MS: '50',
+    SAGA_RETRY_MAX_MS: '200',
+    RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000',
+    RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '100000',
+  });
   alice = await t.token('alice', 'customer');
   staff = await t.token('bo', 'backoffice');
   personId = await newPerson(t.url, alice);
@@ -70,7 +87,16 @@ test('happy path over GraphQL (typed documents): quote, person, card check, PEND
   const created = await execute(t.url, CreateTransferDocument, { token: alice, variables: { input } });
   expect(created.errors).toBeUndefined();
   const tr = created.data!.createTransfer;
-  expect(tr).toMatchObject({ status: 'PENDING', version: 1, ownerId: 'alice', fundingType: 'CARD', destinationCountry: 'BR', sendAmount: { amount: '100.00', currency: 'USD' }, receiveAmount: { amount: '501.23', currency: 'BRL' }, rate: '5.0123' });
+  expect(tr).toMatchObject({
+    status: 'PENDING',
+    version: 1,
+    ownerId: 'alice',
+    fundingType: 'CARD',
+    destinationCountry: 'BR',
+    sendAmount: { amount: '100.00', currency: 'USD' },
+    receiveAmount: { amount: '501.23', currency: 'BRL' },
+    rate: '5.0123',
+  });
 
   // follow it over graphql-ws with the typed subscription document, from version 1
   const { client } = wsClient(t.wsUrl, alice);
@@ -79,10 +105,16 @@ test('happy path over GraphQL (typed documents): quote, person, card check, PEND
   // same key + same args → the same transfer; other args → IDEMPOTENCY_KEY_REUSED
   const again = await execute(t.url, CreateTransferDocument, { token: alice, variables: { input } });
   expect(again.data!.createTransfer.id).toBe(tr.id);
-  const reused = await execute(t.url, CreateTransferDocument, { token: alice, variables: { input: { ...input, recipient: { ...input.recipient, customer: { ...input.recipient.customer, lastName: 'Souza' } } } } });
+  const reused = await execute(t.url, CreateTransferDocument, {
+    token: alice,
+    variables: { input: { ...input, recipient: { ...input.recipient, customer: { ...input.recipient.customer, lastName: 'Souza' } } } },
+  });
   expect(reused.errors?.[0]?.extensions?.code).toBe('IDEMPOTENCY_KEY_REUSED');
   // the quote is single-use
-  const second = await execute(t.url, CreateTransferDocument, { token: alice, variables: { input: { ...input, idempotencyKey: 'happy-path-2' } } });
+  const second = await execute(t.url, CreateTransferDocument, {
+    token: alice,
+    variables: { input: { ...input, idempotencyKey: 'happy-path-2' } },
+  });
   expect(second.errors?.[0]?.extensions?.code).toBe('QUOTE_ALREADY_USED');
 
   await waitTyped(alice, tr.id, ['AUTHORIZED', 'CAPTURED', 'PAYOUT_PENDING', 'COMPLETED']);
@@ -116,7 +148,10 @@ test('happy path over GraphQL (typed documents): quote, person, card check, PEND
   await client.dispose();
 
   // the list (typed) shows it to its owner
-  const list = await execute(t.url, TransfersDocument, { token: alice, variables: { first: 5, after: null, filter: { status: ['COMPLETED'], destinationCountry: 'BR' } } });
+  const list = await execute(t.url, TransfersDocument, {
+    token: alice,
+    variables: { first: 5, after: null, filter: { status: ['COMPLETED'], destinationCountry: 'BR' } },
+  });
   expect(list.data!.transfers.edges.map((e) => e.node.id)).toContain(tr.id);
 
   // the sandbox saw one payment key and one capture for this transfer
@@ -140,7 +175,12 @@ test('ACCOUNT_TOKEN funding: check-account form A gives an accountToken; the tok
   const accountToken = check.data!.checkBankAccount.accountToken!;
   expect(accountToken).toEqual(expect.any(String));
   const quoteId = await newQuote(t.url, alice, '75.00', 'BANK_ACCOUNT');
-  const input = transferInput({ quoteId, personId, key: 'account-token-1', funding: { type: 'ACCOUNT_TOKEN', accountToken } }) as unknown as CreateTransferInput;
+  const input = transferInput({
+    quoteId,
+    personId,
+    key: 'account-token-1',
+    funding: { type: 'ACCOUNT_TOKEN', accountToken },
+  }) as unknown as CreateTransferInput;
   const created = await execute(t.url, CreateTransferDocument, { token: alice, variables: { input } });
   expect(created.errors).toBeUndefined();
   const id = created.data!.createTransfer.id;
@@ -156,28 +196,51 @@ test('ACCOUNT_TOKEN funding: check-account form A gives an accountToken; the tok
   const waiting = (await execute(t.url, TransferDocument, { token: alice, variables: { id } })).data!.transfer!;
   expect(waiting).toMatchObject({ status: 'AUTHORIZED', complianceStatus: null, platformStatus: null });
   // back-office captures by hand → CAPTURED, one upstream capture
-  const cap = await execute(t.url, CaptureTransferDocument, { token: staff, variables: { input: { transferId: id, idempotencyKey: 'cap-account-token-1' } } });
+  const cap = await execute(t.url, CaptureTransferDocument, {
+    token: staff,
+    variables: { input: { transferId: id, idempotencyKey: 'cap-account-token-1' } },
+  });
   expect(cap.errors).toBeUndefined();
   expect(cap.data!.captureTransfer).toMatchObject({ status: 'CAPTURED', capturedAmount: { amount: '75.00', currency: 'USD' } });
-  const replay = await execute(t.url, CaptureTransferDocument, { token: staff, variables: { input: { transferId: id, idempotencyKey: 'cap-account-token-1' } } });
+  const replay = await execute(t.url, CaptureTransferDocument, {
+    token: staff,
+    variables: { input: { transferId: id, idempotencyKey: 'cap-account-token-1' } },
+  });
   expect(replay.data!.captureTransfer.status).toBe('CAPTURED');
   expect((await calls(`/gateway/payments/${id}/capture`)).filter((c) => c.status === 200)).toHaveLength(1);
-  const trail = (await execute(t.url, TransferDocument, { token: staff, variables: { id } })).data!.transfer!.events.edges.map((e) => e.node);
-  expect(trail.filter((e) => e.fromStatus !== e.toStatus).map((e) => `${e.toStatus}:${e.cause}`)).toEqual(['PENDING:mutation', 'AUTHORIZED:worker', 'CAPTURED:mutation']);
+  const trail = (await execute(t.url, TransferDocument, { token: staff, variables: { id } })).data!.transfer!.events.edges.map(
+    (e) => e.node,
+  );
+  expect(trail.filter((e) => e.fromStatus !== e.toStatus).map((e) => `${e.toStatus}:${e.cause}`)).toEqual([
+    'PENDING:mutation',
+    'AUTHORIZED:worker',
+    'CAPTURED:mutation',
+  ]);
 }, 60_000);
 
 test('card ending 0002: ACTION_REQUIRED with the 3DS URL; after the challenge resumeTransfer → AUTHORIZED', async () => {
   const quoteId = await newQuote(t.url, alice);
-  const tr = (await createTransfer(t.url, alice, transferInput({ quoteId, personId, key: '3ds-transfer-1', card: '0002' }))).body.data.createTransfer;
+  const tr = (await createTransfer(t.url, alice, transferInput({ quoteId, personId, key: '3ds-transfer-1', card: '0002' }))).body.data
+    .createTransfer;
   const waiting = await waitForStatus(t, alice, tr.id, ['ACTION_REQUIRED']);
   expect(waiting.nextAction.type).toBe('THREE_DS_CHALLENGE');
   expect(waiting.nextAction.redirectUrl).toMatch(/\/gateway\/3ds\//);
-  const early = await gql<any>(t.url, `mutation($i: ResumeTransferInput!) { resumeTransfer(input: $i) { status } }`, { token: staff, variables: { i: { transferId: tr.id, idempotencyKey: 'resume-0' } } });
+  const early = await gql<any>(t.url, `mutation($i: ResumeTransferInput!) { resumeTransfer(input: $i) { status } }`, {
+    token: staff,
+    variables: { i: { transferId: tr.id, idempotencyKey: 'resume-0' } },
+  });
   expect(early.body.errors).toBeUndefined(); // staff may resume; re-check still challenges
   await waitForStatus(t, alice, tr.id, ['ACTION_REQUIRED']);
-  const page = await fetch(waiting.nextAction.redirectUrl, { method: 'POST', body: new URLSearchParams({}), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const page = await fetch(waiting.nextAction.redirectUrl, {
+    method: 'POST',
+    body: new URLSearchParams({}),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   expect(page.status).toBeLessThan(400);
-  const resumed = await gql<any>(t.url, `mutation($i: ResumeTransferInput!) { resumeTransfer(input: $i) { ${TRANSFER_FIELDS} } }`, { token: alice, variables: { i: { transferId: tr.id, idempotencyKey: 'resume-1' } } });
+  const resumed = await gql<any>(t.url, `mutation($i: ResumeTransferInput!) { resumeTransfer(input: $i) { ${TRANSFER_FIELDS} } }`, {
+    token: alice,
+    variables: { i: { transferId: tr.id, idempotencyKey: 'resume-1' } },
+  });
   expect(resumed.body.errors).toBeUndefined();
   // (with the webhook inbox live, the platform's approval may capture it right after)
   const final = await waitForStatus(t, alice, tr.id, ['AUTHORIZED', 'CAPTURED', 'PAYOUT_PENDING', 'COMPLETED']);
@@ -186,8 +249,16 @@ test('card ending 0002: ACTION_REQUIRED with the 3DS URL; after the challenge re
 
 test('card ending 0003 (cvc FAILED) → DECLINED with the reason; 0004 → DECLINED at authorization', async () => {
   await bindCheckedCard(t, 'alice', '0003'); // checkCard binds only an accepted card: seed the earlier passing check
-  const a = (await createTransfer(t.url, alice, transferInput({ quoteId: await newQuote(t.url, alice), personId, key: 'cvc-failed-1', card: '0003' }))).body.data.createTransfer;
-  const b = (await createTransfer(t.url, alice, transferInput({ quoteId: await newQuote(t.url, alice), personId, key: 'declined-1', card: '0004' }))).body.data.createTransfer;
+  const a = (
+    await createTransfer(
+      t.url,
+      alice,
+      transferInput({ quoteId: await newQuote(t.url, alice), personId, key: 'cvc-failed-1', card: '0003' }),
+    )
+  ).body.data.createTransfer;
+  const b = (
+    await createTransfer(t.url, alice, transferInput({ quoteId: await newQuote(t.url, alice), personId, key: 'declined-1', card: '0004' }))
+  ).body.data.createTransfer;
   const da = await waitForStatus(t, alice, a.id, ['DECLINED']);
   expect(da.failure).toMatchObject({ code: 'CARD_CHECK_FAILED' });
   expect(da.failure.message).toContain('cvc FAILED');
@@ -197,7 +268,13 @@ test('card ending 0003 (cvc FAILED) → DECLINED with the reason; 0004 → DECLI
 }, 30_000);
 
 test('sender Compliance-Reject: compliance Rejected → the authorization is voided → VOIDED', async () => {
-  const tr = (await createTransfer(t.url, alice, transferInput({ quoteId: await newQuote(t.url, alice), personId, key: 'compliance-reject-1', lastName: 'Compliance-Reject' }))).body.data.createTransfer;
+  const tr = (
+    await createTransfer(
+      t.url,
+      alice,
+      transferInput({ quoteId: await newQuote(t.url, alice), personId, key: 'compliance-reject-1', lastName: 'Compliance-Reject' }),
+    )
+  ).body.data.createTransfer;
   await waitForStatus(t, alice, tr.id, ['AUTHORIZED', 'VOIDED']);
   await platformEvent(t, tr.id, { type: 'compliance', oldStatus: 'Pending', newStatus: 'Rejected' });
   const v = await waitForStatus(t, alice, tr.id, ['VOIDED']);
@@ -207,7 +284,13 @@ test('sender Compliance-Reject: compliance Rejected → the authorization is voi
 }, 30_000);
 
 test('sender Compliance-Review: held until the control API decides; Approved → CAPTURED', async () => {
-  const tr = (await createTransfer(t.url, alice, transferInput({ quoteId: await newQuote(t.url, alice), personId, key: 'compliance-review-1', lastName: 'Compliance-Review' }))).body.data.createTransfer;
+  const tr = (
+    await createTransfer(
+      t.url,
+      alice,
+      transferInput({ quoteId: await newQuote(t.url, alice), personId, key: 'compliance-review-1', lastName: 'Compliance-Review' }),
+    )
+  ).body.data.createTransfer;
   await waitForStatus(t, alice, tr.id, ['AUTHORIZED']);
   // the platform holds it in ManualReview until decided
   for (let i = 0; i < 100; i++) {
@@ -221,17 +304,41 @@ test('sender Compliance-Review: held until the control API decides; Approved →
 
 // Sender Compliance-Review below: no platform decision races the manual capture/void.
 test('back-office partial capture (never more than authorized) and customer void; customers cannot capture', async () => {
-  const a = (await createTransfer(t.url, alice, transferInput({ quoteId: await newQuote(t.url, alice, '50.00'), personId, key: 'partial-cap-1', lastName: 'Compliance-Review' }))).body.data.createTransfer;
+  const a = (
+    await createTransfer(
+      t.url,
+      alice,
+      transferInput({ quoteId: await newQuote(t.url, alice, '50.00'), personId, key: 'partial-cap-1', lastName: 'Compliance-Review' }),
+    )
+  ).body.data.createTransfer;
   await waitForStatus(t, alice, a.id, ['AUTHORIZED']);
   const CAP = `mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { status capturedAmount { amount currency } } }`;
-  expect((await gql<any>(t.url, CAP, { token: alice, variables: { i: { transferId: a.id, idempotencyKey: 'cap-by-customer' } } })).body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
-  expect((await gql<any>(t.url, CAP, { token: staff, variables: { i: { transferId: a.id, idempotencyKey: 'cap-too-much', amount: '50.01' } } })).body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
-  const cap = await gql<any>(t.url, CAP, { token: staff, variables: { i: { transferId: a.id, idempotencyKey: 'cap-partial', amount: '20.5' } } });
+  expect(
+    (await gql<any>(t.url, CAP, { token: alice, variables: { i: { transferId: a.id, idempotencyKey: 'cap-by-customer' } } })).body
+      .errors?.[0]?.extensions?.code,
+  ).toBe('FORBIDDEN');
+  expect(
+    (await gql<any>(t.url, CAP, { token: staff, variables: { i: { transferId: a.id, idempotencyKey: 'cap-too-much', amount: '50.01' } } }))
+      .body.errors?.[0]?.extensions?.code,
+  ).toBe('BAD_USER_INPUT');
+  const cap = await gql<any>(t.url, CAP, {
+    token: staff,
+    variables: { i: { transferId: a.id, idempotencyKey: 'cap-partial', amount: '20.5' } },
+  });
   expect(cap.body.data.captureTransfer).toEqual({ status: 'CAPTURED', capturedAmount: { amount: '20.50', currency: 'USD' } });
   const VOID = `mutation($i: VoidTransferInput!) { voidTransfer(input: $i) { status } }`;
-  expect((await gql<any>(t.url, VOID, { token: staff, variables: { i: { transferId: a.id, idempotencyKey: 'void-after-cap' } } })).body.errors?.[0]?.extensions?.code).toBe('INVALID_STATE');
+  expect(
+    (await gql<any>(t.url, VOID, { token: staff, variables: { i: { transferId: a.id, idempotencyKey: 'void-after-cap' } } })).body
+      .errors?.[0]?.extensions?.code,
+  ).toBe('INVALID_STATE');
 
-  const b = (await createTransfer(t.url, alice, transferInput({ quoteId: await newQuote(t.url, alice), personId, key: 'void-by-owner-1', lastName: 'Compliance-Review' }))).body.data.createTransfer;
+  const b = (
+    await createTransfer(
+      t.url,
+      alice,
+      transferInput({ quoteId: await newQuote(t.url, alice), personId, key: 'void-by-owner-1', lastName: 'Compliance-Review' }),
+    )
+  ).body.data.createTransfer;
   await waitForStatus(t, alice, b.id, ['AUTHORIZED']);
   const v = await gql<any>(t.url, VOID, { token: alice, variables: { i: { transferId: b.id, idempotencyKey: 'void-owner' } } });
   expect(v.body.data.voidTransfer.status).toBe('VOIDED');

@@ -14,7 +14,14 @@ export { personInput, RECIPIENT };
  * A createTransfer input. `lastName` asks for a sender of that name (sandbox magic such as Compliance-Review):
  * createTransfer (the helper) then creates that person first and uses it instead of `personId`.
  */
-export function transferInput(opts: { quoteId: string; personId: string; key: string; card?: string; lastName?: string; funding?: Record<string, unknown> }) {
+export function transferInput(opts: {
+  quoteId: string;
+  personId: string;
+  key: string;
+  card?: string;
+  lastName?: string;
+  funding?: Record<string, unknown>;
+}) {
   return withSenderLastName(
     {
       idempotencyKey: opts.key,
@@ -38,7 +45,10 @@ export async function newQuote(url: string, token: string, amount = '100.00', pa
 }
 
 export async function newPerson(url: string, token: string, lastName = 'Doe'): Promise<string> {
-  const r = await gql<any>(url, `mutation($i: PersonInput!) { createPerson(input: $i) { id status } }`, { token, variables: { i: personInput(lastName) } });
+  const r = await gql<any>(url, `mutation($i: PersonInput!) { createPerson(input: $i) { id status } }`, {
+    token,
+    variables: { i: personInput(lastName) },
+  });
   return r.body.data.createPerson.id;
 }
 
@@ -48,17 +58,28 @@ export async function newPerson(url: string, token: string, lastName = 'Doe'): P
  * passed checkCard and fails the saga's check later (the gateway's answer changed) looks like.
  */
 export async function bindCheckedCard(t: TestApp, ownerId: string, card: string): Promise<void> {
-  await new FundingCredentials(t.app.db.prisma, systemClock, { cardCheckMaxAgeMs: t.app.config.cardCheckMaxAgeMs }).bind('card', cardToken(card), ownerId);
+  await new FundingCredentials(t.app.db.prisma, systemClock, { cardCheckMaxAgeMs: t.app.config.cardCheckMaxAgeMs }).bind(
+    'card',
+    cardToken(card),
+    ownerId,
+  );
 }
 
 /** createTransfer as `token`, after checking its card as that customer (a card funds only its checker's transfers). */
 export async function createTransfer(url: string, token: string, input: unknown) {
   await checkFundingAs(url, token, input);
-  return gql<any>(url, `mutation($i: CreateTransferInput!) { createTransfer(input: $i) { ${TRANSFER_FIELDS} } }`, { token, variables: { i: input } });
+  return gql<any>(url, `mutation($i: CreateTransferInput!) { createTransfer(input: $i) { ${TRANSFER_FIELDS} } }`, {
+    token,
+    variables: { i: input },
+  });
 }
 
 export async function getTransfer(url: string, token: string, id: string) {
-  const r = await gql<any>(url, `query($id: ID!) { transfer(id: $id) { ${TRANSFER_FIELDS} events(first: 50) { edges { node { seq fromStatus toStatus cause actor action } } } } }`, { token, variables: { id } });
+  const r = await gql<any>(
+    url,
+    `query($id: ID!) { transfer(id: $id) { ${TRANSFER_FIELDS} events(first: 50) { edges { node { seq fromStatus toStatus cause actor action } } } } }`,
+    { token, variables: { id } },
+  );
   return r.body.data?.transfer ?? null;
 }
 

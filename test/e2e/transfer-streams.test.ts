@@ -30,14 +30,24 @@ type Update = TransferUpdatedSubscription['transferUpdated'];
 const shown = (u: Update) => JSON.stringify([u.status, u.nextAction, u.capturedAmount, u.failure]);
 
 /** Follows a transfer until the stream completes; checks it is what an app wants; returns the messages. */
-async function follow(id: string, afterVersion: number | null, drive: (until: (status: string) => Promise<Update>) => Promise<void> = async () => undefined): Promise<Update[]> {
+async function follow(
+  id: string,
+  afterVersion: number | null,
+  drive: (until: (status: string) => Promise<Update>) => Promise<void> = async () => undefined,
+): Promise<Update[]> {
   const { client } = wsClient(t.wsUrl, alice);
   const sub = collect<TransferUpdatedSubscription>(client, print(TransferUpdatedDocument), { transferId: id, afterVersion });
   try {
     const seen = () => sub.results.map((r) => r.data!.transferUpdated);
     // the app reacts to what it receives: `until` waits for the first message in that status
-    await drive((status) => waitFor(async () => seen().find((u) => u.status === status), { timeoutMs: 20_000, intervalMs: 25, what: `a ${status} message` }));
-    await waitFor(async () => sub.completed, { timeoutMs: 30_000, intervalMs: 25, what: 'the stream completes once the transfer is terminal' });
+    await drive((status) =>
+      waitFor(async () => seen().find((u) => u.status === status), { timeoutMs: 20_000, intervalMs: 25, what: `a ${status} message` }),
+    );
+    await waitFor(async () => sub.completed, {
+      timeoutMs: 30_000,
+      intervalMs: 25,
+      what: 'the stream completes once the transfer is terminal',
+    });
     expect(sub.error).toBeUndefined();
     const all = seen();
     const versions = all.map((u) => u.version);
@@ -57,20 +67,26 @@ async function expectEveryFactInTrail(id: string, messages: Update[]) {
   const trail = tr.events.edges.map((e) => e.node);
   expect(trail.map((e) => e.seq)).toEqual(trail.map((_, i) => i + 1));
   expect(tr.lastEventSeq).toBe(trail.length);
-  const applied = await t.app.db.prisma.webhookInbox.findMany({ where: { outcome: 'applied', payload: { path: ['externalTransactionId'], equals: id } }, select: { id: true } });
+  const applied = await t.app.db.prisma.webhookInbox.findMany({
+    where: { outcome: 'applied', payload: { path: ['externalTransactionId'], equals: id } },
+    select: { id: true },
+  });
   expect(applied.length).toBeGreaterThan(0);
   const refs = new Set(trail.map((e) => e.upstreamRef));
   for (const a of applied) expect(refs.has(a.id)).toBe(true);
   // the versions in the trail are exactly the ones an app got (from its first message on)
   const versioned = trail.filter((e) => e.version !== null);
   expect(versioned.map((e) => e.version)).toEqual(versioned.map((_, i) => i + 1));
-  expect(versioned.slice(messages[0]!.version - 1).map((e) => `${e.version}:${e.toStatus}`)).toEqual(messages.map((m) => `${m.version}:${m.status}`));
+  expect(versioned.slice(messages[0]!.version - 1).map((e) => `${e.version}:${e.toStatus}`)).toEqual(
+    messages.map((m) => `${m.version}:${m.status}`),
+  );
   expect(trail.length).toBeGreaterThan(versioned.length); // facts recorded without a version
   expect(tr.version).toBe(messages.at(-1)!.version);
 }
 
 test('happy path: at most 6 messages (PENDING, AUTHORIZED, CAPTURED, PAYOUT_PENDING, COMPLETED), no repeat; the back-office trail has every platform fact', async () => {
-  const tr = (await createTransfer(t.url, alice, transferInput({ quoteId: await newQuote(t.url, alice), personId, key: 'streams-happy' }))).body.data.createTransfer;
+  const tr = (await createTransfer(t.url, alice, transferInput({ quoteId: await newQuote(t.url, alice), personId, key: 'streams-happy' })))
+    .body.data.createTransfer;
   const messages = await follow(tr.id, null);
   expect(messages.length).toBeLessThanOrEqual(6);
   expect(messages.at(-1)!.status).toBe('COMPLETED');
@@ -81,12 +97,21 @@ test('happy path: at most 6 messages (PENDING, AUTHORIZED, CAPTURED, PAYOUT_PEND
 }, 60_000);
 
 test('3DS path (card 0002): from the created version on at most 6 messages — ACTION_REQUIRED, PENDING (challenge done), AUTHORIZED, … COMPLETED — never the same status twice in a row', async () => {
-  const tr = (await createTransfer(t.url, alice, transferInput({ quoteId: await newQuote(t.url, alice), personId, key: 'streams-3ds', card: '0002' }))).body.data.createTransfer;
+  const tr = (
+    await createTransfer(t.url, alice, transferInput({ quoteId: await newQuote(t.url, alice), personId, key: 'streams-3ds', card: '0002' }))
+  ).body.data.createTransfer;
   const messages = await follow(tr.id, tr.version, async (until) => {
     const challenged = await until('ACTION_REQUIRED');
-    const page = await fetch(challenged.nextAction!.redirectUrl!, { method: 'POST', body: new URLSearchParams({}), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const page = await fetch(challenged.nextAction!.redirectUrl!, {
+      method: 'POST',
+      body: new URLSearchParams({}),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(page.status).toBeLessThan(400);
-    const resumed = await execute(t.url, ResumeTransferDocument, { token: alice, variables: { input: { transferId: tr.id, idempotencyKey: 'streams-3ds-resume' } } });
+    const resumed = await execute(t.url, ResumeTransferDocument, {
+      token: alice,
+      variables: { input: { transferId: tr.id, idempotencyKey: 'streams-3ds-resume' } },
+    });
     expect(resumed.errors).toBeUndefined();
   });
   expect(messages.length).toBeLessThanOrEqual(6);

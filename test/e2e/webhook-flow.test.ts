@@ -21,7 +21,10 @@ let alice: string;
 let personId: string;
 
 const transferInput = (quoteId: string, key: string, opts: { card?: string; lastName?: string } = {}) =>
-  withSenderLastName({ idempotencyKey: key, quoteId, personId, recipient: RECIPIENT, funding: { type: 'CARD', cardToken: cardToken(opts.card ?? '1234') } }, opts.lastName);
+  withSenderLastName(
+    { idempotencyKey: key, quoteId, personId, recipient: RECIPIENT, funding: { type: 'CARD', cardToken: cardToken(opts.card ?? '1234') } },
+    opts.lastName,
+  );
 
 async function must<T>(p: Promise<{ body: { data?: T | null; errors?: unknown } }>): Promise<T> {
   const r = await p;
@@ -29,13 +32,24 @@ async function must<T>(p: Promise<{ body: { data?: T | null; errors?: unknown } 
   return r.body.data;
 }
 const newQuote = async () =>
-  (await must<{ createQuote: { id: string } }>(gql(t.url, 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }', {
-    token: alice,
-    variables: { i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '100.00' } },
-  }))).createQuote.id;
+  (
+    await must<{ createQuote: { id: string } }>(
+      gql(t.url, 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }', {
+        token: alice,
+        variables: { i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '100.00' } },
+      }),
+    )
+  ).createQuote.id;
 const createTransfer = async (input: unknown) => {
   await checkFundingAs(t.url, alice, input);
-  return (await must<{ createTransfer: { id: string; status: string } }>(gql(t.url, 'mutation($i: CreateTransferInput!) { createTransfer(input: $i) { id status } }', { token: alice, variables: { i: input } }))).createTransfer;
+  return (
+    await must<{ createTransfer: { id: string; status: string } }>(
+      gql(t.url, 'mutation($i: CreateTransferInput!) { createTransfer(input: $i) { id status } }', {
+        token: alice,
+        variables: { i: input },
+      }),
+    )
+  ).createTransfer;
 };
 
 /** True when the platform's final TransactionStatusChanged → Completed of each transfer was stored once and processed. */
@@ -49,7 +63,11 @@ async function completedEventProcessed(transferIds: string[]): Promise<boolean> 
 beforeAll(async () => {
   t = await startTestApp(END_TO_END_ENV);
   alice = await t.token('alice', 'customer');
-  personId = (await must<{ createPerson: { id: string } }>(gql(t.url, 'mutation($i: PersonInput!) { createPerson(input: $i) { id } }', { token: alice, variables: { i: personInput() } }))).createPerson.id;
+  personId = (
+    await must<{ createPerson: { id: string } }>(
+      gql(t.url, 'mutation($i: PersonInput!) { createPerson(input: $i) { id } }', { token: alice, variables: { i: personInput() } }),
+    )
+  ).createPerson.id;
 }, 60_000);
 afterAll(async () => t?.close());
 
@@ -62,7 +80,11 @@ test('happy path with no test helper: createTransfer → signed sandbox webhooks
     { id: tr.id },
   );
   try {
-    await waitFor(() => sub.results.some((r) => r.data?.transferUpdated.status === 'COMPLETED'), { timeoutMs: 20_000, intervalMs: 25, what: 'COMPLETED over graphql-ws' });
+    await waitFor(() => sub.results.some((r) => r.data?.transferUpdated.status === 'COMPLETED'), {
+      timeoutMs: 20_000,
+      intervalMs: 25,
+      what: 'COMPLETED over graphql-ws',
+    });
     expect(sub.error).toBeUndefined();
     const seen = sub.results.map((r) => r.data!.transferUpdated);
     const versions = seen.map((s) => s.version);
@@ -80,7 +102,9 @@ test('happy path with no test helper: createTransfer → signed sandbox webhooks
   const sub2 = await ownSubscription(t);
   expect(sub2.deliveries.length).toBeGreaterThan(0);
   expect(sub2.deliveries.every((d) => d.signed && d.status === 200)).toBe(true);
-  const applied = await t.app.db.prisma.webhookInbox.count({ where: { outcome: 'applied', payload: { path: ['externalTransactionId'], equals: tr.id } } });
+  const applied = await t.app.db.prisma.webhookInbox.count({
+    where: { outcome: 'applied', payload: { path: ['externalTransactionId'], equals: tr.id } },
+  });
   expect(applied).toBeGreaterThan(0);
   // the platform's last event (Completed, after Paid) arrives too, and is processed without changing a terminal transfer
   await waitFor(() => completedEventProcessed([tr.id]), { timeoutMs: 10_000, intervalMs: 25, what: 'platform Completed processed' });
@@ -88,50 +112,74 @@ test('happy path with no test helper: createTransfer → signed sandbox webhooks
   expect(row).toMatchObject({ status: 'COMPLETED', complianceStatus: 'Approved' });
 }, 40_000);
 
-test(`${N} transfers' event streams with duplicates, shuffling and delays end in exactly the in-order states`, async () => {
-  const sandbox = t.app.sandbox!.url;
-  const faults = await http('POST', `${sandbox}/__sandbox/faults`, { body: { webhookDuplicateRate: 0.3, webhookShuffle: true, webhookDelayMs: 30, seed: 20260101 } });
-  expect(faults.status).toBe(200);
-  try {
-    // what in-order delivery gives (test/e2e happy/compliance paths): approved → COMPLETED, compliance reject → VOIDED, declined card → DECLINED
-    const kinds = Array.from({ length: N }, (_, i) => (i % 10 === 3 ? 'reject' : i % 10 === 7 ? 'declined' : 'happy'));
-    const expected = { happy: 'COMPLETED', reject: 'VOIDED', declined: 'DECLINED' } as const;
-    const ids: string[] = [];
-    for (let i = 0; i < N; i += 10) {
-      // quotes right before use (they expire after 5 minutes, which a large N would outlast)
-      const batch = kinds.slice(i, i + 10).map(async (k, j) =>
-        createTransfer(transferInput(await newQuote(), `wh-e2e-many-${i + j}`, k === 'reject' ? { lastName: 'Compliance-Reject' } : k === 'declined' ? { card: '0004' } : {})),
-      );
-      ids.push(...(await Promise.all(batch)).map((x) => x.id));
-    }
-    const terminal = ['COMPLETED', 'VOIDED', 'DECLINED', 'FAILED', 'EXPIRED', 'REJECTED'];
+test(
+  `${N} transfers' event streams with duplicates, shuffling and delays end in exactly the in-order states`,
+  async () => {
+    const sandbox = t.app.sandbox!.url;
+    const faults = await http('POST', `${sandbox}/__sandbox/faults`, {
+      body: { webhookDuplicateRate: 0.3, webhookShuffle: true, webhookDelayMs: 30, seed: 20260101 },
+    });
+    expect(faults.status).toBe(200);
     try {
-      await waitFor(
-        async () => (await t.app.db.prisma.transfer.count({ where: { id: { in: ids }, status: { in: terminal as never } } })) === N,
-        { timeoutMs: Math.max(60_000, N * 2_000), intervalMs: 25, what: 'every transfer terminal' },
-      );
-    } catch (e) {
-      // say where they are stuck: transfer statuses, and the inbox's unprocessed rows
-      const byStatus = await t.app.db.prisma.transfer.groupBy({ by: ['status'], where: { id: { in: ids } }, _count: true });
-      const stuck = await t.app.db.prisma.webhookInbox.groupBy({ by: ['lastError'], where: { processedAt: null }, _count: true });
-      const outcomes = await t.app.db.prisma.webhookInbox.groupBy({ by: ['outcome'], _count: true });
-      const failures = await t.app.db.prisma.transfer.groupBy({ by: ['status', 'failureCode'], where: { id: { in: ids } }, _count: true });
-      throw new Error(`${(e as Error).message}: ${JSON.stringify({ byStatus, failures, stuckInbox: stuck, outcomes })}`);
+      // what in-order delivery gives (test/e2e happy/compliance paths): approved → COMPLETED, compliance reject → VOIDED, declined card → DECLINED
+      const kinds = Array.from({ length: N }, (_, i) => (i % 10 === 3 ? 'reject' : i % 10 === 7 ? 'declined' : 'happy'));
+      const expected = { happy: 'COMPLETED', reject: 'VOIDED', declined: 'DECLINED' } as const;
+      const ids: string[] = [];
+      for (let i = 0; i < N; i += 10) {
+        // quotes right before use (they expire after 5 minutes, which a large N would outlast)
+        const batch = kinds
+          .slice(i, i + 10)
+          .map(async (k, j) =>
+            createTransfer(
+              transferInput(
+                await newQuote(),
+                `wh-e2e-many-${i + j}`,
+                k === 'reject' ? { lastName: 'Compliance-Reject' } : k === 'declined' ? { card: '0004' } : {},
+              ),
+            ),
+          );
+        ids.push(...(await Promise.all(batch)).map((x) => x.id));
+      }
+      const terminal = ['COMPLETED', 'VOIDED', 'DECLINED', 'FAILED', 'EXPIRED', 'REJECTED'];
+      try {
+        await waitFor(
+          async () => (await t.app.db.prisma.transfer.count({ where: { id: { in: ids }, status: { in: terminal as never } } })) === N,
+          { timeoutMs: Math.max(60_000, N * 2_000), intervalMs: 25, what: 'every transfer terminal' },
+        );
+      } catch (e) {
+        // say where they are stuck: transfer statuses, and the inbox's unprocessed rows
+        const byStatus = await t.app.db.prisma.transfer.groupBy({ by: ['status'], where: { id: { in: ids } }, _count: true });
+        const stuck = await t.app.db.prisma.webhookInbox.groupBy({ by: ['lastError'], where: { processedAt: null }, _count: true });
+        const outcomes = await t.app.db.prisma.webhookInbox.groupBy({ by: ['outcome'], _count: true });
+        const failures = await t.app.db.prisma.transfer.groupBy({
+          by: ['status', 'failureCode'],
+          where: { id: { in: ids } },
+          _count: true,
+        });
+        throw new Error(`${(e as Error).message}: ${JSON.stringify({ byStatus, failures, stuckInbox: stuck, outcomes })}`, { cause: e });
+      }
+      // and every platform event processed: the happy ones' last event (Completed) included, late, shuffled, duplicated
+      const happyIds = ids.filter((_, i) => kinds[i] === 'happy');
+      await waitFor(() => completedEventProcessed(happyIds), { timeoutMs: 60_000, intervalMs: 25, what: 'platform Completed processed' });
+      await waitFor(async () => (await t.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })) === 0, {
+        timeoutMs: 30_000,
+        intervalMs: 25,
+        what: 'inbox drained',
+      });
+      const rows = await t.app.db.prisma.transfer.findMany({ where: { id: { in: ids } } });
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      const wrong = ids
+        .map((id, i) => ({ i, kind: kinds[i]!, status: byId.get(id)!.status }))
+        .filter((x) => x.status !== expected[x.kind as keyof typeof expected]);
+      expect(wrong).toEqual([]);
+      for (const [i, id] of ids.entries())
+        if (kinds[i] === 'happy') expect(byId.get(id)).toMatchObject({ status: 'COMPLETED', complianceStatus: 'Approved' });
+      // the faults really happened, and duplicates were stored once
+      const deliveries = (await ownSubscription(t)).deliveries;
+      expect(deliveries.some((d) => d.duplicate)).toBe(true);
+    } finally {
+      await http('POST', `${sandbox}/__sandbox/faults`, { body: { webhookDuplicateRate: 0, webhookShuffle: false, webhookDelayMs: 0 } });
     }
-    // and every platform event processed: the happy ones' last event (Completed) included, late, shuffled, duplicated
-    const happyIds = ids.filter((_, i) => kinds[i] === 'happy');
-    await waitFor(() => completedEventProcessed(happyIds), { timeoutMs: 60_000, intervalMs: 25, what: 'platform Completed processed' });
-    await waitFor(async () => (await t.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })) === 0, { timeoutMs: 30_000, intervalMs: 25, what: 'inbox drained' });
-    const rows = await t.app.db.prisma.transfer.findMany({ where: { id: { in: ids } } });
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    const wrong = ids.map((id, i) => ({ i, kind: kinds[i]!, status: byId.get(id)!.status })).filter((x) => x.status !== expected[x.kind as keyof typeof expected]);
-    expect(wrong).toEqual([]);
-    for (const [i, id] of ids.entries())
-      if (kinds[i] === 'happy') expect(byId.get(id)).toMatchObject({ status: 'COMPLETED', complianceStatus: 'Approved' });
-    // the faults really happened, and duplicates were stored once
-    const deliveries = (await ownSubscription(t)).deliveries;
-    expect(deliveries.some((d) => d.duplicate)).toBe(true);
-  } finally {
-    await http('POST', `${sandbox}/__sandbox/faults`, { body: { webhookDuplicateRate: 0, webhookShuffle: false, webhookDelayMs: 0 } });
-  }
-}, Math.max(240_000, N * 4_000));
+  },
+  Math.max(240_000, N * 4_000),
+);

@@ -80,7 +80,10 @@ export async function gql<T = Record<string, unknown>>(
   url: string,
   query: string,
   opts: { variables?: Record<string, unknown>; token?: string; headers?: Record<string, string> } = {},
-): Promise<{ status: number; body: { data?: T | null; errors?: { message: string; extensions?: Record<string, unknown>; path?: unknown[] }[] } }> {
+): Promise<{
+  status: number;
+  body: { data?: T | null; errors?: { message: string; extensions?: Record<string, unknown>; path?: unknown[] }[] };
+}> {
   const res = await fetch(`${url}/graphql`, {
     method: 'POST',
     headers: {

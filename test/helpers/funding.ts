@@ -74,7 +74,10 @@ async function createSender(url: string, token: string, lastName: string): Promi
   const res = await fetch(`${url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query: 'mutation($i: PersonInput!) { createPerson(input: $i) { id } }', variables: { i: personInput(lastName) } }),
+    body: JSON.stringify({
+      query: 'mutation($i: PersonInput!) { createPerson(input: $i) { id } }',
+      variables: { i: personInput(lastName) },
+    }),
   }).catch(() => null); // a dead service (chaos): the createTransfer that follows gets the same answer
   const id = ((await res?.json().catch(() => null)) as { data?: { createPerson?: { id?: string } } } | null)?.data?.createPerson?.id;
   return id ?? null;

@@ -16,7 +16,15 @@ const ROOT = join(__dirname, '..', '..');
 export async function spawnService(env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
   const proc = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', HOST: '127.0.0.1', PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'warn', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'development',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      SANDBOX_PORT: '0',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const stdout: string[] = [];
@@ -47,7 +55,11 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 60_0
 }
 
 /** Runs a built CLI script to completion. */
-export function runNode(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runNode(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const proc = spawn(process.execPath, [join(ROOT, script), ...args], {
       cwd: ROOT,

@@ -104,14 +104,25 @@ export function signToken(
   opts: { ttlS?: number; issuer?: string | null; audience?: string | null } = {},
 ): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  let jwt = new SignJWT({ role }).setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).setSubject(sub).setIssuedAt(now).setExpirationTime(now + (opts.ttlS ?? 3600));
+  let jwt = new SignJWT({ role })
+    .setProtectedHeader({ alg: 'ES256', typ: 'JWT' })
+    .setSubject(sub)
+    .setIssuedAt(now)
+    .setExpirationTime(now + (opts.ttlS ?? 3600));
   if (opts.issuer !== null) jwt = jwt.setIssuer(opts.issuer ?? PROD_ISSUER);
   if (opts.audience !== null) jwt = jwt.setAudience(opts.audience ?? PROD_AUDIENCE);
   return jwt.sign(keys.privateKey);
 }
 
 /** Every variable production requires, pointing at `sandbox` and `databaseUrl`. */
-export function productionEnv(o: { sandbox: TestSandbox; databaseUrl: string; keys: ProductionKeys; port: number; metricsPort: number; dataDir: string }): Record<string, string> {
+export function productionEnv(o: {
+  sandbox: TestSandbox;
+  databaseUrl: string;
+  keys: ProductionKeys;
+  port: number;
+  metricsPort: number;
+  dataDir: string;
+}): Record<string, string> {
   const s = o.sandbox.ctx.options;
   return {
     NODE_ENV: 'production',

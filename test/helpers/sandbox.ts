@@ -8,7 +8,13 @@
  *   await sb.close();
  */
 import { request as undiciRequest, type Dispatcher } from 'undici';
-import { startSandbox, type RunningSandbox, type SandboxCall, type SandboxFaults, type SandboxServerOptions } from '@remittance-bff/sandbox';
+import {
+  startSandbox,
+  type RunningSandbox,
+  type SandboxCall,
+  type SandboxFaults,
+  type SandboxServerOptions,
+} from '@remittance-bff/sandbox';
 
 export interface HttpResponse<T = any> {
   status: number;

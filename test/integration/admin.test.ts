@@ -12,7 +12,7 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 describe('back-office', () => {
-  it('payerBalances: amounts as decimal strings with the currency\'s minor units', async () => {
+  it("payerBalances: amounts as decimal strings with the currency's minor units", async () => {
     const r = await gql<any>(t.url, `{ payerBalances { providerId balances { amount currency } } }`, { token: staff });
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.payerBalances.length).toBeGreaterThan(0);
@@ -25,14 +25,23 @@ describe('back-office', () => {
   });
 
   it('createAgent shows the API key once; agents lists it without the key; nothing stores or logs it', async () => {
-    const r = await gql<any>(t.url, `mutation($i: CreateAgentInput!) { createAgent(input: $i) { apiKey agent { id email businessName status createdBy } } }`, {
-      token: admin,
-      variables: { i: { email: 'agent@example.com', businessName: 'Corner Shop Ltd', externalId: 'shop-1' } },
-    });
+    const r = await gql<any>(
+      t.url,
+      `mutation($i: CreateAgentInput!) { createAgent(input: $i) { apiKey agent { id email businessName status createdBy } } }`,
+      {
+        token: admin,
+        variables: { i: { email: 'agent@example.com', businessName: 'Corner Shop Ltd', externalId: 'shop-1' } },
+      },
+    );
     expect(r.body.errors).toBeUndefined();
     const { apiKey, agent } = r.body.data.createAgent;
     expect(apiKey.length).toBeGreaterThan(10);
-    expect(agent).toMatchObject({ email: 'agent@example.com', businessName: 'Corner Shop Ltd', status: 'PENDING_APPROVAL', createdBy: 'root' });
+    expect(agent).toMatchObject({
+      email: 'agent@example.com',
+      businessName: 'Corner Shop Ltd',
+      status: 'PENDING_APPROVAL',
+      createdBy: 'root',
+    });
 
     const list = await gql<any>(t.url, `{ agents(first: 10) { totalCount edges { node { id businessName status } } } }`, { token: staff });
     expect(list.body.data.agents.totalCount).toBe(1);
@@ -45,7 +54,9 @@ describe('back-office', () => {
   });
 
   it('createAgent: invalid e-mail → BAD_USER_INPUT without echoing it', async () => {
-    const r = await gql<any>(t.url, `mutation { createAgent(input: { email: "not-an-email", businessName: "X" }) { apiKey } }`, { token: admin });
+    const r = await gql<any>(t.url, `mutation { createAgent(input: { email: "not-an-email", businessName: "X" }) { apiKey } }`, {
+      token: admin,
+    });
     expect(r.body.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
     expect(r.body.errors![0]!.message).toMatch(/email must be an e-mail address/);
     expect(JSON.stringify(r.body)).not.toContain('not-an-email');

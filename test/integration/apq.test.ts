@@ -19,7 +19,9 @@ async function post(body: unknown) {
   return { status: res.status, body: (await res.json()) as any };
 }
 async function get(params: Record<string, unknown>) {
-  const qs = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+  const qs = new URLSearchParams(
+    Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+  );
   const res = await fetch(`${t.url}/graphql?${qs}`, { headers: { ...headers(), 'apollo-require-preflight': 'true' } });
   return { status: res.status, body: (await res.json()) as any };
 }

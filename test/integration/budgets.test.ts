@@ -30,15 +30,28 @@ const fx15 = `{ ${Array.from({ length: 15 }, (_, i) => fx(i)).join(' ')} }`;
 const fxCalls = async () => (await sandboxCalls(t, '/gateway')).filter((c) => c.path.startsWith('/gateway/foreign-exchange')).length;
 
 /** POST /graphql from a given loopback address. */
-function gqlFrom(localAddress: string, query: string, token?: string): Promise<{ status: number; retryAfter: string | undefined; body: any }> {
+function gqlFrom(
+  localAddress: string,
+  query: string,
+  token?: string,
+): Promise<{ status: number; retryAfter: string | undefined; body: any }> {
   const url = new URL(`${t.url}/graphql`);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', localAddress, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        localAddress,
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      },
       (res) => {
         let text = '';
         res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] as string | undefined, body: JSON.parse(text) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] as string | undefined, body: JSON.parse(text) }),
+        );
       },
     );
     req.on('error', reject);
@@ -109,7 +122,8 @@ describe('per-IP budget of unauthenticated traffic', () => {
   it('anonymous and bad-token HTTP requests from one address are RATE_LIMITED (429, Retry-After) beyond the budget; a valid token still passes', async () => {
     const from = '127.0.0.2';
     for (let i = 0; i < 3; i++) expect((await gqlFrom(from, '{ viewer { id } }')).body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
-    for (let i = 0; i < 2; i++) expect((await gqlFrom(from, '{ viewer { id } }', 'not.a.jwt')).body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    for (let i = 0; i < 2; i++)
+      expect((await gqlFrom(from, '{ viewer { id } }', 'not.a.jwt')).body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
     for (const token of [undefined, 'not.a.jwt']) {
       const r = await gqlFrom(from, '{ viewer { id } }', token);
       expect(r.status).toBe(429);
@@ -147,7 +161,10 @@ describe('websocket caps', () => {
     const subs = [0, 1, 2].map(() => collect<any>(client, 'subscription { systemNotices { message } }'));
     const over = collect<any>(client, '{ viewer { id } }');
     await over.next(1);
-    expect((over.error as any[])[0]).toMatchObject({ message: 'Too many operations open on this connection', extensions: { code: 'RATE_LIMITED' } });
+    expect((over.error as any[])[0]).toMatchObject({
+      message: 'Too many operations open on this connection',
+      extensions: { code: 'RATE_LIMITED' },
+    });
     subs[0]!.dispose();
     const again = collect<any>(client, '{ viewer { id } }');
     await again.next(1);

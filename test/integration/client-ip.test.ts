@@ -24,7 +24,10 @@ async function ipSentUpstream(t: TestApp, forwardedFor: string, suffix: string):
     const res = await fetch(`${t.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'x-forwarded-for': forwardedFor },
-      body: JSON.stringify({ query: CHECK, variables: { i: { cardToken: cardToken('1234', `aaaaaaaa-0000-4000-8${suffix.padStart(3, '0')}`), personId } } }),
+      body: JSON.stringify({
+        query: CHECK,
+        variables: { i: { cardToken: cardToken('1234', `aaaaaaaa-0000-4000-8${suffix.padStart(3, '0')}`), personId } },
+      }),
     });
     const body = (await res.json()) as { errors?: unknown };
     expect(body.errors).toBeUndefined();
@@ -71,7 +74,7 @@ describe('failed websocket connection_init behind a trusted proxy', () => {
 
   const failedInit = (forwardedFor: string) =>
     new Promise<number>((resolve, reject) => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
+       
       const { WebSocket } = require('ws') as typeof import('ws');
       const ws = new WebSocket(t.wsUrl, 'graphql-transport-ws', { headers: { 'x-forwarded-for': forwardedFor } });
       ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: 'Bearer not.a.token' } })));

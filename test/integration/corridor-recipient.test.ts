@@ -20,7 +20,15 @@ const CREATE = 'mutation($i: CreateTransferInput!) { createTransfer(input: $i) {
 async function quote(destinationCountry?: string): Promise<string> {
   const r = await gql<any>(t.url, 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }', {
     token,
-    variables: { i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '100.00', ...(destinationCountry ? { destinationCountry } : {}) } },
+    variables: {
+      i: {
+        sourceCurrency: 'USD',
+        destinationCurrency: 'BRL',
+        paymentMethod: 'CARD',
+        sourceAmount: '100.00',
+        ...(destinationCountry ? { destinationCountry } : {}),
+      },
+    },
   });
   if (!r.body.data) throw new Error(JSON.stringify(r.body.errors));
   return r.body.data.createQuote.id;

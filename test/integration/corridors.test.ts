@@ -33,11 +33,27 @@ async function refused(input: ReturnType<typeof quote>) {
 }
 
 it('corridors: the configured corridors with their bounds, readable before quoting', async () => {
-  const r = await gql<any>(t.url, `{ corridors { sourceCurrency destinationCurrency destinationCountry minAmount { amount currency } maxAmount { amount currency } } }`, { token });
+  const r = await gql<any>(
+    t.url,
+    `{ corridors { sourceCurrency destinationCurrency destinationCountry minAmount { amount currency } maxAmount { amount currency } } }`,
+    { token },
+  );
   expect(r.body.errors).toBeUndefined();
   expect(r.body.data.corridors).toEqual([
-    { sourceCurrency: 'USD', destinationCurrency: 'BRL', destinationCountry: null, minAmount: { amount: '1.00', currency: 'USD' }, maxAmount: { amount: '10000.00', currency: 'USD' } },
-    { sourceCurrency: 'USD', destinationCurrency: 'MXN', destinationCountry: 'MX', minAmount: { amount: '5.00', currency: 'USD' }, maxAmount: { amount: '2500.00', currency: 'USD' } },
+    {
+      sourceCurrency: 'USD',
+      destinationCurrency: 'BRL',
+      destinationCountry: null,
+      minAmount: { amount: '1.00', currency: 'USD' },
+      maxAmount: { amount: '10000.00', currency: 'USD' },
+    },
+    {
+      sourceCurrency: 'USD',
+      destinationCurrency: 'MXN',
+      destinationCountry: 'MX',
+      minAmount: { amount: '5.00', currency: 'USD' },
+      maxAmount: { amount: '2500.00', currency: 'USD' },
+    },
   ]);
 });
 

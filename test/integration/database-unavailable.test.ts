@@ -11,7 +11,11 @@ import { gql, startTestApp, type TestApp } from '../helpers/app';
 let t: TestApp;
 let token: string;
 beforeAll(async () => {
-  t = await startTestApp({ DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/nowhere', WEBHOOK_POLL_INTERVAL_MS: '600000' }, {}, { ready: false });
+  t = await startTestApp(
+    { DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/nowhere', WEBHOOK_POLL_INTERVAL_MS: '600000' },
+    {},
+    { ready: false },
+  );
   token = await t.token('alice', 'customer');
 }, 60_000);
 afterAll(() => t.close());
@@ -23,7 +27,11 @@ test('/readyz is 503 while the database cannot be reached', async () => {
 
 test.each([
   ['a read', 'query { transfers(first: 5) { edges { node { id } } } }', {}],
-  ['a mutation', 'mutation($i: CreateTransferInput!) { createTransfer(input: $i) { id } }', { i: transferInput({ quoteId: randomUUID(), personId: randomUUID(), key: 'db-down-key-1' }) }],
+  [
+    'a mutation',
+    'mutation($i: CreateTransferInput!) { createTransfer(input: $i) { id } }',
+    { i: transferInput({ quoteId: randomUUID(), personId: randomUUID(), key: 'db-down-key-1' }) },
+  ],
 ])('%s answers SERVICE_UNAVAILABLE, not INTERNAL_SERVER_ERROR, and leaks nothing', async (_what, query, variables) => {
   const r = await gql<any>(t.url, query, { token, variables });
   const err = r.body.errors?.[0];
@@ -37,8 +45,14 @@ test.each([
 
 test('the classifier: unreachable / cut / exhausted are unavailable; constraint violations and bugs are not', () => {
   expect(isDatabaseUnavailable(Object.assign(new Error("Can't reach database server at x"), { code: 'P1001' }))).toBe(true);
-  expect(isDatabaseUnavailable(Object.assign(new Error('Timed out fetching a new connection from the connection pool'), { code: 'P2024' }))).toBe(true);
-  expect(isDatabaseUnavailable(new Error('wrapped', { cause: { kind: 'postgres', code: '57P01', message: 'terminating connection due to administrator command' } }))).toBe(true);
+  expect(
+    isDatabaseUnavailable(Object.assign(new Error('Timed out fetching a new connection from the connection pool'), { code: 'P2024' })),
+  ).toBe(true);
+  expect(
+    isDatabaseUnavailable(
+      new Error('wrapped', { cause: { kind: 'postgres', code: '57P01', message: 'terminating connection due to administrator command' } }),
+    ),
+  ).toBe(true);
   expect(isDatabaseUnavailable(new Error('wrapped', { cause: { kind: 'ConnectionClosed' } }))).toBe(true);
   expect(isDatabaseUnavailable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe(true);
   expect(isDatabaseUnavailable(Object.assign(new Error('Unique constraint failed'), { code: 'P2002' }))).toBe(false);

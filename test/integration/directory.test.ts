@@ -55,7 +55,11 @@ describe('resolveAlias', () => {
 
 describe('banks', () => {
   it('Relay connection over zero-based pages: every bank once, in order, across unaligned pages', async () => {
-    const all = await gql<any>(t.url, `{ banks(countryCode: "BR", first: 100) { totalCount edges { node { bankCode } } pageInfo { hasNextPage } } }`, { token: customer });
+    const all = await gql<any>(
+      t.url,
+      `{ banks(countryCode: "BR", first: 100) { totalCount edges { node { bankCode } } pageInfo { hasNextPage } } }`,
+      { token: customer },
+    );
     expect(all.body.errors).toBeUndefined();
     const total = all.body.data.banks.totalCount as number;
     const expected = all.body.data.banks.edges.map((e: any) => e.node.bankCode).slice(0, Math.min(total, 100));
@@ -66,10 +70,14 @@ describe('banks', () => {
     let after: string | null = null;
     let first = 3;
     for (let i = 0; i < 50; i++) {
-      const r: any = await gql<any>(t.url, `query($a: String, $f: Int) { banks(countryCode: "BR", first: $f, after: $a) { edges { cursor node { bankCode } } pageInfo { hasNextPage hasPreviousPage endCursor } } }`, {
-        token: customer,
-        variables: { a: after, f: first },
-      });
+      const r: any = await gql<any>(
+        t.url,
+        `query($a: String, $f: Int) { banks(countryCode: "BR", first: $f, after: $a) { edges { cursor node { bankCode } } pageInfo { hasNextPage hasPreviousPage endCursor } } }`,
+        {
+          token: customer,
+          variables: { a: after, f: first },
+        },
+      );
       expect(r.body.errors).toBeUndefined();
       const c = r.body.data.banks;
       expect(c.pageInfo.hasPreviousPage).toBe(after !== null);
@@ -78,7 +86,8 @@ describe('banks', () => {
       after = c.pageInfo.endCursor;
       first = 4;
     }
-    if (total <= 100) expect(seen).toEqual(expected); // every bank exactly once, in order
+    if (total <= 100)
+      expect(seen).toEqual(expected); // every bank exactly once, in order
     else expect(seen).toEqual(expected.slice(0, seen.length));
   });
 
@@ -113,7 +122,11 @@ describe('banks', () => {
 
 describe('fxQuoteV1 and personRequirements', () => {
   it('fxQuoteV1: rate as an exact decimal string', async () => {
-    const r = await gql<any>(t.url, `{ fxQuoteV1(sourceCurrency: "USD", destinationCurrency: "BRL") { fxId rate expiresAt sourceCurrency } }`, { token: customer });
+    const r = await gql<any>(
+      t.url,
+      `{ fxQuoteV1(sourceCurrency: "USD", destinationCurrency: "BRL") { fxId rate expiresAt sourceCurrency } }`,
+      { token: customer },
+    );
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.fxQuoteV1.rate).toMatch(/^\d+(\.\d{1,8})?$/);
     expect(typeof r.body.data.fxQuoteV1.rate).toBe('string');
@@ -126,8 +139,12 @@ describe('fxQuoteV1 and personRequirements', () => {
     expect(r.body.errors![0]!.message).toMatch(/sourceCurrency must be a 3-letter ISO 4217 code/);
   });
 
-  it('personRequirements: the country\'s required fields', async () => {
-    const r = await gql<any>(t.url, `{ personRequirements(countryCode: "BR") { countryCode isDefault individual { requiredFields identificationTypes identificationPattern } business { requiredFields } } }`, { token: customer });
+  it("personRequirements: the country's required fields", async () => {
+    const r = await gql<any>(
+      t.url,
+      `{ personRequirements(countryCode: "BR") { countryCode isDefault individual { requiredFields identificationTypes identificationPattern } business { requiredFields } } }`,
+      { token: customer },
+    );
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.personRequirements).toMatchObject({ countryCode: 'BR', isDefault: false });
     expect(r.body.data.personRequirements.individual.requiredFields).toContain('lastName');

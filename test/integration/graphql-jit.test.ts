@@ -64,7 +64,10 @@ describe('GRAPHQL_JIT on (the default): through the service', () => {
     const anon = await gql(t.url, 'query JitAnon { viewer { id } }');
     expect(anon.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     const j0 = await byJs();
-    const bad = await gql(t.url, 'query JitVar($id: ID!) { transfer(id: $id) { id } }', { token: customer, variables: { id: { nested: 1 } } });
+    const bad = await gql(t.url, 'query JitVar($id: ID!) { transfer(id: $id) { id } }', {
+      token: customer,
+      variables: { id: { nested: 1 } },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(bad.body.errors?.[0]?.message).toMatch(/^Variable "\$id" got an invalid value/);
@@ -89,7 +92,11 @@ describe('GRAPHQL_JIT on (the default): through the service', () => {
       { query: 'query A { viewer { id } } query B { viewer { id } }' },
       { query: 'query A { viewer { id } } query B { viewer { id } }', operationName: 'C' },
     ]) {
-      const res = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${customer}` }, body: JSON.stringify(req) });
+      const res = await fetch(`${t.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${customer}` },
+        body: JSON.stringify(req),
+      });
       const body = (await res.json()) as { errors?: { message: string; extensions?: { code?: string } }[] };
       expect(res.status).toBe(400);
       expect(body.errors?.[0]?.extensions?.code).toBe('OPERATION_RESOLUTION_FAILURE');
@@ -97,7 +104,7 @@ describe('GRAPHQL_JIT on (the default): through the service', () => {
     }
   });
 
-  it('a string literal holding graphql-jit\'s code marker never reaches it (no code runs)', async () => {
+  it("a string literal holding graphql-jit's code marker never reaches it (no code runs)", async () => {
     const { body } = await gql(t.url, `query JitMarker { transfer(id: ${JSON.stringify(MARKER_PAYLOAD)}) { id } }`, { token: customer });
     expect((globalThis as Record<string, unknown>).__jitInjected).toBeUndefined();
     expect(JSON.stringify(body)).not.toContain('INTERNAL_SERVER_ERROR');
@@ -142,7 +149,10 @@ describe('jitExecutor against graphql-js (toy schema)', () => {
         },
         app: { type: GraphQLString, resolve: () => Promise.reject(new AppError('NOT_FOUND', 'no such thing')) },
         located: { type: GraphQLString, resolve: () => Promise.reject(located) },
-        nonNull: { type: new GraphQLObjectType({ name: 'N', fields: { v: { type: new GraphQLNonNull(GraphQLString), resolve: () => null } } }), resolve: () => ({}) },
+        nonNull: {
+          type: new GraphQLObjectType({ name: 'N', fields: { v: { type: new GraphQLNonNull(GraphQLString), resolve: () => null } } }),
+          resolve: () => ({}),
+        },
         ok: { type: GraphQLString, resolve: () => 'ok' },
         plain: { type: A, resolve: () => ({ a: 'x' }) },
       },
@@ -155,12 +165,14 @@ describe('jitExecutor against graphql-js (toy schema)', () => {
   let n = 0;
   const ours = (query: string, variables?: Record<string, unknown>) =>
     run({ document: parse(query), operationName: null, operationType: 'query', key: `k${n++}`, variables, contextValue });
-  const js = (query: string, variables?: Record<string, unknown>) => execute({ schema, document: parse(query), variableValues: variables, contextValue }) as Promise<ExecutionResult>;
+  const js = (query: string, variables?: Record<string, unknown>) =>
+    execute({ schema, document: parse(query), variableValues: variables, contextValue }) as Promise<ExecutionResult>;
   const raw = (query: string, variables?: Record<string, unknown>) => {
     const c = compileQuery(schema, parse(query));
     return isCompiledQuery(c) ? Promise.resolve(c.query(undefined, contextValue, variables)) : Promise.resolve(c as ExecutionResult);
   };
-  const engineCount = async (engine: string) => (await metrics.graphqlJitExecutions.get()).values.find((v) => v.labels.engine === engine)?.value ?? 0;
+  const engineCount = async (engine: string) =>
+    (await metrics.graphqlJitExecutions.get()).values.find((v) => v.labels.engine === engine)?.value ?? 0;
 
   it('JSONObject literal with a variable inside: raw graphql-jit loses the value; ours passes it like graphql-js', async () => {
     const q = 'query($x: String) { echo(json: { a: $x, b: 1 }) }';
@@ -228,8 +240,12 @@ describe('simpleResolvers (plain data fields read straight off the object, no Ty
   it('is on for the bulk types, none of whose fields is @Authorized or has middleware (simpleResolvers would skip both)', async () => {
     await buildApiSchema(); // resolves field roles and middlewares into the metadata
     const simple = getMetadataStorage().objectTypes.filter((t) => t.simpleResolvers);
-    expect(simple.map((t) => t.name).sort()).toEqual(expect.arrayContaining(['Money', 'PageInfo', 'Transfer', 'TransferEventNode', 'TransferEventEdge', 'Bank', 'BankEdge']));
-    const guarded = simple.flatMap((t) => (t.fields ?? []).filter((f) => f.roles?.length || f.middlewares?.length).map((f) => `${t.name}.${f.name}`));
+    expect(simple.map((t) => t.name).sort()).toEqual(
+      expect.arrayContaining(['Money', 'PageInfo', 'Transfer', 'TransferEventNode', 'TransferEventEdge', 'Bank', 'BankEdge']),
+    );
+    const guarded = simple.flatMap((t) =>
+      (t.fields ?? []).filter((f) => f.roles?.length || f.middlewares?.length).map((f) => `${t.name}.${f.name}`),
+    );
     expect(guarded).toEqual([]);
   });
 });

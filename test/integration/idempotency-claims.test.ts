@@ -19,7 +19,8 @@ beforeAll(async () => {
 afterAll(() => db.close());
 
 const scope = (key: string) => ({ caller: 'alice', operation: 'op', key });
-const record = (key: string) => db.prisma.idempotencyRecord.findUnique({ where: { scope_operation_key: { scope: 'alice', operation: 'op', key } } });
+const record = (key: string) =>
+  db.prisma.idempotencyRecord.findUnique({ where: { scope_operation_key: { scope: 'alice', operation: 'op', key } } });
 
 /** A promise and its resolve/reject, to hold a mutation mid-flight. */
 function gate<T = void>() {
@@ -50,7 +51,9 @@ test('the first request failing after its claim was taken over releases only its
   expect(await record('overlap-1')).toMatchObject({ state: 'IN_PROGRESS', createdAt: secondClaim });
 
   // So a third duplicate waits for the second (here: gives up waiting) instead of running the mutation again.
-  await expect(svc.run(scope('overlap-1'), { a: 1 }, async () => (runs++, { by: 'third' }))).rejects.toMatchObject({ code: 'IDEMPOTENCY_IN_PROGRESS' });
+  await expect(svc.run(scope('overlap-1'), { a: 1 }, async () => (runs++, { by: 'third' }))).rejects.toMatchObject({
+    code: 'IDEMPOTENCY_IN_PROGRESS',
+  });
   expect(runs).toBe(2);
 
   // The second completes: its result is the key's answer from now on.

@@ -48,7 +48,11 @@ test('a duplicate waiting past the bound gets IDEMPOTENCY_IN_PROGRESS; a failure
   await expect(quick.run(scope('k3'), {}, async () => ({ v: 2 }))).rejects.toMatchObject({ code: 'IDEMPOTENCY_IN_PROGRESS' });
   release();
   await slow;
-  await expect(svc.run(scope('k4'), {}, async () => { throw new Error('boom'); })).rejects.toThrow('boom');
+  await expect(
+    svc.run(scope('k4'), {}, async () => {
+      throw new Error('boom');
+    }),
+  ).rejects.toThrow('boom');
   expect(await svc.run(scope('k4'), {}, async () => ({ second: true }))).toEqual({ second: true });
 });
 

@@ -20,7 +20,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const upstreamCalls = () => t.app.sandbox!.ctx.calls.length;
-const quote = (sourceAmount: string, sourceCurrency = 'USD') => ({ sourceCurrency, destinationCurrency: 'BRL', paymentMethod: 'WALLET', sourceAmount });
+const quote = (sourceAmount: string, sourceCurrency = 'USD') => ({
+  sourceCurrency,
+  destinationCurrency: 'BRL',
+  paymentMethod: 'WALLET',
+  sourceAmount,
+});
 
 /** Runs `fn`, expects one BAD_USER_INPUT error that echoes nothing, and no upstream call in between. */
 async function refusedBeforeUpstream(fn: () => Promise<Awaited<ReturnType<typeof gql>>>, mustNotEcho: string[] = []) {
@@ -37,7 +42,12 @@ describe('text PostgreSQL refuses (NUL byte, lone surrogate) is BAD_USER_INPUT i
 
   test.each(bad.map((s) => [JSON.stringify(s), s]))('%s in an id, a cursor, a name, a quote id (variables)', async (_label, s) => {
     await refusedBeforeUpstream(() => gql(t.url, 'query($id: ID!) { transfer(id: $id) { id } }', { token, variables: { id: s } }));
-    await refusedBeforeUpstream(() => gql(t.url, 'query($after: String) { transfers(first: 1, after: $after) { edges { cursor } } }', { token: staff, variables: { after: s } }));
+    await refusedBeforeUpstream(() =>
+      gql(t.url, 'query($after: String) { transfers(first: 1, after: $after) { edges { cursor } } }', {
+        token: staff,
+        variables: { after: s },
+      }),
+    );
     await refusedBeforeUpstream(() => gql(t.url, CREATE_PERSON, { token, variables: { input: { ...personInput(), firstName: s } } }));
     await refusedBeforeUpstream(() =>
       gql(t.url, 'mutation($input: CaptureTransferInput!) { captureTransfer(input: $input) { id } }', {
@@ -51,7 +61,10 @@ describe('text PostgreSQL refuses (NUL byte, lone surrogate) is BAD_USER_INPUT i
     for (const [query, tk] of [
       ['{ transfer(id: "x\\u0000y") { id } }', token],
       ['{ transfers(first: 1, after: "\\ud800") { edges { cursor } } }', staff],
-      ['mutation { createPerson(input: { type: INDIVIDUAL, firstName: "J\\u0000", lastName: "D", identificationType: "SSN", identification: "1", email: "j@example.com", phoneNumber: "+14155550100", address: { line1: "1", city: "S", region: "CA", postalCode: "94105", countryCode: "US" } }) { id } }', token],
+      [
+        'mutation { createPerson(input: { type: INDIVIDUAL, firstName: "J\\u0000", lastName: "D", identificationType: "SSN", identification: "1", email: "j@example.com", phoneNumber: "+14155550100", address: { line1: "1", city: "S", region: "CA", postalCode: "94105", countryCode: "US" } }) { id } }',
+        token,
+      ],
     ] as const) {
       const before = upstreamCalls();
       const r = await gql(t.url, query, { token: tk });
@@ -64,7 +77,10 @@ describe('text PostgreSQL refuses (NUL byte, lone surrogate) is BAD_USER_INPUT i
 
 describe('amounts', () => {
   test('createQuote with 20 integer digits → BAD_USER_INPUT before the upstream quote is created', async () => {
-    await refusedBeforeUpstream(() => gql(t.url, CREATE_QUOTE, { token, variables: { input: quote('12345678901234567890') } }), ['12345678901234567890']);
+    await refusedBeforeUpstream(
+      () => gql(t.url, CREATE_QUOTE, { token, variables: { input: quote('12345678901234567890') } }),
+      ['12345678901234567890'],
+    );
     await refusedBeforeUpstream(() => gql(t.url, CREATE_QUOTE, { token, variables: { input: quote('99999999999999.99') } }));
   });
 

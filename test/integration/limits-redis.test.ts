@@ -89,7 +89,11 @@ describeRedis('Redis-backed rate limits and APQ', () => {
     const hash = createHash('sha256').update(query).digest('hex');
     const token = await t.token(`apq-${run}`, 'customer');
     const post = async (body: unknown) =>
-      (await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) }).then((r) => r.json())) as any;
+      (await fetch(`${t.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+      }).then((r) => r.json())) as any;
     const ext = { persistedQuery: { version: 1, sha256Hash: hash } };
     expect((await post({ extensions: ext })).errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
     expect((await post({ query, extensions: ext })).data.viewer.id).toBe(`apq-${run}`);
@@ -107,7 +111,12 @@ describeRedis('Redis-backed rate limits and APQ', () => {
   });
 
   it('Redis unreachable: rate limits fail open (in-memory insurance), APQ reads are misses', async () => {
-    const dead = new IORedis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+    const dead = new IORedis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      retryStrategy: () => null,
+    });
     dead.on('error', () => undefined);
     try {
       const limiter = new RateLimiter({ m: { points: 1, durationS: 60 } }, dead, `rbff:rl-dead-${run}`);

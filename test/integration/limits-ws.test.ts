@@ -47,34 +47,49 @@ describe('query limits over graphql-ws', () => {
     let q = 'name';
     for (let i = 0; i < 20; i++) q = `ofType { ${q} }`;
     await expectNoUpstreamCall(async () => {
-      const r = await overWs(token, `{ b: bank(countryCode: "BR", bankCode: "001") { name } __type(name: "Bank") { fields { type { ${q} } } } }`);
+      const r = await overWs(
+        token,
+        `{ b: bank(countryCode: "BR", bankCode: "001") { name } __type(name: "Bank") { fields { type { ${q} } } } }`,
+      );
       expect(r.data).toBeUndefined();
-      expect(r.errors![0]).toEqual({ message: 'The operation nests deeper than the limit of 15', extensions: expect.objectContaining({ code: 'QUERY_TOO_DEEP', limit: 15 }) });
+      expect(r.errors![0]).toEqual({
+        message: 'The operation nests deeper than the limit of 15',
+        extensions: expect.objectContaining({ code: 'QUERY_TOO_DEEP', limit: 15 }),
+      });
     });
   });
 
   it('alias bomb → TOO_MANY_ALIASES', async () => {
     await expectNoUpstreamCall(async () => {
       const r = await overWs(token, `{ ${Array.from({ length: 50 }, (_, i) => bank(i)).join(' ')} }`);
-      expect(r.errors![0]).toEqual({ message: 'The operation uses more aliases than the limit of 15', extensions: expect.objectContaining({ code: 'TOO_MANY_ALIASES', limit: 15 }) });
+      expect(r.errors![0]).toEqual({
+        message: 'The operation uses more aliases than the limit of 15',
+        extensions: expect.objectContaining({ code: 'TOO_MANY_ALIASES', limit: 15 }),
+      });
     });
   });
 
   it('huge query (too many tokens) → TOO_MANY_TOKENS', async () => {
     await expectNoUpstreamCall(async () => {
       const r = await overWs(token, `{ b: bank(countryCode: "BR", bankCode: "001") { ${'name '.repeat(3000)} } }`);
-      expect(r.errors![0]).toEqual({ message: 'The document has more tokens than the limit of 2000', extensions: expect.objectContaining({ code: 'TOO_MANY_TOKENS', limit: 2000 }) });
+      expect(r.errors![0]).toEqual({
+        message: 'The document has more tokens than the limit of 2000',
+        extensions: expect.objectContaining({ code: 'TOO_MANY_TOKENS', limit: 2000 }),
+      });
     });
   });
 
   it('too many directives → TOO_MANY_DIRECTIVES', async () => {
     await expectNoUpstreamCall(async () => {
       const r = await overWs(token, `{ b: bank(countryCode: "BR", bankCode: "001") { name ${'@include(if: true) '.repeat(60)} } }`);
-      expect(r.errors![0]).toEqual({ message: 'The operation uses more directives than the limit of 50', extensions: expect.objectContaining({ code: 'TOO_MANY_DIRECTIVES', limit: 50 }) });
+      expect(r.errors![0]).toEqual({
+        message: 'The operation uses more directives than the limit of 50',
+        extensions: expect.objectContaining({ code: 'TOO_MANY_DIRECTIVES', limit: 50 }),
+      });
     });
   });
 
-  it('too costly (three 100-row lists with every row\'s 100 events) → QUERY_TOO_COMPLEX', async () => {
+  it("too costly (three 100-row lists with every row's 100 events) → QUERY_TOO_COMPLEX", async () => {
     const list = `transfers(first: 100) { edges { node { id status events(first: 100) { edges { node { seq toStatus at cause actor action } } } } } }`;
     const r = await overWs(token, `{ a: ${list} b: ${list} c: ${list} }`);
     expect(r.data).toBeUndefined();
@@ -92,7 +107,7 @@ describe('query limits over graphql-ws', () => {
 });
 
 describe('per-user mutation rate limit over graphql-ws', () => {
-  it('beyond the budget → RATE_LIMITED with retryAfterSeconds and the operation\'s requestId; nothing runs; shared with HTTP', async () => {
+  it("beyond the budget → RATE_LIMITED with retryAfterSeconds and the operation's requestId; nothing runs; shared with HTTP", async () => {
     const token = await t.token('ws-rl', 'customer');
     const create = `mutation { createWallet(input: { currency: "USD" }) { id } }`;
     expect((await overWs(token, create)).errors).toBeUndefined();

@@ -31,14 +31,21 @@ describe('query limits (GraphQL Armor), refused before any resolver runs', () =>
     let q = 'name';
     for (let i = 0; i < 20; i++) q = `ofType { ${q} }`;
     await expectNoUpstreamCall(async () => {
-      const r = await gql<any>(t.url, `{ b: bank(countryCode: "BR", bankCode: "001") { name } __type(name: "Bank") { fields { type { ${q} } } } }`, { token });
+      const r = await gql<any>(
+        t.url,
+        `{ b: bank(countryCode: "BR", bankCode: "001") { name } __type(name: "Bank") { fields { type { ${q} } } } }`,
+        { token },
+      );
       expect(r.status).toBe(400);
       expect(r.body.data).toBeUndefined();
-      expect(r.body.errors![0]).toEqual({ message: 'The operation nests deeper than the limit of 15', extensions: expect.objectContaining({ code: 'QUERY_TOO_DEEP', limit: 15 }) });
+      expect(r.body.errors![0]).toEqual({
+        message: 'The operation nests deeper than the limit of 15',
+        extensions: expect.objectContaining({ code: 'QUERY_TOO_DEEP', limit: 15 }),
+      });
     });
   });
 
-  it('GraphiQL\'s own introspection query stays within the depth limit (development)', async () => {
+  it("GraphiQL's own introspection query stays within the depth limit (development)", async () => {
     const r = await gql<any>(t.url, getIntrospectionQuery(), { token });
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.__schema.queryType.name).toBe('Query');
@@ -48,7 +55,10 @@ describe('query limits (GraphQL Armor), refused before any resolver runs', () =>
     await expectNoUpstreamCall(async () => {
       const r = await gql<any>(t.url, `{ ${Array.from({ length: 50 }, (_, i) => bankField(i)).join(' ')} }`, { token });
       expect(r.status).toBe(400);
-      expect(r.body.errors![0]).toEqual({ message: 'The operation uses more aliases than the limit of 15', extensions: expect.objectContaining({ code: 'TOO_MANY_ALIASES', limit: 15 }) });
+      expect(r.body.errors![0]).toEqual({
+        message: 'The operation uses more aliases than the limit of 15',
+        extensions: expect.objectContaining({ code: 'TOO_MANY_ALIASES', limit: 15 }),
+      });
     });
   });
 
@@ -56,25 +66,36 @@ describe('query limits (GraphQL Armor), refused before any resolver runs', () =>
     await expectNoUpstreamCall(async () => {
       const r = await gql<any>(t.url, `{ b: bank(countryCode: "BR", bankCode: "001") { ${'name '.repeat(3000)} } }`, { token });
       expect(r.status).toBe(400);
-      expect(r.body.errors![0]).toEqual({ message: 'The document has more tokens than the limit of 2000', extensions: expect.objectContaining({ code: 'TOO_MANY_TOKENS', limit: 2000 }) });
+      expect(r.body.errors![0]).toEqual({
+        message: 'The document has more tokens than the limit of 2000',
+        extensions: expect.objectContaining({ code: 'TOO_MANY_TOKENS', limit: 2000 }),
+      });
     });
   });
 
   it('too many directives → TOO_MANY_DIRECTIVES', async () => {
     await expectNoUpstreamCall(async () => {
-      const r = await gql<any>(t.url, `{ b: bank(countryCode: "BR", bankCode: "001") { name ${'@include(if: true) '.repeat(60)} } }`, { token });
+      const r = await gql<any>(t.url, `{ b: bank(countryCode: "BR", bankCode: "001") { name ${'@include(if: true) '.repeat(60)} } }`, {
+        token,
+      });
       expect(r.status).toBe(400);
-      expect(r.body.errors![0]).toEqual({ message: 'The operation uses more directives than the limit of 50', extensions: expect.objectContaining({ code: 'TOO_MANY_DIRECTIVES', limit: 50 }) });
+      expect(r.body.errors![0]).toEqual({
+        message: 'The operation uses more directives than the limit of 50',
+        extensions: expect.objectContaining({ code: 'TOO_MANY_DIRECTIVES', limit: 50 }),
+      });
     });
   });
 
-  it('too costly (three 100-row lists with every row\'s 100 events) → QUERY_TOO_COMPLEX, a fixed message', async () => {
+  it("too costly (three 100-row lists with every row's 100 events) → QUERY_TOO_COMPLEX, a fixed message", async () => {
     const list = `transfers(first: 100) { edges { node { id status events(first: 100) { edges { node { seq toStatus at cause actor action } } } } } }`;
     await expectNoUpstreamCall(async () => {
       const r = await gql<any>(t.url, `{ a: ${list} b: ${list} c: ${list} }`, { token });
       expect(r.status).toBe(400);
       expect(r.body.errors).toEqual([
-        { message: 'The operation costs more than the limit of 200000 (see the cost model in the README)', extensions: expect.objectContaining({ code: 'QUERY_TOO_COMPLEX', limit: 200000, cost: expect.any(Number) }) },
+        {
+          message: 'The operation costs more than the limit of 200000 (see the cost model in the README)',
+          extensions: expect.objectContaining({ code: 'QUERY_TOO_COMPLEX', limit: 200000, cost: expect.any(Number) }),
+        },
       ]);
     });
   });
@@ -119,9 +140,11 @@ describe('query limits (GraphQL Armor), refused before any resolver runs', () =>
 });
 
 /** The selections docs/api.md (Cost model) calls realistic: each documented page size, with what a back-office screen shows. */
-const TRANSFER_FIELDS = 'id ownerId status version rate createdAt updatedAt platformStatus complianceStatus destinationCountry sendAmount { amount currency } receiveAmount { amount currency } failure { code message }';
+const TRANSFER_FIELDS =
+  'id ownerId status version rate createdAt updatedAt platformStatus complianceStatus destinationCountry sendAmount { amount currency } receiveAmount { amount currency } failure { code message }';
 const EVENT_FIELDS = 'seq fromStatus toStatus cause actor action at upstreamRef';
-const events = (first: number) => `events(first: ${first}) { edges { cursor node { ${EVENT_FIELDS} } } pageInfo { hasNextPage endCursor } }`;
+const events = (first: number) =>
+  `events(first: ${first}) { edges { cursor node { ${EVENT_FIELDS} } } pageInfo { hasNextPage endCursor } }`;
 
 describe('documented page sizes fit the cost limit with realistic selections', () => {
   let backoffice: string;
@@ -135,11 +158,19 @@ describe('documented page sizes fit the cost limit with realistic selections', (
   };
 
   it('transfers(first: 100), every row with its events at their largest page (100)', () =>
-    accepted(`{ transfers(first: 100) { edges { cursor node { ${TRANSFER_FIELDS} ${events(100)} } } pageInfo { hasNextPage endCursor } } }`));
+    accepted(
+      `{ transfers(first: 100) { edges { cursor node { ${TRANSFER_FIELDS} ${events(100)} } } pageInfo { hasNextPage endCursor } } }`,
+    ));
   it('transfers(first: 100) with events at their default page (no `first`), page size as a variable', () =>
-    accepted(`query($n: Int) { transfers(first: $n) { edges { cursor node { ${TRANSFER_FIELDS} events { edges { cursor node { ${EVENT_FIELDS} } } } } } pageInfo { hasNextPage endCursor } } }`, { n: 100 }));
+    accepted(
+      `query($n: Int) { transfers(first: $n) { edges { cursor node { ${TRANSFER_FIELDS} events { edges { cursor node { ${EVENT_FIELDS} } } } } } pageInfo { hasNextPage endCursor } } }`,
+      { n: 100 },
+    ));
   it("one transfer's events(first: 100) (an unknown id: answered, not refused)", async () => {
-    const r = await gql<any>(t.url, `query($id: ID!) { transfer(id: $id) { ${TRANSFER_FIELDS} ${events(100)} } }`, { token: backoffice, variables: { id: '00000000-0000-4000-8000-000000000000' } });
+    const r = await gql<any>(t.url, `query($id: ID!) { transfer(id: $id) { ${TRANSFER_FIELDS} ${events(100)} } }`, {
+      token: backoffice,
+      variables: { id: '00000000-0000-4000-8000-000000000000' },
+    });
     expect(r.status).toBe(200);
     expect((r.body.errors ?? []).map((e: any) => e.extensions.code)).toEqual((r.body.errors ?? []).map(() => 'NOT_FOUND'));
   });
@@ -152,10 +183,21 @@ describe('production settings', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'rbff-limits-'));
-    const base = loadConfig({ NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', SANDBOX_PORT: '0', DATA_DIR: dataDir, DATABASE_URL: 'memory://', LOG_LEVEL: 'silent' });
+    const base = loadConfig({
+      NODE_ENV: 'test',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SANDBOX_PORT: '0',
+      DATA_DIR: dataDir,
+      DATABASE_URL: 'memory://',
+      LOG_LEVEL: 'silent',
+    });
     // What NODE_ENV=production changes for the GraphQL endpoint (the rest of production needs PostgreSQL,
     // real upstreams and an identity provider; see test/e2e/graphiql.test.ts for the whole thing).
-    app = await createApp({ ...base, production: true, introspection: false, graphiql: false }, { logDestination: new Writable({ write: (_c, _e, cb) => cb() }) });
+    app = await createApp(
+      { ...base, production: true, introspection: false, graphiql: false },
+      { logDestination: new Writable({ write: (_c, _e, cb) => cb() }) },
+    );
     url = (await app.start()).url;
   }, 90_000);
   afterAll(async () => {

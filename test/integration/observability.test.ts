@@ -30,7 +30,10 @@ const exporter = new InMemorySpanExporter();
 
 beforeAll(async () => {
   // debug: upstream request/response lines are the ones most likely to escape a request's context
-  t = await startTestApp({ LOG_LEVEL: 'debug', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000' }, { traceSpanProcessors: [new SimpleSpanProcessor(exporter)] });
+  t = await startTestApp(
+    { LOG_LEVEL: 'debug', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000' },
+    { traceSpanProcessors: [new SimpleSpanProcessor(exporter)] },
+  );
 }, 90_000);
 afterAll(() => t?.close());
 
@@ -53,7 +56,10 @@ describe('request id in every log line', () => {
       const res = await fetch(`${t.url}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'x-request-id': requestId },
-        body: JSON.stringify({ query: 'mutation($input: PersonInput!) { createPerson(input: $input) { id status } }', variables: { input: PERSON } }),
+        body: JSON.stringify({
+          query: 'mutation($input: PersonInput!) { createPerson(input: $input) { id status } }',
+          variables: { input: PERSON },
+        }),
       });
       expect(res.status).toBe(200);
       expect(((await res.json()) as any).data.createPerson.status).toBe('APPROVED');
@@ -78,7 +84,7 @@ describe('request id in every log line', () => {
     for (const l of lines) expect(l.requestId).toEqual(expect.stringMatching(/^[0-9a-f-]{36}$/));
   });
 
-  it('graphql-ws: every line written during one operation carries that operation\'s request id and the caller', async () => {
+  it("graphql-ws: every line written during one operation carries that operation's request id and the caller", async () => {
     const token = await t.token('obs-ws-user', 'customer');
     const { client } = wsClient(t.wsUrl, token);
     try {
@@ -102,7 +108,12 @@ describe('request id in every log line', () => {
 });
 
 describe('tracing', () => {
-  const attrValues = (spans: ReadableSpan[]) => spans.flatMap((s) => [s.name, ...Object.entries(s.attributes).flatMap(([k, v]) => [k, String(v)]), ...s.events.flatMap((e) => [e.name, JSON.stringify(e.attributes ?? {})])]);
+  const attrValues = (spans: ReadableSpan[]) =>
+    spans.flatMap((s) => [
+      s.name,
+      ...Object.entries(s.attributes).flatMap(([k, v]) => [k, String(v)]),
+      ...s.events.flatMap((e) => [e.name, JSON.stringify(e.attributes ?? {})]),
+    ]);
 
   it('one GraphQL operation → operation, root-field, upstream and database spans in one trace; no PII in attributes', async () => {
     exporter.reset();
@@ -117,7 +128,11 @@ describe('tracing', () => {
     const spans = exporter.getFinishedSpans();
     const op = spans.find((s) => s.name === 'mutation CreateTracedPerson');
     expect(op).toBeDefined();
-    expect(op!.attributes).toMatchObject({ 'graphql.operation.type': 'mutation', 'graphql.operation.name': 'CreateTracedPerson', 'request.id': 'obs-trace-000000001' });
+    expect(op!.attributes).toMatchObject({
+      'graphql.operation.type': 'mutation',
+      'graphql.operation.name': 'CreateTracedPerson',
+      'request.id': 'obs-trace-000000001',
+    });
     const traceId = op!.spanContext().traceId;
     const inTrace = spans.filter((s) => s.spanContext().traceId === traceId);
     const byId = new Map(inTrace.map((s) => [s.spanContext().spanId, s]));
@@ -144,12 +159,15 @@ describe('tracing', () => {
     for (const secret of [...PII, token, 'sandbox-secret', 'sandbox-api-key']) expect(values).not.toContain(secret);
   });
 
-  it('a query\'s upstream call is in the operation\'s trace', async () => {
+  it("a query's upstream call is in the operation's trace", async () => {
     exporter.reset();
     const token = await t.token('obs-trace-2', 'customer');
     await gql<any>(t.url, '{ banks(countryCode: "BR", first: 1) { totalCount } }', { token });
     const spans = exporter.getFinishedSpans();
-    const call = spans.find((s) => s.attributes['upstream.operation'] === 'listBanks' || (s.attributes['upstream.service'] === 'gateway' && s.name.includes('ank')));
+    const call = spans.find(
+      (s) =>
+        s.attributes['upstream.operation'] === 'listBanks' || (s.attributes['upstream.service'] === 'gateway' && s.name.includes('ank')),
+    );
     expect(call).toBeDefined();
     expect(spans.find((s) => s.name === 'query banks')!.spanContext().traceId).toBe(call!.spanContext().traceId);
   });
@@ -172,7 +190,10 @@ describe('tracing', () => {
   it('log lines written inside a traced operation carry its trace id', async () => {
     exporter.reset();
     const from = t.logs.length;
-    await gql<any>(t.url, 'mutation($input: PersonInput!) { createPerson(input: $input) { id } }', { token: await t.token('obs-3', 'customer'), variables: { input: PERSON } });
+    await gql<any>(t.url, 'mutation($input: PersonInput!) { createPerson(input: $input) { id } }', {
+      token: await t.token('obs-3', 'customer'),
+      variables: { input: PERSON },
+    });
     const lines = parsed(t.logs.slice(from)).filter((l) => l.msg === 'upstream response');
     expect(lines.length).toBeGreaterThan(0);
     const traceIds = new Set(exporter.getFinishedSpans().map((s) => s.spanContext().traceId));
@@ -211,8 +232,11 @@ describe('tracing configuration', () => {
           console.log('flushed');
         });`;
       const out = await new Promise<string>((resolve, reject) =>
-        execFile(process.execPath, ['-r', './test/bench/register.cjs', '-e', script], { cwd: join(__dirname, '..', '..'), env: { ...process.env, OTLP: `http://127.0.0.1:${port}` }, timeout: 60_000 }, (err, stdout, stderr) =>
-          err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
+        execFile(
+          process.execPath,
+          ['-r', './test/bench/register.cjs', '-e', script],
+          { cwd: join(__dirname, '..', '..'), env: { ...process.env, OTLP: `http://127.0.0.1:${port}` }, timeout: 60_000 },
+          (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
         ),
       );
       expect(out.trim()).toBe('flushed');

@@ -23,7 +23,11 @@ let bobPerson: string;
 beforeAll(async () => {
   // no background worker: every upstream call counted below is one the request under test made
   t = await startTestApp({ CARD_CHECK_LEGACY_ENABLED: 'true', SAGA_WORKER_ENABLED: 'false' });
-  [alice, bob, staff] = await Promise.all([t.token('bind-alice', 'customer'), t.token('bind-bob', 'customer'), t.token('bind-ops', 'backoffice')]);
+  [alice, bob, staff] = await Promise.all([
+    t.token('bind-alice', 'customer'),
+    t.token('bind-bob', 'customer'),
+    t.token('bind-ops', 'backoffice'),
+  ]);
   [alicePerson, bobPerson] = await Promise.all([newPerson(t.url, alice), newPerson(t.url, bob)]);
 }, 90_000);
 afterAll(() => t?.close());
@@ -40,7 +44,10 @@ async function checkCard(token: string, cardToken: string) {
 }
 
 async function linkAccount(token: string, widgetToken: string): Promise<string> {
-  const r = await gql<any>(t.url, CHECK_BANK, { token, variables: { input: { linked: { accountCheckToken: widgetToken, accountCheckId: 'acc-1', countryCode: 'US' } } } });
+  const r = await gql<any>(t.url, CHECK_BANK, {
+    token,
+    variables: { input: { linked: { accountCheckToken: widgetToken, accountCheckId: 'acc-1', countryCode: 'US' } } },
+  });
   expect(r.body.errors).toBeUndefined();
   expect(r.body.data.checkBankAccount.status).toBe('VERIFIED');
   return r.body.data.checkBankAccount.accountToken;
@@ -65,24 +72,52 @@ async function refusedWithoutEffect(token: string, owner: string, personId: stri
 describe('bank account tokens (ACCOUNT_TOKEN funding)', () => {
   test("Bob cannot fund a transfer with Alice's linked account token: the same NOT_FOUND as an unknown token, no upstream call, nothing stored", async () => {
     const aliceToken = await linkAccount(alice, 'public-sandbox-alice-bank');
-    const stolen = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'ACCOUNT_TOKEN', accountToken: aliceToken }, 'bob-steals-account');
-    const unknown = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'ACCOUNT_TOKEN', accountToken: 'no-such-account-token' }, 'bob-unknown-account');
+    const stolen = await refusedWithoutEffect(
+      bob,
+      'bind-bob',
+      bobPerson,
+      { type: 'ACCOUNT_TOKEN', accountToken: aliceToken },
+      'bob-steals-account',
+    );
+    const unknown = await refusedWithoutEffect(
+      bob,
+      'bind-bob',
+      bobPerson,
+      { type: 'ACCOUNT_TOKEN', accountToken: 'no-such-account-token' },
+      'bob-unknown-account',
+    );
     expect(stolen.code).toBe('NOT_FOUND');
     expect(stolen).toEqual(unknown);
     expect(stolen.message).not.toContain(aliceToken);
   });
 
-  test('back-office cannot fund a transfer with a customer\'s account token either (funding is always the caller\'s own)', async () => {
+  test("back-office cannot fund a transfer with a customer's account token either (funding is always the caller's own)", async () => {
     const aliceToken = await linkAccount(alice, 'public-sandbox-alice-bank-2');
     const staffPerson = await newPerson(t.url, staff);
-    const r = await refusedWithoutEffect(staff, 'bind-ops', staffPerson, { type: 'ACCOUNT_TOKEN', accountToken: aliceToken }, 'ops-uses-account');
+    const r = await refusedWithoutEffect(
+      staff,
+      'bind-ops',
+      staffPerson,
+      { type: 'ACCOUNT_TOKEN', accountToken: aliceToken },
+      'ops-uses-account',
+    );
     expect(r.code).toBe('NOT_FOUND');
   });
 
   test('the owner funds a transfer with her own linked account token', async () => {
     const aliceToken = await linkAccount(alice, 'public-sandbox-alice-bank-3');
     const quoteId = await newQuote(t.url, alice, '20.00', 'BANK_ACCOUNT');
-    const r = await gql<any>(t.url, CREATE, { token: alice, variables: { i: transferInput({ quoteId, personId: alicePerson, key: 'alice-account-1', funding: { type: 'ACCOUNT_TOKEN', accountToken: aliceToken } }) } });
+    const r = await gql<any>(t.url, CREATE, {
+      token: alice,
+      variables: {
+        i: transferInput({
+          quoteId,
+          personId: alicePerson,
+          key: 'alice-account-1',
+          funding: { type: 'ACCOUNT_TOKEN', accountToken: aliceToken },
+        }),
+      },
+    });
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.createTransfer.status).toBe('PENDING');
   });
@@ -90,7 +125,10 @@ describe('bank account tokens (ACCOUNT_TOKEN funding)', () => {
   test("Bob cannot replay Alice's bank-linking widget result to link her account to himself: NOT_FOUND, no upstream call", async () => {
     await linkAccount(alice, 'public-sandbox-alice-widget');
     const before = callCount();
-    const r = await gql<any>(t.url, CHECK_BANK, { token: bob, variables: { input: { linked: { accountCheckToken: 'public-sandbox-alice-widget', accountCheckId: 'acc-1', countryCode: 'US' } } } });
+    const r = await gql<any>(t.url, CHECK_BANK, {
+      token: bob,
+      variables: { input: { linked: { accountCheckToken: 'public-sandbox-alice-widget', accountCheckId: 'acc-1', countryCode: 'US' } } },
+    });
     expect(callCount()).toBe(before);
     expect(r.body.data).toBeNull();
     expect(errorOf(r).code).toBe('NOT_FOUND');
@@ -110,8 +148,20 @@ describe('card tokens (CARD funding)', () => {
     const token = cardToken('1234', 'a11ce000-0000-4000-8000');
     expect((await checkCard(alice, token)).body.data.checkCard.status).toBe('APPROVED');
     const used = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'CARD', cardToken: token }, 'bob-steals-card');
-    const upper = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'CARD', cardToken: token.toUpperCase() }, 'bob-steals-card-upper');
-    const unknown = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'CARD', cardToken: cardToken('1234', 'b0b00000-0000-4000-8000') }, 'bob-unknown-card');
+    const upper = await refusedWithoutEffect(
+      bob,
+      'bind-bob',
+      bobPerson,
+      { type: 'CARD', cardToken: token.toUpperCase() },
+      'bob-steals-card-upper',
+    );
+    const unknown = await refusedWithoutEffect(
+      bob,
+      'bind-bob',
+      bobPerson,
+      { type: 'CARD', cardToken: cardToken('1234', 'b0b00000-0000-4000-8000') },
+      'bob-unknown-card',
+    );
     expect(used.code).toBe('NOT_FOUND');
     expect(used).toEqual(unknown);
     expect(upper).toEqual(unknown);
@@ -123,7 +173,13 @@ describe('card tokens (CARD funding)', () => {
   });
 
   test('a card token nobody checked with checkCard cannot fund a transfer', async () => {
-    const r = await refusedWithoutEffect(alice, 'bind-alice', alicePerson, { type: 'CARD', cardToken: cardToken('1234', 'ccccccc0-0000-4000-8000') }, 'alice-unchecked-card');
+    const r = await refusedWithoutEffect(
+      alice,
+      'bind-alice',
+      alicePerson,
+      { type: 'CARD', cardToken: cardToken('1234', 'ccccccc0-0000-4000-8000') },
+      'alice-unchecked-card',
+    );
     expect(r.code).toBe('NOT_FOUND');
     expect(r.message).toMatch(/checkCard/);
   });
@@ -131,7 +187,11 @@ describe('card tokens (CARD funding)', () => {
   test('a failed card check binds nothing: whoever learnt the token cannot claim it, and it cannot fund', async () => {
     const token = cardToken('0003', 'f0e00000-0000-4000-8000'); // sandbox: cvc FAILED
     expect((await checkCard(bob, token)).body.data.checkCard.status).toBe('FAILED');
-    expect(await t.app.db.prisma.fundingCredential.count({ where: { ownerId: 'bind-bob' , kind: 'card', checkedAt: { gt: new Date(Date.now() - 60_000) } } })).toBe(0);
+    expect(
+      await t.app.db.prisma.fundingCredential.count({
+        where: { ownerId: 'bind-bob', kind: 'card', checkedAt: { gt: new Date(Date.now() - 60_000) } },
+      }),
+    ).toBe(0);
     const r = await refusedWithoutEffect(bob, 'bind-bob', bobPerson, { type: 'CARD', cardToken: token }, 'bob-failed-card');
     expect(r.code).toBe('NOT_FOUND');
     // the card's owner can still check it (it was never claimed)
@@ -141,12 +201,18 @@ describe('card tokens (CARD funding)', () => {
   test('a check older than CARD_CHECK_MAX_AGE_S no longer lets the card fund; checking it again does', async () => {
     const token = cardToken('1234', 'a11ce000-0000-4000-8001');
     expect((await checkCard(alice, token)).body.data.checkCard.status).toBe('APPROVED');
-    await t.app.db.prisma.fundingCredential.updateMany({ where: { ownerId: 'bind-alice', kind: 'card' }, data: { checkedAt: new Date(Date.now() - 24 * 3600_000) } });
+    await t.app.db.prisma.fundingCredential.updateMany({
+      where: { ownerId: 'bind-alice', kind: 'card' },
+      data: { checkedAt: new Date(Date.now() - 24 * 3600_000) },
+    });
     const stale = await refusedWithoutEffect(alice, 'bind-alice', alicePerson, { type: 'CARD', cardToken: token }, 'alice-stale-card');
     expect(stale.code).toBe('NOT_FOUND');
     expect((await checkCard(alice, token)).body.data.checkCard.status).toBe('APPROVED');
     const quoteId = await newQuote(t.url, alice, '20.00');
-    const r = await gql<any>(t.url, CREATE, { token: alice, variables: { i: transferInput({ quoteId, personId: alicePerson, key: 'alice-card-1', funding: { type: 'CARD', cardToken: token } }) } });
+    const r = await gql<any>(t.url, CREATE, {
+      token: alice,
+      variables: { i: transferInput({ quoteId, personId: alicePerson, key: 'alice-card-1', funding: { type: 'CARD', cardToken: token } }) },
+    });
     expect(r.body.errors).toBeUndefined();
   });
 
@@ -154,7 +220,10 @@ describe('card tokens (CARD funding)', () => {
     const token = cardToken('1234', 'a11ce000-0000-4000-8002');
     expect((await checkCard(alice, token)).body.data.checkCard.status).toBe('APPROVED');
     const legacy = (who: string, cardTok: string, key: string) =>
-      gql<any>(t.url, LEGACY, { token: who, variables: { i: { idempotencyKey: key, cardToken: cardTok, firstName: 'Jane', lastName: 'Doe' } } });
+      gql<any>(t.url, LEGACY, {
+        token: who,
+        variables: { i: { idempotencyKey: key, cardToken: cardTok, firstName: 'Jane', lastName: 'Doe' } },
+      });
     const before = callCount();
     const r = await legacy(bob, token, 'bob-legacy-1');
     expect(callCount()).toBe(before);
@@ -162,7 +231,10 @@ describe('card tokens (CARD funding)', () => {
     const bobs = cardToken('1234', 'b0b00000-0000-4000-8002');
     expect((await legacy(bob, bobs, 'bob-legacy-2')).body.errors).toBeUndefined();
     const quoteId = await newQuote(t.url, bob, '20.00');
-    const own = await gql<any>(t.url, CREATE, { token: bob, variables: { i: transferInput({ quoteId, personId: bobPerson, key: 'bob-card-legacy', funding: { type: 'CARD', cardToken: bobs } }) } });
+    const own = await gql<any>(t.url, CREATE, {
+      token: bob,
+      variables: { i: transferInput({ quoteId, personId: bobPerson, key: 'bob-card-legacy', funding: { type: 'CARD', cardToken: bobs } }) },
+    });
     expect(own.body.errors).toBeUndefined();
   });
 });
@@ -174,7 +246,12 @@ describe('quotes, persons, transfers, idempotency keys', () => {
   beforeAll(async () => {
     await checkCard(alice, aliceCard);
     const quoteId = await newQuote(t.url, alice, '20.00');
-    const r = await gql<any>(t.url, CREATE, { token: alice, variables: { i: transferInput({ quoteId, personId: alicePerson, key: 'shared-key', funding: { type: 'CARD', cardToken: aliceCard } }) } });
+    const r = await gql<any>(t.url, CREATE, {
+      token: alice,
+      variables: {
+        i: transferInput({ quoteId, personId: alicePerson, key: 'shared-key', funding: { type: 'CARD', cardToken: aliceCard } }),
+      },
+    });
     expect(r.body.errors).toBeUndefined();
     aliceTransfer = r.body.data.createTransfer.id;
   });
@@ -184,7 +261,12 @@ describe('quotes, persons, transfers, idempotency keys', () => {
     await checkCard(bob, bobCard);
     const aliceQuote = await newQuote(t.url, alice, '20.00');
     const before = callCount();
-    const q = await gql<any>(t.url, CREATE, { token: bob, variables: { i: transferInput({ quoteId: aliceQuote, personId: bobPerson, key: 'bob-quote', funding: { type: 'CARD', cardToken: bobCard } }) } });
+    const q = await gql<any>(t.url, CREATE, {
+      token: bob,
+      variables: {
+        i: transferInput({ quoteId: aliceQuote, personId: bobPerson, key: 'bob-quote', funding: { type: 'CARD', cardToken: bobCard } }),
+      },
+    });
     expect(errorOf(q)).toEqual({ code: 'NOT_FOUND', message: 'Quote not found' });
     expect((await t.app.db.prisma.quote.findUniqueOrThrow({ where: { id: aliceQuote } })).usedByTransferId).toBeNull();
     expect(callCount()).toBe(before);
@@ -196,7 +278,10 @@ describe('quotes, persons, transfers, idempotency keys', () => {
     const bobCard = cardToken('1234', 'b0b00000-0000-4000-8004');
     await checkCard(bob, bobCard);
     const quoteId = await newQuote(t.url, bob, '20.00');
-    const r = await gql<any>(t.url, CREATE, { token: bob, variables: { i: transferInput({ quoteId, personId: bobPerson, key: 'shared-key', funding: { type: 'CARD', cardToken: bobCard } }) } });
+    const r = await gql<any>(t.url, CREATE, {
+      token: bob,
+      variables: { i: transferInput({ quoteId, personId: bobPerson, key: 'shared-key', funding: { type: 'CARD', cardToken: bobCard } }) },
+    });
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.createTransfer.id).not.toBe(aliceTransfer);
   });
@@ -206,10 +291,16 @@ describe('quotes, persons, transfers, idempotency keys', () => {
     const read = await gql<any>(t.url, `query($id: ID!) { transfer(id: $id) { id } }`, { token: bob, variables: { id: aliceTransfer } });
     expect(errorOf(read)).toEqual({ code: 'NOT_FOUND', message: 'Transfer not found' });
     for (const op of ['resumeTransfer', 'voidTransfer']) {
-      const r = await gql<any>(t.url, `mutation($i: ${op[0]!.toUpperCase()}${op.slice(1)}Input!) { ${op}(input: $i) { id } }`, { token: bob, variables: { i: { transferId: aliceTransfer, idempotencyKey: `bob-${op}` } } });
+      const r = await gql<any>(t.url, `mutation($i: ${op[0]!.toUpperCase()}${op.slice(1)}Input!) { ${op}(input: $i) { id } }`, {
+        token: bob,
+        variables: { i: { transferId: aliceTransfer, idempotencyKey: `bob-${op}` } },
+      });
       expect(errorOf(r)).toEqual({ code: 'NOT_FOUND', message: 'Transfer not found' });
     }
-    const cap = await gql<any>(t.url, `mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { id } }`, { token: bob, variables: { i: { transferId: aliceTransfer, idempotencyKey: 'bob-capture' } } });
+    const cap = await gql<any>(t.url, `mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { id } }`, {
+      token: bob,
+      variables: { i: { transferId: aliceTransfer, idempotencyKey: 'bob-capture' } },
+    });
     expect(errorOf(cap).code).toBe('FORBIDDEN');
     expect(callCount()).toBe(before);
     const ops = await gql<any>(t.url, `query($id: ID!) { transfer(id: $id) { id } }`, { token: staff, variables: { id: aliceTransfer } });
@@ -227,7 +318,10 @@ describe('wallets and verification sessions', () => {
     const before = callCount();
     const wr = await gql<any>(t.url, `query($id: ID!) { wallet(id: $id) { id } }`, { token: bob, variables: { id: walletId } });
     expect(errorOf(wr)).toEqual({ code: 'NOT_FOUND', message: 'Wallet not found' });
-    const sr = await gql<any>(t.url, `query($id: ID!) { verificationSession(id: $id) { id } }`, { token: bob, variables: { id: sessionId } });
+    const sr = await gql<any>(t.url, `query($id: ID!) { verificationSession(id: $id) { id } }`, {
+      token: bob,
+      variables: { id: sessionId },
+    });
     expect(errorOf(sr)).toEqual({ code: 'NOT_FOUND', message: 'Verification session not found' });
     expect(callCount()).toBe(before);
   });

@@ -44,13 +44,15 @@ describe('platform people, compliance, documents, addresses', () => {
       expect(created.createPlatformPerson).toMatchObject({ firstName: 'Ana', lastName: 'Souza', status: 'ACTIVE' });
       const read = await ok(`query($id: ID!) { platformPerson(id: $id) }`, { id: personId }, backoffice);
       expect(read.platformPerson.id).toBe(personId);
-      const updated = await ok(`mutation($id: ID!) { updatePlatformPerson(id: $id, patch: { phone: "+5511999990000" }) }`, { id: personId });
+      const updated = await ok(`mutation($id: ID!) { updatePlatformPerson(id: $id, patch: { phone: "+5511999990000" }) }`, {
+        id: personId,
+      });
       expect(updated.updatePlatformPerson).toMatchObject({ id: personId, phone: '+5511999990000', lastName: 'Souza' });
     });
     expect(calls).toEqual(['POST /people', `GET /organizations/sandbox-tenant/people/${personId}`, `PATCH /people/${personId}`]);
   });
 
-  it('invalid person → BAD_USER_INPUT with the platform\'s reason; unknown person → NOT_FOUND', async () => {
+  it("invalid person → BAD_USER_INPUT with the platform's reason; unknown person → NOT_FOUND", async () => {
     const bad = await gql<any>(t.url, `mutation { createPlatformPerson(person: { firstName: "NoLastName" }) }`, { token: admin });
     expect(bad.body.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
     expect(bad.body.errors![0]!.message).toMatch(/remittances platform refused the request/);
@@ -62,9 +64,15 @@ describe('platform people, compliance, documents, addresses', () => {
     const calls = await callsDuring(async () => {
       const levels = await ok(`query($id: ID!) { platformComplianceLevels(participantId: $id) }`, { id: personId });
       expect(levels.platformComplianceLevels).toMatchObject({ participantId: personId });
-      const doc = await ok(`mutation($id: ID!) { uploadPlatformDocument(personId: $id, document: { documentType: "PASSPORT", fileName: "p.pdf" }) }`, { id: personId });
+      const doc = await ok(
+        `mutation($id: ID!) { uploadPlatformDocument(personId: $id, document: { documentType: "PASSPORT", fileName: "p.pdf" }) }`,
+        { id: personId },
+      );
       expect(doc.uploadPlatformDocument).toMatchObject({ entityId: personId, documentType: 'PASSPORT', verificationStatus: 'PENDING' });
-      const typed = await ok(`mutation($id: ID!) { uploadPlatformDocument(personId: $id, documentType: "DRIVERS_LICENSE", document: { fileName: "d.pdf" }) }`, { id: personId });
+      const typed = await ok(
+        `mutation($id: ID!) { uploadPlatformDocument(personId: $id, documentType: "DRIVERS_LICENSE", document: { fileName: "d.pdf" }) }`,
+        { id: personId },
+      );
       expect(typed.uploadPlatformDocument.documentType).toBe('DRIVERS_LICENSE');
     });
     expect(calls).toEqual([
@@ -76,8 +84,16 @@ describe('platform people, compliance, documents, addresses', () => {
 
   it('platformAddressCheck → GET /addresses/check; an incomplete address is refused before the platform', async () => {
     const calls = await callsDuring(async () => {
-      const r = await ok(`{ platformAddressCheck(address: { line1: " 1 Main St ", city: "Springfield", region: "California", regionCode: "ca", postalCode: "94105", countryCode: "US" }) }`, undefined, backoffice);
-      expect(r.platformAddressCheck).toMatchObject({ valid: true, problems: [], normalized: { line1: '1 Main St', state: 'CA', country: 'US' } });
+      const r = await ok(
+        `{ platformAddressCheck(address: { line1: " 1 Main St ", city: "Springfield", region: "California", regionCode: "ca", postalCode: "94105", countryCode: "US" }) }`,
+        undefined,
+        backoffice,
+      );
+      expect(r.platformAddressCheck).toMatchObject({
+        valid: true,
+        problems: [],
+        normalized: { line1: '1 Main St', state: 'CA', country: 'US' },
+      });
       // AddressInput requires city, region, postalCode and countryCode: the API refuses, the platform is not asked
       const incomplete = await gql<any>(t.url, `{ platformAddressCheck(address: { line1: "1 Main St" }) }`, { token: backoffice });
       expect(incomplete.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
@@ -87,11 +103,25 @@ describe('platform people, compliance, documents, addresses', () => {
 
   it('payout: quote, funding account, recipient account (agent endpoints)', async () => {
     const calls = await callsDuring(async () => {
-      const q = await ok(`mutation { createPlatformPayoutQuote(request: { sourceCurrency: "USD", destinationCurrency: "BRL", sourceAmount: "100.00", destinationCountry: "BR" }) }`);
+      const q = await ok(
+        `mutation { createPlatformPayoutQuote(request: { sourceCurrency: "USD", destinationCurrency: "BRL", sourceAmount: "100.00", destinationCountry: "BR" }) }`,
+      );
       expect(q.createPlatformPayoutQuote).toMatchObject({ sourceCurrency: 'USD', destinationCurrency: 'BRL', rate: '5.0123' });
-      const f = await ok(`mutation($id: ID!) { createPlatformFundingAccount(participantId: $id, account: { type: "BANK_ACCOUNT", accountNumber: "000123456789" }) }`, { id: personId }, backoffice);
-      expect(f.createPlatformFundingAccount).toMatchObject({ participantId: personId, type: 'BANK_ACCOUNT', status: 'ACTIVE', last4: '6789' });
-      const r = await ok(`mutation($id: ID!) { createPlatformRecipientAccount(participantId: $id, account: { pixKey: "ana@example.com" }) }`, { id: personId });
+      const f = await ok(
+        `mutation($id: ID!) { createPlatformFundingAccount(participantId: $id, account: { type: "BANK_ACCOUNT", accountNumber: "000123456789" }) }`,
+        { id: personId },
+        backoffice,
+      );
+      expect(f.createPlatformFundingAccount).toMatchObject({
+        participantId: personId,
+        type: 'BANK_ACCOUNT',
+        status: 'ACTIVE',
+        last4: '6789',
+      });
+      const r = await ok(
+        `mutation($id: ID!) { createPlatformRecipientAccount(participantId: $id, account: { pixKey: "ana@example.com" }) }`,
+        { id: personId },
+      );
       expect(r.createPlatformRecipientAccount).toMatchObject({ participantId: personId, provider: 'gateway', status: 'ACTIVE' });
     });
     expect(calls).toEqual([
@@ -131,8 +161,14 @@ describe('platform FX transactions', () => {
       expect(first.createPlatformFxTransaction).toMatchObject({ externalTransactionId: ext, status: 'Created' });
       const again = await ok(create, { ext });
       expect(again.createPlatformFxTransaction.transactionId).toBe(txId);
-      expect((await ok(`query($id: ID!) { platformFxTransaction(id: $id) }`, { id: ext }, backoffice)).platformFxTransaction.transactionId).toBe(txId);
-      const list = await ok(`query($ext: String!) { platformFxTransactions(externalTransactionId: $ext, first: 5) { totalCount edges { cursor node } pageInfo { hasNextPage } } }`, { ext }, backoffice);
+      expect(
+        (await ok(`query($id: ID!) { platformFxTransaction(id: $id) }`, { id: ext }, backoffice)).platformFxTransaction.transactionId,
+      ).toBe(txId);
+      const list = await ok(
+        `query($ext: String!) { platformFxTransactions(externalTransactionId: $ext, first: 5) { totalCount edges { cursor node } pageInfo { hasNextPage } } }`,
+        { ext },
+        backoffice,
+      );
       expect(list.platformFxTransactions.totalCount).toBe(1);
       expect(list.platformFxTransactions.edges[0].node.transactionId).toBe(txId);
       const history = await ok(`query($id: ID!) { platformFxTransactionStatusHistory(id: $id) }`, { id: txId }, backoffice);
@@ -153,7 +189,8 @@ describe('platform FX transactions', () => {
   });
 
   it('pages of the list are a Relay connection over limit/offset', async () => {
-    for (let i = 0; i < 3; i++) await ok(`mutation($e: String!) { createPlatformFxTransaction(input: { externalTransactionId: $e }) }`, { e: `${ext}-p${i}` });
+    for (let i = 0; i < 3; i++)
+      await ok(`mutation($e: String!) { createPlatformFxTransaction(input: { externalTransactionId: $e }) }`, { e: `${ext}-p${i}` });
     const q = `query($after: String) { platformFxTransactions(first: 2, after: $after) { totalCount edges { node } pageInfo { hasNextPage endCursor } } }`;
     const p1 = (await ok(q, {})).platformFxTransactions;
     expect(p1.edges).toHaveLength(2);
@@ -192,19 +229,30 @@ describe('platform wallets and the legacy agent endpoint', () => {
     // one money input shape everywhere: a zero amount, too many decimals for the currency, a bad currency — refused
     // before any upstream call
     const refused = await callsDuring(async () => {
-    for (const amount of ['{ amount: "0", currency: "EUR" }', '{ amount: "1.005", currency: "EUR" }', '{ amount: "10", currency: "eur" }', '{ amount: "1.5", currency: "JPY" }']) {
-      const bad = await gql<any>(t.url, `mutation { depositToPlatformWallet(amount: ${amount}) }`, { token: admin });
-      expect(bad.body.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
-    }
-    const fx = await gql<any>(t.url, `mutation { createPlatformFxTransaction(input: { externalTransactionId: "bad-amount", amount: { amount: "-1", currency: "USD" } }) }`, { token: admin });
-    expect(fx.body.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
+      for (const amount of [
+        '{ amount: "0", currency: "EUR" }',
+        '{ amount: "1.005", currency: "EUR" }',
+        '{ amount: "10", currency: "eur" }',
+        '{ amount: "1.5", currency: "JPY" }',
+      ]) {
+        const bad = await gql<any>(t.url, `mutation { depositToPlatformWallet(amount: ${amount}) }`, { token: admin });
+        expect(bad.body.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
+      }
+      const fx = await gql<any>(
+        t.url,
+        `mutation { createPlatformFxTransaction(input: { externalTransactionId: "bad-amount", amount: { amount: "-1", currency: "USD" } }) }`,
+        { token: admin },
+      );
+      expect(fx.body.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
     });
     expect(refused).toEqual([]);
   });
 
   it('createAgentLegacy → POST /agents; the API key is answered once and the agent is listed by `agents`', async () => {
     const calls = await callsDuring(async () => {
-      const r = await ok(`mutation { createAgentLegacy(input: { email: "legacy@example.com", businessName: "Legacy Ltd" }) { apiKey agent { id businessName status createdBy } } }`);
+      const r = await ok(
+        `mutation { createAgentLegacy(input: { email: "legacy@example.com", businessName: "Legacy Ltd" }) { apiKey agent { id businessName status createdBy } } }`,
+      );
       expect(r.createAgentLegacy.apiKey).toEqual(expect.any(String));
       expect(r.createAgentLegacy.agent).toMatchObject({ businessName: 'Legacy Ltd', createdBy: 'platform-admin' });
       const list = await ok(`{ agents(first: 5) { edges { node { id businessName } } } }`, undefined, backoffice);

@@ -55,7 +55,9 @@ describe('createQuote', () => {
   });
 
   test('anonymous → UNAUTHENTICATED', async () => {
-    const r = await gql<any>(t.url, CREATE_QUOTE, { variables: { input: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'WALLET' } } });
+    const r = await gql<any>(t.url, CREATE_QUOTE, {
+      variables: { input: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'WALLET' } },
+    });
     expect(r.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 });
@@ -87,7 +89,8 @@ describe('persons', () => {
 
 describe('checks', () => {
   test('card magic values: approved, 3DS challenge, cvc FAILED', async () => {
-    const run = (suffix: string) => gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardToken: cardToken(suffix), personId } } });
+    const run = (suffix: string) =>
+      gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardToken: cardToken(suffix), personId } } });
     expect((await run('1234')).body.data.checkCard).toMatchObject({ status: 'APPROVED', reasons: [], redirectUrl: null, canFund: true });
     const challenge = (await run('0002')).body.data.checkCard;
     expect(challenge.status).toBe('CHALLENGE');
@@ -102,7 +105,9 @@ describe('checks', () => {
   });
 
   test('a person whose name cannot be a cardholder name (> 35 characters, a prefix) → BAD_USER_INPUT before the gateway', async () => {
-    const long = (await gql<any>(t.url, CREATE_PERSON, { token, variables: { input: { ...person(), firstName: 'Dr Jane', lastName: 'x'.repeat(36) } } })).body.data.createPerson.id;
+    const long = (
+      await gql<any>(t.url, CREATE_PERSON, { token, variables: { input: { ...person(), firstName: 'Dr Jane', lastName: 'x'.repeat(36) } } })
+    ).body.data.createPerson.id;
     const calls = await gatewayCallsDuring(async () => {
       const r = await gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardToken: cardToken('1234'), personId: long } } });
       expect(r.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
@@ -117,12 +122,28 @@ describe('checks', () => {
     const calls = await gatewayCallsDuring(async () => {
       const theirs = await gql<any>(t.url, CHECK_CARD, { token: bob, variables: { input: { cardToken: cardToken('1234'), personId } } });
       expect(theirs.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
-      const unknown = await gql<any>(t.url, CHECK_BANK, { token, variables: { input: { personId: 'nope', account: { type: 'BANK_ACCOUNT', accountType: 'CHECKING', accountNumber: '123456789', routingNumber: '011000015', countryCode: 'US' } } } });
+      const unknown = await gql<any>(t.url, CHECK_BANK, {
+        token,
+        variables: {
+          input: {
+            personId: 'nope',
+            account: {
+              type: 'BANK_ACCOUNT',
+              accountType: 'CHECKING',
+              accountNumber: '123456789',
+              routingNumber: '011000015',
+              countryCode: 'US',
+            },
+          },
+        },
+      });
       expect(unknown.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     });
     expect(calls).toEqual([]);
     // a person without an address can be KYC'd but not hold a card or account for a check
-    const bare = (await gql<any>(t.url, CREATE_PERSON, { token, variables: { input: { type: 'INDIVIDUAL', firstName: 'Ana', lastName: 'Bare' } } })).body.data.createPerson.id;
+    const bare = (
+      await gql<any>(t.url, CREATE_PERSON, { token, variables: { input: { type: 'INDIVIDUAL', firstName: 'Ana', lastName: 'Bare' } } })
+    ).body.data.createPerson.id;
     const noAddress = await gatewayCallsDuring(async () => {
       const r = await gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardToken: cardToken('1234'), personId: bare } } });
       expect(r.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
@@ -132,15 +153,27 @@ describe('checks', () => {
   });
 
   test('bank account raw details: valid and declined (account ending 0000)', async () => {
-    const account = { type: 'BANK_ACCOUNT', accountType: 'CHECKING', accountNumber: '123456789', routingNumber: '011000015', countryCode: 'US' };
+    const account = {
+      type: 'BANK_ACCOUNT',
+      accountType: 'CHECKING',
+      accountNumber: '123456789',
+      routingNumber: '011000015',
+      countryCode: 'US',
+    };
     const ok = await gql<any>(t.url, CHECK_BANK, { token, variables: { input: { personId, account } } });
     expect(ok.body.data.checkBankAccount).toMatchObject({ status: 'APPROVED', accountStatus: 'VALID' });
-    const bad = await gql<any>(t.url, CHECK_BANK, { token, variables: { input: { personId, account: { ...account, accountNumber: '12340000' } } } });
+    const bad = await gql<any>(t.url, CHECK_BANK, {
+      token,
+      variables: { input: { personId, account: { ...account, accountNumber: '12340000' } } },
+    });
     expect(bad.body.data.checkBankAccount).toMatchObject({ status: 'DECLINED', accountStatus: 'INVALID' });
   });
 
   test('bank-linking token → reusable accountToken', async () => {
-    const r = await gql<any>(t.url, CHECK_BANK, { token, variables: { input: { linked: { accountCheckToken: 'public-sandbox-abc', accountCheckId: 'acc-1', countryCode: 'US' } } } });
+    const r = await gql<any>(t.url, CHECK_BANK, {
+      token,
+      variables: { input: { linked: { accountCheckToken: 'public-sandbox-abc', accountCheckId: 'acc-1', countryCode: 'US' } } },
+    });
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.checkBankAccount.status).toBe('VERIFIED');
     expect(r.body.data.checkBankAccount.accountToken).toEqual(expect.any(String));

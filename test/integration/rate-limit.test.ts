@@ -41,7 +41,11 @@ describe('per-user rate limits', () => {
 
   it('aliases and fragments cannot dodge it: every root field counts', async () => {
     const carol = await t.token('rl-carol', 'customer');
-    const r = await gql<any>(t.url, `mutation { ...F a: createWallet(input: { currency: "EUR" }) { id } b: createWallet(input: { currency: "EUR" }) { id } } fragment F on Mutation { createWallet(input: { currency: "USD" }) { id } c: createWallet(input: { currency: "USD" }) { id } }`, { token: carol });
+    const r = await gql<any>(
+      t.url,
+      `mutation { ...F a: createWallet(input: { currency: "EUR" }) { id } b: createWallet(input: { currency: "EUR" }) { id } } fragment F on Mutation { createWallet(input: { currency: "USD" }) { id } c: createWallet(input: { currency: "USD" }) { id } }`,
+      { token: carol },
+    );
     expect(r.status).toBe(429);
     expect(r.body.data).toBeUndefined();
     expect(r.body.errors![0]!.extensions!.code).toBe('RATE_LIMITED');

@@ -20,12 +20,20 @@ describe('no secrets or PII in the logs of a full flow of the directory, wallet,
     const ops: [string, string, Record<string, unknown>?][] = [
       [customer, `{ fxQuoteV1(sourceCurrency: "USD", destinationCurrency: "BRL") { rate } }`],
       [customer, `{ personRequirements(countryCode: "BR") { countryCode } }`],
-      [customer, `query($k: String!) { resolveAlias(countryCode: "BR", keyType: "CPF", key: $k) { ... on AliasFound { account { accountNumberMasked bank { name } } holder { documentMasked } } } }`, { k: cpf }],
+      [
+        customer,
+        `query($k: String!) { resolveAlias(countryCode: "BR", keyType: "CPF", key: $k) { ... on AliasFound { account { accountNumberMasked bank { name } } holder { documentMasked } } } }`,
+        { k: cpf },
+      ],
       [customer, `query($k: String!) { resolveAlias(countryCode: "BR", keyType: "CPF", key: $k) { __typename } }`, { k: '00000000000' }],
       [customer, `{ banks(countryCode: "BR", first: 3) { totalCount } bank(countryCode: "BR", bankCode: "001") { name } }`],
       [customer, `mutation { startVerificationSession { id } }`],
       [customer, `mutation { createWallet(input: { currency: "USD" }) { id } }`],
-      [customer, `mutation($i: CheckCardLegacyInput!) { checkCardLegacy(input: $i) { status } }`, { i: { idempotencyKey: 'r1', cardToken, firstName: 'Ana', lastName: 'Silva', email: 'ana@example.com' } }],
+      [
+        customer,
+        `mutation($i: CheckCardLegacyInput!) { checkCardLegacy(input: $i) { status } }`,
+        { i: { idempotencyKey: 'r1', cardToken, firstName: 'Ana', lastName: 'Silva', email: 'ana@example.com' } },
+      ],
       [admin, `{ payerBalances { providerId } }`],
       [admin, `mutation($i: CreateAgentInput!) { createAgent(input: $i) { apiKey } }`, { i: { email, businessName: 'Redaction Shop' } }],
     ];
@@ -54,7 +62,9 @@ describe('no secrets or PII in the logs of a full flow of the directory, wallet,
       adminJwt: admin,
       agentEmail: email,
     };
-    const found = Object.entries(forbidden).filter(([, v]) => logs.includes(v)).map(([k]) => k);
+    const found = Object.entries(forbidden)
+      .filter(([, v]) => logs.includes(v))
+      .map(([k]) => k);
     expect(found).toEqual([]);
     // no upstream bearer token either (they look like long base64url strings after "Bearer ")
     expect(logs).not.toMatch(/Bearer [A-Za-z0-9._-]{20,}/);
@@ -66,7 +76,10 @@ describe('no secrets or PII in the logs of a full transfer flow', () => {
     const customer = await t.token('redaction-sender', 'customer');
     const staff = await t.token('redaction-ops', 'backoffice');
     const person = { ...personInput(), identification: '445-66-7788', email: 'sender-pii@example.com', phoneNumber: '+14155550177' };
-    const created = await gql<any>(t.url, `mutation($i: PersonInput!) { createPerson(input: $i) { id status } }`, { token: customer, variables: { i: person } });
+    const created = await gql<any>(t.url, `mutation($i: PersonInput!) { createPerson(input: $i) { id status } }`, {
+      token: customer,
+      variables: { i: person },
+    });
     expect(created.body.errors).toBeUndefined();
     expect(created.body.data.createPerson.status).toBe('APPROVED'); // an identification of the US format (else REJECTED, no id)
     const personId = created.body.data.createPerson.id as string;
@@ -74,19 +87,15 @@ describe('no secrets or PII in the logs of a full transfer flow', () => {
     // A bank-account check with raw details (account and routing numbers; the holder's document, e-mail and phone)
     const accountNumber = '123456789012';
     const routingNumber = '011000015';
-    const check = await gql<any>(
-      t.url,
-      `mutation($i: CheckBankAccountInput!) { checkBankAccount(input: $i) { __typename } }`,
-      {
-        token: customer,
-        variables: {
-          i: {
-            personId, // the holder: the person above (its document number, e-mail and phone go to the gateway)
-            account: { type: 'BANK_ACCOUNT', accountType: 'CHECKING', accountNumber, routingNumber, countryCode: 'US' },
-          },
+    const check = await gql<any>(t.url, `mutation($i: CheckBankAccountInput!) { checkBankAccount(input: $i) { __typename } }`, {
+      token: customer,
+      variables: {
+        i: {
+          personId, // the holder: the person above (its document number, e-mail and phone go to the gateway)
+          account: { type: 'BANK_ACCOUNT', accountType: 'CHECKING', accountNumber, routingNumber, countryCode: 'US' },
         },
       },
-    );
+    });
     // the exact input shape belongs to the checks module; what matters here is that it ran or was refused cleanly
     expect({ errors: check.body.errors }).toEqual({ errors: undefined });
 
@@ -114,7 +123,9 @@ describe('no secrets or PII in the logs of a full transfer flow', () => {
       gatewaySecret: t.app.config.gateway.clientSecret,
       remittancesApiKey: t.app.config.remittances.apiKey,
     };
-    const found = Object.entries(forbidden).filter(([, v]) => logs.includes(v)).map(([k]) => k);
+    const found = Object.entries(forbidden)
+      .filter(([, v]) => logs.includes(v))
+      .map(([k]) => k);
     expect(found).toEqual([]);
   }, 120_000);
 });

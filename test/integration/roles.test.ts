@@ -113,7 +113,11 @@ const tokens: Partial<Record<RoleName, string>> = {};
 
 beforeAll(async () => {
   schema = await buildApiSchema();
-  t = await startTestApp({ CARD_CHECK_LEGACY_ENABLED: 'true', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000' });
+  t = await startTestApp({
+    CARD_CHECK_LEGACY_ENABLED: 'true',
+    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000',
+    RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000',
+  });
   for (const r of ANY) tokens[r] = await t.token(`matrix-${r}`, r);
 }, 90_000);
 afterAll(() => t?.close());
@@ -182,7 +186,18 @@ async function runHttp(kind: 'query' | 'mutation', field: GraphQLField<unknown, 
   const r = await gql<any>(t.url, text, { token, variables });
   const code = codeOf(r.body.errors);
   // coercion or validation problems would hide the auth outcome: make them fail loudly
-  expect([undefined, 'UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'BAD_USER_INPUT', 'INVALID_STATE', 'UPSTREAM_REJECTED', 'QUOTE_EXPIRED', 'QUOTE_ALREADY_USED', 'IDEMPOTENCY_KEY_REUSED']).toContain(code);
+  expect([
+    undefined,
+    'UNAUTHENTICATED',
+    'FORBIDDEN',
+    'NOT_FOUND',
+    'BAD_USER_INPUT',
+    'INVALID_STATE',
+    'UPSTREAM_REJECTED',
+    'QUOTE_EXPIRED',
+    'QUOTE_ALREADY_USED',
+    'IDEMPOTENCY_KEY_REUSED',
+  ]).toContain(code);
   if (code === 'BAD_USER_INPUT') expect(r.status).toBe(200); // a resolver-level refusal, not a GraphQL coercion error
   return code;
 }
@@ -206,7 +221,9 @@ async function runWs(field: GraphQLField<unknown, unknown>, token?: string): Pro
 
 describe('authorization matrix', () => {
   it('every operation of the schema is declared in the matrix (and nothing stale is)', () => {
-    const keys = operations().map((o) => o.key).sort();
+    const keys = operations()
+      .map((o) => o.key)
+      .sort();
     expect(keys.filter((k) => !(k in MATRIX))).toEqual([]);
     expect(Object.keys(MATRIX).filter((k) => !keys.includes(k))).toEqual([]);
   });
@@ -229,7 +246,7 @@ describe('authorization matrix', () => {
 });
 
 describe('customers reach only what they own', () => {
-  it('another customer\'s wallet and verification session, by id → NOT_FOUND', async () => {
+  it("another customer's wallet and verification session, by id → NOT_FOUND", async () => {
     const alice = await t.token('owner-alice', 'customer');
     const mallory = await t.token('mallory', 'customer');
     const w = await gql<any>(t.url, `mutation { createWallet(input: { currency: "USD" }) { id } }`, { token: alice });

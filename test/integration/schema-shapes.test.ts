@@ -54,7 +54,11 @@ describe('one shape per concept', () => {
     expect(countryInputs.length).toBeGreaterThan(5);
     for (const i of countryInputs) expect(`${i.where}: ${i.description}`).not.toMatch(/alpha-3|"BRA"|"USA"/);
     const outputs = userTypes().flatMap((t) =>
-      isObjectType(t) ? Object.values(t.getFields()).filter((f) => /country/i.test(f.name)).map((f) => `${t.name}.${f.name}: ${f.description}`) : [],
+      isObjectType(t)
+        ? Object.values(t.getFields())
+            .filter((f) => /country/i.test(f.name))
+            .map((f) => `${t.name}.${f.name}: ${f.description}`)
+        : [],
     );
     for (const o of outputs) expect(o).not.toMatch(/alpha-3/);
   });

@@ -115,10 +115,14 @@ describe('GraphQL over HTTP', () => {
 
   it('variable coercion errors do not echo the value', async () => {
     const token = await t.token('root', 'admin');
-    const { body } = await gql(t.url, 'mutation($s: NoticeSeverity!) { publishSystemNotice(input: { message: "x", severity: $s }) { id } }', {
-      token,
-      variables: { s: 'SECRET-VALUE-123' },
-    });
+    const { body } = await gql(
+      t.url,
+      'mutation($s: NoticeSeverity!) { publishSystemNotice(input: { message: "x", severity: $s }) { id } }',
+      {
+        token,
+        variables: { s: 'SECRET-VALUE-123' },
+      },
+    );
     expect(body.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
     expect(JSON.stringify(body)).not.toContain('SECRET-VALUE-123');
   });
@@ -157,9 +161,13 @@ describe('graphql-ws subscriptions', () => {
     );
     await waitFor(() => t.app.pubsub.subscriptionCount() > 0, { timeoutMs: 3000, what: 'the subscription to start' });
     const admin = await t.token('root', 'admin');
-    const { body } = await gql(t.url, 'mutation { publishSystemNotice(input: { message: "maintenance at 02:00", severity: WARNING }) { id } }', {
-      token: admin,
-    });
+    const { body } = await gql(
+      t.url,
+      'mutation { publishSystemNotice(input: { message: "maintenance at 02:00", severity: WARNING }) { id } }',
+      {
+        token: admin,
+      },
+    );
     expect(body.errors).toBeUndefined();
     await sub.next(1);
     expect(sub.results[0]!.data!.systemNotices).toEqual({ message: 'maintenance at 02:00', severity: 'WARNING' });

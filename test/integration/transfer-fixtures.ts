@@ -40,7 +40,17 @@ export async function insertTransfer(prisma: PrismaClient, opts: { ownerId?: str
       details: {},
       createdAt,
       updatedAt: createdAt,
-      events: { create: { seq: 1, version: 1, fromStatus: null, toStatus: (opts.status ?? 'PENDING') as never, cause: 'mutation', actor: ownerId, at: createdAt } },
+      events: {
+        create: {
+          seq: 1,
+          version: 1,
+          fromStatus: null,
+          toStatus: (opts.status ?? 'PENDING') as never,
+          cause: 'mutation',
+          actor: ownerId,
+          at: createdAt,
+        },
+      },
     },
   });
   await prisma.quote.update({ where: { id: quote.id }, data: { usedByTransferId: id } });

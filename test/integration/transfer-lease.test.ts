@@ -45,8 +45,16 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'rbff-lease-'));
   if (usingPostgres()) throwaway = await createThrowawayPostgresDatabase(process.env.DATABASE_URL!);
   const config = loadConfig({
-    NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', SANDBOX_PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: dir, DATABASE_URL: throwaway?.url ?? 'memory://',
-    SAGA_WORKER_ENABLED: 'false', RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
+    NODE_ENV: 'test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    SANDBOX_PORT: '0',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: dir,
+    DATABASE_URL: throwaway?.url ?? 'memory://',
+    SAGA_WORKER_ENABLED: 'false',
+    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
+    RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
   });
   app = await createApp(config, { clock, logDestination: new Writable({ write: (_c, _e, cb) => cb() }) });
   await app.start();
@@ -68,7 +76,15 @@ beforeAll(async () => {
       return typeof v === 'function' ? v.bind(target) : v;
     },
   }) as GatewayClient;
-  saga = new TransferSaga(app.db.prisma, app.transfers.repository, slow, clock, app.logger, { leaseMs: LEASE_MS, captureWindowMs: 6 * 86_400_000, retryBaseMs: 1000, retryMaxMs: 10_000 }, noCrash);
+  saga = new TransferSaga(
+    app.db.prisma,
+    app.transfers.repository,
+    slow,
+    clock,
+    app.logger,
+    { leaseMs: LEASE_MS, captureWindowMs: 6 * 86_400_000, retryBaseMs: 1000, retryMaxMs: 10_000 },
+    noCrash,
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -79,9 +95,15 @@ afterAll(async () => {
 
 async function newTransfer(key: string): Promise<string> {
   const fx = new FxService(app.db.prisma, app.upstream.gateway, clock, app.config.corridors);
-  const quoteId = (await fx.createQuote(alice.userId, { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '25.00' })).id;
+  const quoteId = (
+    await fx.createQuote(alice.userId, { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '25.00' })
+  ).id;
   const input = transferInput({ quoteId, personId, key: `${key}-${Date.now()}` });
-  await new FundingCredentials(app.db.prisma, clock, { cardCheckMaxAgeMs: 0 }).bind('card', input.funding.cardToken as string, alice.userId); // as checkCard would
+  await new FundingCredentials(app.db.prisma, clock, { cardCheckMaxAgeMs: 0 }).bind(
+    'card',
+    input.funding.cardToken as string,
+    alice.userId,
+  ); // as checkCard would
   const t = await app.transfers.service.create(alice, input as never, '203.0.113.7');
   return t.id;
 }

@@ -41,7 +41,9 @@ async function authorized(key: string) {
 }
 
 const captures = async (ext: string) => {
-  const calls = (await http('GET', `${t.app.sandbox!.url}/__sandbox/calls?path=/gateway/payments/${ext}/capture`)).body as { status: number }[];
+  const calls = (await http('GET', `${t.app.sandbox!.url}/__sandbox/calls?path=/gateway/payments/${ext}/capture`)).body as {
+    status: number;
+  }[];
   return calls.filter((c) => c.status === 200).length;
 };
 
@@ -51,7 +53,10 @@ it('Completed reported before our capture settles: the transfer still ends COMPL
   expect(await platformEvent(t, ext, { type: 'status', oldStatus: 'Paid', newStatus: 'Completed' })).toMatchObject({ applied: true });
   expect((await t.app.db.prisma.transfer.findUniqueOrThrow({ where: { id } })).status).toBe('AUTHORIZED');
   // Earlier events now arrive: they are older than what we know, so they change nothing.
-  expect(await platformEvent(t, ext, { type: 'status', oldStatus: 'PaymentCaptured', newStatus: 'WaitingPayout' })).toMatchObject({ applied: false, reason: 'stale' });
+  expect(await platformEvent(t, ext, { type: 'status', oldStatus: 'PaymentCaptured', newStatus: 'WaitingPayout' })).toMatchObject({
+    applied: false,
+    reason: 'stale',
+  });
   // The compliance decision arrives last: the saga captures, then catches up with the recorded facts.
   await platformEvent(t, ext, { type: 'compliance', oldStatus: 'Pending', newStatus: 'Approved' });
   const done = await waitForStatus(t, staff, id, ['COMPLETED'], 30_000);
@@ -62,7 +67,9 @@ it('Completed reported before our capture settles: the transfer still ends COMPL
 it('payout statuses never move backwards', async () => {
   const { id, ext } = await authorized('order-key-2');
   await platformEvent(t, ext, { type: 'payout', oldStatus: 'PENDING', newStatus: 'CAPTURED', gatewayPaymentId: null, amount: null });
-  expect(await platformEvent(t, ext, { type: 'payout', oldStatus: null, newStatus: 'AUTHORIZED', gatewayPaymentId: null, amount: null })).toMatchObject({ reason: 'stale' });
+  expect(
+    await platformEvent(t, ext, { type: 'payout', oldStatus: null, newStatus: 'AUTHORIZED', gatewayPaymentId: null, amount: null }),
+  ).toMatchObject({ reason: 'stale' });
   expect((await t.app.db.prisma.transfer.findUniqueOrThrow({ where: { id } })).payoutStatus).toBe('CAPTURED');
 }, 90_000);
 
@@ -73,7 +80,15 @@ it('a crash between settling the capture and moving the transfer: the next run a
   const res = await t.app.upstream.gateway.capturePayment(ext, {});
   expect(res.kind).toBe('completed');
   await t.app.db.prisma.sagaStep.create({
-    data: { transferId: id, step: 'capture', idempotencyKey: `${ext}:capture`, state: 'SUCCEEDED', attempts: 1, request: { amount: null }, response: { status: 'CAPTURED' } },
+    data: {
+      transferId: id,
+      step: 'capture',
+      idempotencyKey: `${ext}:capture`,
+      state: 'SUCCEEDED',
+      attempts: 1,
+      request: { amount: null },
+      response: { status: 'CAPTURED' },
+    },
   });
   // "Run now" as a wake-up (a plain write of next_run_at could be overwritten by the worker, still busy with this
   // transfer, deciding to wait on what it read before).

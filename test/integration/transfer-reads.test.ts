@@ -12,7 +12,8 @@ const ids: string[] = [];
 beforeAll(async () => {
   t = await startTestApp({
     SAGA_WORKER_ENABLED: 'false',
-    RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '100000',
+    RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000',
+    RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '100000',
     // query counts below must see only the request's statements, not the webhook inbox's poll
     WEBHOOK_POLL_INTERVAL_MS: '600000',
   });
@@ -22,7 +23,10 @@ beforeAll(async () => {
   const base = Date.parse('2026-03-01T00:00:00Z');
   for (let i = 0; i < 25; i++) {
     // some share a createdAt: the cursor must still be stable (createdAt, id)
-    const tr = await insertTransfer(t.app.db.prisma, { ownerId: i % 5 === 4 ? 'bob' : 'alice', createdAt: new Date(base + Math.floor(i / 2) * 60_000) });
+    const tr = await insertTransfer(t.app.db.prisma, {
+      ownerId: i % 5 === 4 ? 'bob' : 'alice',
+      createdAt: new Date(base + Math.floor(i / 2) * 60_000),
+    });
     ids.push(tr.id);
     await t.app.transfers.repository.transition({ transferId: tr.id, cause: 'worker', actor: 'worker', detail: { action: 'note' } });
   }
@@ -55,7 +59,10 @@ test('customers see only their own, newest first, with stable cursors; back-offi
 });
 
 test('filters: status and created range', async () => {
-  const r = await gql<any>(t.url, LIST, { token: staff, variables: { first: 100, filter: { status: ['PENDING'], createdFrom: '2026-03-01T00:02:00Z', createdTo: '2026-03-01T00:04:00Z' } } });
+  const r = await gql<any>(t.url, LIST, {
+    token: staff,
+    variables: { first: 100, filter: { status: ['PENDING'], createdFrom: '2026-03-01T00:02:00Z', createdTo: '2026-03-01T00:04:00Z' } },
+  });
   const nodes = r.body.data.transfers.edges.map((e: any) => e.node);
   expect(nodes).toHaveLength(4);
   for (const n of nodes) expect(n.createdAt >= '2026-03-01T00:02:00.000Z' && n.createdAt < '2026-03-01T00:04:00.000Z').toBe(true);

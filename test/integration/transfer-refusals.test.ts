@@ -20,7 +20,13 @@ test('refused transitions are listed newest first for back-office, with what was
   const r1 = await repo.transition({ transferId: row.id, to: 'CAPTURED', cause: 'worker', actor: 'worker', detail: { action: 'capture' } });
   expect(r1).toMatchObject({ ok: false, kind: 'refused' });
   expect((await repo.transition({ transferId: row.id, to: 'DECLINED', cause: 'worker', actor: 'worker' })).ok).toBe(true);
-  const r2 = await repo.transition({ transferId: row.id, to: 'COMPLETED', cause: 'webhook', actor: 'webhook', detail: { action: 'platform Completed' } });
+  const r2 = await repo.transition({
+    transferId: row.id,
+    to: 'COMPLETED',
+    cause: 'webhook',
+    actor: 'webhook',
+    detail: { action: 'platform Completed' },
+  });
   expect(r2).toMatchObject({ ok: false, reason: 'DECLINED is terminal' });
 
   const staff = await t.token('refusal-ops', 'backoffice');
@@ -28,8 +34,24 @@ test('refused transitions are listed newest first for back-office, with what was
   expect(seen.body.errors).toBeUndefined();
   expect(seen.body.data.transfer.status).toBe('DECLINED');
   expect(seen.body.data.transfer.refusals).toEqual([
-    { fromStatus: 'DECLINED', toStatus: 'COMPLETED', cause: 'webhook', actor: 'webhook', reason: 'DECLINED is terminal', action: 'platform Completed', at: expect.any(String) },
-    { fromStatus: 'PENDING', toStatus: 'CAPTURED', cause: 'worker', actor: 'worker', reason: expect.any(String), action: 'capture', at: expect.any(String) },
+    {
+      fromStatus: 'DECLINED',
+      toStatus: 'COMPLETED',
+      cause: 'webhook',
+      actor: 'webhook',
+      reason: 'DECLINED is terminal',
+      action: 'platform Completed',
+      at: expect.any(String),
+    },
+    {
+      fromStatus: 'PENDING',
+      toStatus: 'CAPTURED',
+      cause: 'worker',
+      actor: 'worker',
+      reason: expect.any(String),
+      action: 'capture',
+      at: expect.any(String),
+    },
   ]);
   expect(Date.parse(seen.body.data.transfer.refusals[0].at)).toBeGreaterThanOrEqual(Date.parse(seen.body.data.transfer.refusals[1].at));
 });

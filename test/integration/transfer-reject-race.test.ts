@@ -63,14 +63,21 @@ test('the saga writes no authorize intent for a transfer rejected after it read 
   const out = await platformEvent(t, tr.externalPaymentId, { type: 'compliance', newStatus: 'Rejected' });
   expect(out.applied).toBe(true);
   expect((await t.app.transfers.repository.get(tr.id))!.status).toBe('REJECTED');
-  const intent = await t.app.transfers.saga.recordIntent(stale, 'authorize', { externalPaymentId: stale.externalPaymentId }, { whileStatusUnchanged: true });
+  const intent = await t.app.transfers.saga.recordIntent(
+    stale,
+    'authorize',
+    { externalPaymentId: stale.externalPaymentId },
+    { whileStatusUnchanged: true },
+  );
   expect(intent).toBeNull();
   expect(await prisma().sagaStep.count({ where: { transferId: tr.id } })).toBe(0);
 });
 
 test('a rejection waiting for the row lock sees the authorize intent committed meanwhile: no REJECTED while money may move', async () => {
   const tr = await insertTransfer(prisma());
-  const out = await intentRacing(tr.id, 'authorize', tr.externalPaymentId, () => platformEvent(t, tr.externalPaymentId, { type: 'compliance', newStatus: 'Rejected' }));
+  const out = await intentRacing(tr.id, 'authorize', tr.externalPaymentId, () =>
+    platformEvent(t, tr.externalPaymentId, { type: 'compliance', newStatus: 'Rejected' }),
+  );
   expect(out.applied).toBe(true);
   const after = (await t.app.transfers.repository.get(tr.id))!;
   expect(after.complianceStatus).toBe('Rejected');
@@ -79,7 +86,9 @@ test('a rejection waiting for the row lock sees the authorize intent committed m
 
 test("the platform's cancel of an authorization waiting for the row lock sees our capture intent committed meanwhile: never terminal with a capture under way", async () => {
   const tr = await insertTransfer(prisma(), { status: 'AUTHORIZED' });
-  await intentRacing(tr.id, 'capture', `${tr.externalPaymentId}:capture`, () => platformEvent(t, tr.externalPaymentId, { type: 'status', oldStatus: null, newStatus: 'Cancelled' }));
+  await intentRacing(tr.id, 'capture', `${tr.externalPaymentId}:capture`, () =>
+    platformEvent(t, tr.externalPaymentId, { type: 'status', oldStatus: null, newStatus: 'Cancelled' }),
+  );
   const after = (await t.app.transfers.repository.get(tr.id))!;
   // the fact is recorded; the transfer waits for our capture to settle instead of ending with money about to move
   expect(after.upstreamTransactionStatus).toBe('Cancelled');

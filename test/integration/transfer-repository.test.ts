@@ -19,7 +19,14 @@ afterAll(() => db.close());
 test('a legal transition bumps version, appends the event (seq = version) and publishes after commit', async () => {
   const t = await insertTransfer(db.prisma);
   const sub = pubsub.subscribe<{ version: number }>(transferTopic(t.id));
-  const r = await repo.transition({ transferId: t.id, to: 'AUTHORIZED', cause: 'worker', actor: 'worker', upstreamRef: 'pay-1', detail: { step: 'authorize' } });
+  const r = await repo.transition({
+    transferId: t.id,
+    to: 'AUTHORIZED',
+    cause: 'worker',
+    actor: 'worker',
+    upstreamRef: 'pay-1',
+    detail: { step: 'authorize' },
+  });
   expect(r.ok).toBe(true);
   expect(r.transfer).toMatchObject({ status: 'AUTHORIZED', version: 2 });
   const events = await db.prisma.transferEvent.findMany({ where: { transferId: t.id }, orderBy: { seq: 'asc' } });
@@ -50,7 +57,9 @@ test('an illegal transition is refused and recorded; status and version unchange
 test('concurrent transitions from the same state: exactly one wins', async () => {
   const t = await insertTransfer(db.prisma);
   const rs = await Promise.all(
-    Array.from({ length: 10 }, (_, i) => repo.transition({ transferId: t.id, to: i % 2 ? 'AUTHORIZED' : 'DECLINED', cause: 'worker', actor: 'w', expectedSeq: 1 })),
+    Array.from({ length: 10 }, (_, i) =>
+      repo.transition({ transferId: t.id, to: i % 2 ? 'AUTHORIZED' : 'DECLINED', cause: 'worker', actor: 'w', expectedSeq: 1 }),
+    ),
   );
   expect(rs.filter((r) => r.ok)).toHaveLength(1);
   const events = await db.prisma.transferEvent.count({ where: { transferId: t.id } });

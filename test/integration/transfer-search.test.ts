@@ -27,7 +27,8 @@ const AMOUNTS = ['5.00', '49.99', '50.00', '100.00', '250.50', '1000.00'];
 beforeAll(async () => {
   t = await startTestApp({
     SAGA_WORKER_ENABLED: 'false',
-    RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '100000',
+    RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000',
+    RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '100000',
     // query counts below must see only the request's statements, not the webhook inbox's poll
     WEBHOOK_POLL_INTERVAL_MS: '600000',
   });
@@ -40,7 +41,10 @@ beforeAll(async () => {
     const send = AMOUNTS[i % AMOUNTS.length]!;
     const ownerId = i % 3 === 0 ? 'search-bob' : 'search-alice';
     const tr = await insertTransfer(t.app.db.prisma, { ownerId, createdAt: new Date(base + Math.floor(i / 3) * 60_000) });
-    await t.app.db.prisma.transfer.update({ where: { id: tr.id }, data: { sendAmount: send, sendCurrency: c.sendCurrency, receiveCurrency: c.receiveCurrency, destinationCountry: c.country } });
+    await t.app.db.prisma.transfer.update({
+      where: { id: tr.id },
+      data: { sendAmount: send, sendCurrency: c.sendCurrency, receiveCurrency: c.receiveCurrency, destinationCountry: c.country },
+    });
     rows.push({ id: tr.id, ownerId, send, ...c });
   }
 }, 120_000);
@@ -67,7 +71,11 @@ async function all(token: string, filter: Record<string, unknown>): Promise<any[
   return out;
 }
 const ids = (nodes: any[]) => nodes.map((n) => n.id).sort();
-const expectIds = (pred: (r: (typeof rows)[number]) => boolean) => rows.filter(pred).map((r) => r.id).sort();
+const expectIds = (pred: (r: (typeof rows)[number]) => boolean) =>
+  rows
+    .filter(pred)
+    .map((r) => r.id)
+    .sort();
 
 test('owner filter: staff by any owner; a customer with its own id gets its own, with another id FORBIDDEN', async () => {
   expect(ids(await all(staff, { ownerId: 'search-bob' }))).toEqual(expectIds((r) => r.ownerId === 'search-bob'));
@@ -79,9 +87,13 @@ test('owner filter: staff by any owner; a customer with its own id gets its own,
 
 test('corridor: source currency, destination currency, destination country — alone and combined; customers stay scoped', async () => {
   const mine = (r: (typeof rows)[number]) => r.ownerId === 'search-alice';
-  expect(ids(await all(staff, { sourceCurrency: 'USD', destinationCurrency: 'BRL' }))).toEqual(expectIds((r) => r.sendCurrency === 'USD' && r.receiveCurrency === 'BRL'));
+  expect(ids(await all(staff, { sourceCurrency: 'USD', destinationCurrency: 'BRL' }))).toEqual(
+    expectIds((r) => r.sendCurrency === 'USD' && r.receiveCurrency === 'BRL'),
+  );
   expect(ids(await all(staff, { destinationCountry: 'BR' }))).toEqual(expectIds((r) => r.country === 'BR'));
-  expect(ids(await all(staff, { sourceCurrency: 'eur', destinationCountry: 'BR' }))).toEqual(expectIds((r) => r.sendCurrency === 'EUR' && r.country === 'BR'));
+  expect(ids(await all(staff, { sourceCurrency: 'eur', destinationCountry: 'BR' }))).toEqual(
+    expectIds((r) => r.sendCurrency === 'EUR' && r.country === 'BR'),
+  );
   expect(ids(await all(staff, { destinationCurrency: 'MXN' }))).toEqual(expectIds((r) => r.receiveCurrency === 'MXN'));
   expect(ids(await all(alice, { destinationCountry: 'BR' }))).toEqual(expectIds((r) => mine(r) && r.country === 'BR'));
   const bad = await gql<any>(t.url, LIST, { token: staff, variables: { filter: { destinationCountry: 'BRA' } } });
@@ -90,11 +102,23 @@ test('corridor: source currency, destination currency, destination country — a
 
 test('amount range on sendAmount: inclusive bounds compared as decimals; bad ranges are BAD_USER_INPUT', async () => {
   const cmp = (a: string, b: string) => Number(a) - Number(b); // test-side oracle only (values are exact in binary to the cent here)
-  expect(ids(await all(staff, { minSendAmount: '50', maxSendAmount: '250.50' }))).toEqual(expectIds((r) => cmp(r.send, '50') >= 0 && cmp(r.send, '250.50') <= 0));
+  expect(ids(await all(staff, { minSendAmount: '50', maxSendAmount: '250.50' }))).toEqual(
+    expectIds((r) => cmp(r.send, '50') >= 0 && cmp(r.send, '250.50') <= 0),
+  );
   expect(ids(await all(staff, { minSendAmount: '49.995' }))).toEqual(expectIds((r) => cmp(r.send, '49.995') >= 0));
-  expect(ids(await all(staff, { maxSendAmount: '49.99', sourceCurrency: 'USD' }))).toEqual(expectIds((r) => cmp(r.send, '49.99') <= 0 && r.sendCurrency === 'USD'));
-  const combined = await all(staff, { ownerId: 'search-alice', sourceCurrency: 'USD', destinationCountry: 'BR', minSendAmount: '10', status: ['PENDING'] });
-  expect(ids(combined)).toEqual(expectIds((r) => r.ownerId === 'search-alice' && r.sendCurrency === 'USD' && r.country === 'BR' && cmp(r.send, '10') >= 0));
+  expect(ids(await all(staff, { maxSendAmount: '49.99', sourceCurrency: 'USD' }))).toEqual(
+    expectIds((r) => cmp(r.send, '49.99') <= 0 && r.sendCurrency === 'USD'),
+  );
+  const combined = await all(staff, {
+    ownerId: 'search-alice',
+    sourceCurrency: 'USD',
+    destinationCountry: 'BR',
+    minSendAmount: '10',
+    status: ['PENDING'],
+  });
+  expect(ids(combined)).toEqual(
+    expectIds((r) => r.ownerId === 'search-alice' && r.sendCurrency === 'USD' && r.country === 'BR' && cmp(r.send, '10') >= 0),
+  );
   for (const filter of [{ minSendAmount: '10', maxSendAmount: '9.99' }, { minSendAmount: '-1' }, { maxSendAmount: 'ten' }]) {
     const r = await gql<any>(t.url, LIST, { token: staff, variables: { filter } });
     expect(r.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
@@ -117,14 +141,20 @@ test('the search uses the new indexes (EXPLAIN with sequential scans off shows a
   const plan = async (where: string) => {
     const out = await prisma.$transaction(async (tx) => {
       await tx.$executeRawUnsafe('SET LOCAL enable_seqscan = off');
-      return tx.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(`EXPLAIN SELECT id FROM transfers WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT 21`);
+      return tx.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(
+        `EXPLAIN SELECT id FROM transfers WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT 21`,
+      );
     });
     return out.map((r) => r['QUERY PLAN']).join('\n');
   };
-  expect(await plan(`send_currency = 'USD' AND receive_currency = 'BRL'`)).toContain('transfers_send_currency_receive_currency_created_at_id_idx');
+  expect(await plan(`send_currency = 'USD' AND receive_currency = 'BRL'`)).toContain(
+    'transfers_send_currency_receive_currency_created_at_id_idx',
+  );
   expect(await plan(`destination_country = 'BR'`)).toContain('transfers_destination_country_created_at_id_idx');
   expect(await plan(`true`)).toContain('transfers_created_at_id_idx');
-  expect(await plan(`send_currency = 'USD' AND send_amount BETWEEN 10 AND 20`)).toMatch(/transfers_send_currency_(send_amount|receive_currency_created_at_id)_idx/);
+  expect(await plan(`send_currency = 'USD' AND send_amount BETWEEN 10 AND 20`)).toMatch(
+    /transfers_send_currency_(send_amount|receive_currency_created_at_id)_idx/,
+  );
 }, 60_000);
 
 const MY = `subscription($owner: ID) { myTransfers(ownerId: $owner) { id ownerId status version } }`;
@@ -138,7 +168,11 @@ test('myTransfers over graphql-ws: each caller gets the changed transfer (curren
   const bobSub = collect<any>(b.client, MY, {});
   const staffAll = collect<any>(s.client, MY, {});
   const staffAlice = collect<any>(s.client, MY, { owner: 'search-alice' });
-  await waitFor(() => t.app.pubsub.subscriptionCount() >= subsBefore + 4, { timeoutMs: 30_000, intervalMs: 20, what: 'the 4 subscriptions to start' });
+  await waitFor(() => t.app.pubsub.subscriptionCount() >= subsBefore + 4, {
+    timeoutMs: 30_000,
+    intervalMs: 20,
+    what: 'the 4 subscriptions to start',
+  });
   const repo = t.app.transfers.repository;
   const aliceT = rows.find((r) => r.ownerId === 'search-alice')!.id;
   const bobT = rows.find((r) => r.ownerId === 'search-bob')!.id;
@@ -152,7 +186,8 @@ test('myTransfers over graphql-ws: each caller gets the changed transfer (curren
   await staffAll.next(3, 30_000);
   await staffAlice.next(2, 30_000);
 
-  const seen = (c: typeof aliceSub) => c.results.map((r) => `${r.data.myTransfers.id === aliceT ? 'alice' : 'bob'}:${r.data.myTransfers.status}`);
+  const seen = (c: typeof aliceSub) =>
+    c.results.map((r) => `${r.data.myTransfers.id === aliceT ? 'alice' : 'bob'}:${r.data.myTransfers.status}`);
   expect(seen(aliceSub)).toEqual(['alice:AUTHORIZED', 'alice:CAPTURED']);
   expect(seen(bobSub)).toEqual(['bob:DECLINED']);
   expect(seen(staffAll)).toEqual(['alice:AUTHORIZED', 'bob:DECLINED', 'alice:CAPTURED']);
@@ -181,9 +216,15 @@ test('myTransfers(changedSince): first what changed since (own list only, oldest
   const repo = t.app.transfers.repository;
   // the app reads its list and keeps the latest updatedAt it saw
   const list = await gql<any>(t.url, '{ transfers(first: 100) { edges { node { id updatedAt } } } }', { token: alice });
-  const since: string = list.body.data.transfers.edges.map((e: any) => e.node.updatedAt).sort().at(-1);
+  const since: string = list.body.data.transfers.edges
+    .map((e: any) => e.node.updatedAt)
+    .sort()
+    .at(-1);
   // changes in the gap, before the subscription exists (alice's two, and one of bob's)
-  const [a1, a2] = rows.filter((r) => r.ownerId === 'search-alice').slice(-2).map((r) => r.id);
+  const [a1, a2] = rows
+    .filter((r) => r.ownerId === 'search-alice')
+    .slice(-2)
+    .map((r) => r.id);
   const b1 = rows.filter((r) => r.ownerId === 'search-bob').at(-1)!.id;
   await new Promise((r) => setTimeout(r, 5)); // updated_at has millisecond precision: the gap's changes come strictly after
   await repo.transition({ transferId: a1!, to: 'AUTHORIZED', cause: 'worker', actor: 'worker' });
@@ -209,7 +250,11 @@ test('myTransfers(changedSince): first what changed since (own list only, oldest
   const later = new Date(Date.now() + 1000).toISOString();
   const subsBefore = t.app.pubsub.subscriptionCount();
   const quiet = collect<any>(a.client, MY_SINCE, { since: later });
-  await waitFor(() => t.app.pubsub.subscriptionCount() > subsBefore, { timeoutMs: 30_000, intervalMs: 20, what: 'the subscription to start' });
+  await waitFor(() => t.app.pubsub.subscriptionCount() > subsBefore, {
+    timeoutMs: 30_000,
+    intervalMs: 20,
+    what: 'the subscription to start',
+  });
   await repo.transition({ transferId: a1!, to: 'PAYOUT_PENDING', cause: 'webhook', actor: 'webhook' });
   await quiet.next(1, 30_000);
   expect(quiet.results.map((r) => `${r.data.myTransfers.id}:${r.data.myTransfers.status}`)).toEqual([`${a1}:PAYOUT_PENDING`]);
@@ -224,10 +269,40 @@ test('myTransfers(changedSince) replays at most 500 transfers: beyond, BAD_USER_
   const ids = Array.from({ length: 501 }, () => randomUUID());
   const now = new Date();
   await t.app.db.prisma.quote.createMany({
-    data: ids.map((id) => ({ id, ownerId: owner, fxId: randomUUID(), rate: '5.0123', sourceCurrency: 'USD', destinationCurrency: 'BRL', sourceAmount: '100.00', destinationAmount: '501.23', paymentMethod: 'WALLET', expiresAt: new Date(now.getTime() + 300_000), usedByTransferId: id })),
+    data: ids.map((id) => ({
+      id,
+      ownerId: owner,
+      fxId: randomUUID(),
+      rate: '5.0123',
+      sourceCurrency: 'USD',
+      destinationCurrency: 'BRL',
+      sourceAmount: '100.00',
+      destinationAmount: '501.23',
+      paymentMethod: 'WALLET',
+      expiresAt: new Date(now.getTime() + 300_000),
+      usedByTransferId: id,
+    })),
   });
   await t.app.db.prisma.transfer.createMany({
-    data: ids.map((id) => ({ id, ownerId: owner, status: 'PENDING' as never, version: 1, eventSeq: 1, quoteId: id, personId: person.id, sendAmount: '100.00', sendCurrency: 'USD', receiveAmount: '501.23', receiveCurrency: 'BRL', rate: '5.0123', externalPaymentId: id, fundingType: 'card', details: {}, createdAt: now, updatedAt: now })),
+    data: ids.map((id) => ({
+      id,
+      ownerId: owner,
+      status: 'PENDING' as never,
+      version: 1,
+      eventSeq: 1,
+      quoteId: id,
+      personId: person.id,
+      sendAmount: '100.00',
+      sendCurrency: 'USD',
+      receiveAmount: '501.23',
+      receiveCurrency: 'BRL',
+      rate: '5.0123',
+      externalPaymentId: id,
+      fundingType: 'card',
+      details: {},
+      createdAt: now,
+      updatedAt: now,
+    })),
   });
   const carol = await t.token(owner, 'customer');
   const c = wsClient(t.wsUrl, carol);

@@ -25,7 +25,8 @@ const MY = `subscription($since: DateTime) { myTransfers(changedSince: $since) {
 const repo = () => t.app.transfers.repository;
 
 /** A fact the platform reports that changes nothing an app shows (recorded for the back-office only). */
-const fact = (transferId: string, patch: Record<string, string>) => repo().transition({ transferId, cause: 'webhook', actor: 'webhook', detail: { action: 'platform status' }, patch });
+const fact = (transferId: string, patch: Record<string, string>) =>
+  repo().transition({ transferId, cause: 'webhook', actor: 'webhook', detail: { action: 'platform status' }, patch });
 
 /** PENDING v1 → AUTHORIZED v2 → (facts) → CAPTURED v3 → (fact) → PAYOUT_PENDING v4 → COMPLETED v5. */
 async function runToCompleted(id: string) {
@@ -34,8 +35,20 @@ async function runToCompleted(id: string) {
   await fact(id, { upstreamTransactionStatus: 'PaymentPending' });
   await repo().transition({ transferId: id, to: 'CAPTURED', cause: 'worker', actor: 'worker', patch: { capturedAmount: '100.00' } });
   await fact(id, { upstreamTransactionStatus: 'PaymentCaptured' });
-  await repo().transition({ transferId: id, to: 'PAYOUT_PENDING', cause: 'webhook', actor: 'webhook', patch: { upstreamTransactionStatus: 'WaitingPayout' } });
-  await repo().transition({ transferId: id, to: 'COMPLETED', cause: 'webhook', actor: 'webhook', patch: { upstreamTransactionStatus: 'Paid' } });
+  await repo().transition({
+    transferId: id,
+    to: 'PAYOUT_PENDING',
+    cause: 'webhook',
+    actor: 'webhook',
+    patch: { upstreamTransactionStatus: 'WaitingPayout' },
+  });
+  await repo().transition({
+    transferId: id,
+    to: 'COMPLETED',
+    cause: 'webhook',
+    actor: 'webhook',
+    patch: { upstreamTransactionStatus: 'Paid' },
+  });
 }
 
 test('platform facts that change nothing an app shows do not move version and send no message; the back-office still sees every fact in events', async () => {
@@ -46,11 +59,21 @@ test('platform facts that change nothing an app shows do not move version and se
   await runToCompleted(tr.id);
   await waitFor(() => sub.completed, { timeoutMs: 5_000, intervalMs: 20, what: 'the sub stream to complete' });
   const seen = sub.results.map((r) => r.data.transferUpdated);
-  expect(seen.map((s) => `${s.version}:${s.status}`)).toEqual(['1:PENDING', '2:AUTHORIZED', '3:CAPTURED', '4:PAYOUT_PENDING', '5:COMPLETED']);
+  expect(seen.map((s) => `${s.version}:${s.status}`)).toEqual([
+    '1:PENDING',
+    '2:AUTHORIZED',
+    '3:CAPTURED',
+    '4:PAYOUT_PENDING',
+    '5:COMPLETED',
+  ]);
   expect(seen[2].capturedAmount).toEqual({ amount: '100.00', currency: 'USD' });
   await client.dispose();
 
-  const r = await gql<any>(t.url, `query($id: ID!) { transfer(id: $id) { version lastEventSeq events(first: 50) { edges { node { seq version toStatus action } } } } }`, { token: staff, variables: { id: tr.id } });
+  const r = await gql<any>(
+    t.url,
+    `query($id: ID!) { transfer(id: $id) { version lastEventSeq events(first: 50) { edges { node { seq version toStatus action } } } } }`,
+    { token: staff, variables: { id: tr.id } },
+  );
   expect(r.body.errors).toBeUndefined();
   const tx = r.body.data.transfer;
   const events = tx.events.edges.map((e: any) => e.node);
@@ -72,7 +95,10 @@ test('a transfer already terminal at subscribe: without afterVersion the state, 
   await waitFor(() => before.completed, { timeoutMs: 5_000, intervalMs: 20, what: 'the before stream to complete' });
   expect(plain.results.map((r) => r.data.transferUpdated.status)).toEqual(['COMPLETED']);
   expect(atLast.results).toEqual([]);
-  expect(before.results.map((r) => `${r.data.transferUpdated.version}:${r.data.transferUpdated.status}`)).toEqual(['4:PAYOUT_PENDING', '5:COMPLETED']);
+  expect(before.results.map((r) => `${r.data.transferUpdated.version}:${r.data.transferUpdated.status}`)).toEqual([
+    '4:PAYOUT_PENDING',
+    '5:COMPLETED',
+  ]);
   for (const s of [plain, atLast, before]) expect(s.error).toBeUndefined();
   await client.dispose();
 });
@@ -92,7 +118,13 @@ test('resume after a disconnect is gap-free: afterVersion replays exactly the ap
   const again = collect<any>(client, SUB, { id: tr.id, after: first.results.at(-1)!.data.transferUpdated.version });
   await again.next(2);
   await fact(tr.id, { payoutStatus: 'Processing' });
-  await repo().transition({ transferId: tr.id, to: 'FAILED', cause: 'webhook', actor: 'webhook', patch: { failureCode: 'PAYOUT_FAILED', failureMessage: 'The payout failed' } });
+  await repo().transition({
+    transferId: tr.id,
+    to: 'FAILED',
+    cause: 'webhook',
+    actor: 'webhook',
+    patch: { failureCode: 'PAYOUT_FAILED', failureMessage: 'The payout failed' },
+  });
   await waitFor(() => again.completed, { timeoutMs: 5_000, intervalMs: 20, what: 'the again stream to complete' });
   const all = [...first.results, ...again.results].map((r) => r.data.transferUpdated);
   expect(all.map((s) => `${s.version}:${s.status}`)).toEqual(['1:PENDING', '2:AUTHORIZED', '3:CAPTURED', '4:PAYOUT_PENDING', '5:FAILED']);
@@ -122,15 +154,23 @@ test('myTransfers(changedSince) replays and follows app-visible changes only: a 
   await repo().transition({ transferId: tr.id, to: 'CAPTURED', cause: 'worker', actor: 'worker', patch: { capturedAmount: '100.00' } });
   await sub.next(2);
   await new Promise((r) => setTimeout(r, 200));
-  expect(sub.results.map((r) => `${r.data.myTransfers.id === tr.id ? 'tr' : 'quiet'}:${r.data.myTransfers.version}:${r.data.myTransfers.status}`)).toEqual(['tr:2:AUTHORIZED', 'tr:3:CAPTURED']);
+  expect(
+    sub.results.map(
+      (r) => `${r.data.myTransfers.id === tr.id ? 'tr' : 'quiet'}:${r.data.myTransfers.version}:${r.data.myTransfers.status}`,
+    ),
+  ).toEqual(['tr:2:AUTHORIZED', 'tr:3:CAPTURED']);
   await client.dispose();
 });
 
-it("transferUpdated with an afterVersion the transfer never had is BAD_USER_INPUT (it would silently skip versions)", async () => {
+it('transferUpdated with an afterVersion the transfer never had is BAD_USER_INPUT (it would silently skip versions)', async () => {
   const { client } = wsClient(t.wsUrl, await t.token('alice', 'customer'));
   try {
     const tr = await insertTransfer(t.app.db.prisma, { ownerId: 'alice' });
-    const sub = collect<{ transferUpdated: { id: string } }>(client, 'subscription($id: ID!, $v: Int) { transferUpdated(transferId: $id, afterVersion: $v) { id version } }', { id: tr.id, v: 5 });
+    const sub = collect<{ transferUpdated: { id: string } }>(
+      client,
+      'subscription($id: ID!, $v: Int) { transferUpdated(transferId: $id, afterVersion: $v) { id version } }',
+      { id: tr.id, v: 5 },
+    );
     await sub.next(1, 5000).catch(() => undefined);
     const text = JSON.stringify({ r: sub.results, e: sub.error });
     expect(text).toContain('BAD_USER_INPUT');

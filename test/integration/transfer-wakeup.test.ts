@@ -66,11 +66,17 @@ it('a compliance decision whose kick found the worker busy runs on the next tick
   const { id, ext } = await waiting('wakeup-1');
   expect((await row(id)).status).toBe('AUTHORIZED');
   await t.app.db.prisma.transfer.update({ where: { id }, data: { nextRunAt: new Date() } }); // due: the worker takes it
-  duringWorkerAdvance(id, async () => {
-    // the kick cannot take the lease (the worker holds it): it leaves the run to the worker
-    expect(await platformEvent(t, ext, { type: 'compliance', oldStatus: 'Pending', newStatus: 'Approved' })).toMatchObject({ applied: true });
-    expect((await row(id)).status).toBe('AUTHORIZED');
-  }, 'throw');
+  duringWorkerAdvance(
+    id,
+    async () => {
+      // the kick cannot take the lease (the worker holds it): it leaves the run to the worker
+      expect(await platformEvent(t, ext, { type: 'compliance', oldStatus: 'Pending', newStatus: 'Approved' })).toMatchObject({
+        applied: true,
+      });
+      expect((await row(id)).status).toBe('AUTHORIZED');
+    },
+    'throw',
+  );
   await t.app.transfers.worker.tick();
   // The worker's run failed; the decision must not wait for its lease (60 s) to expire.
   expect(await ticksUntil(id, 'CAPTURED')).toBe('CAPTURED');
@@ -125,7 +131,12 @@ it('a resume whose saga run fails after the resume committed is run by the worke
     saga.advance = advance;
     throw new Error('connection terminated'); // the resume committed (ACTION_REQUIRED → PENDING); its saga run dies
   };
-  await expect(t.app.transfers.service.resume({ userId: 'alice-wakeup', role: 'customer' } as never, { transferId: id, idempotencyKey: 'wakeup-resume-1' })).rejects.toThrow();
+  await expect(
+    t.app.transfers.service.resume({ userId: 'alice-wakeup', role: 'customer' } as never, {
+      transferId: id,
+      idempotencyKey: 'wakeup-resume-1',
+    }),
+  ).rejects.toThrow();
   expect((await row(id)).status).toBe('PENDING');
   expect(await ticksUntil(id, 'AUTHORIZED')).toBe('AUTHORIZED'); // the check re-run, then authorized (not left for the quote watchdog)
 }, 90_000);
@@ -184,7 +195,9 @@ it('a compliance decision is not overwritten by a stale compliance event that ra
     if (req.transferId === id && (req.detail as { value?: string } | undefined)?.value === 'Pending') {
       repo.transition = transition;
       // `Pending` was read before `Approved` committed; `Approved` commits now, then `Pending` is written.
-      expect(await platformEvent(t, ext, { type: 'compliance', oldStatus: 'Pending', newStatus: 'Approved' })).toMatchObject({ applied: true });
+      expect(await platformEvent(t, ext, { type: 'compliance', oldStatus: 'Pending', newStatus: 'Approved' })).toMatchObject({
+        applied: true,
+      });
     }
     return transition(req);
   };

@@ -37,24 +37,38 @@ const refusals = (id: string) => t.app.db.prisma.transferRefusal.findMany({ wher
 it.each([
   ['0002', 'ACTION_REQUIRED'], // the card check asks for a 3DS challenge
   ['0003', 'DECLINED'], // the card check fails
-])('compliance decision before the card check (card %s): the saga it runs applies the check → %s, nothing refused', async (card, expected) => {
-  const { id, ext } = await pending(`kick-${card}`, card);
-  expect(await platformEvent(t, ext, { type: 'compliance', oldStatus: 'Pending', newStatus: 'Approved' })).toMatchObject({ applied: true });
-  const after = await row(id);
-  expect(after.status).toBe(expected);
-  if (expected === 'ACTION_REQUIRED') expect(after.nextAction).toMatchObject({ type: 'THREE_DS_CHALLENGE' });
-  expect(await refusals(id)).toEqual([]);
-  // and the worker finds nothing left to do but wait (no step unsettled)
-  await t.app.transfers.worker.tick();
-  expect((await row(id)).status).toBe(expected);
-  expect(await t.app.db.prisma.sagaStep.count({ where: { transferId: id, state: { in: ['PENDING', 'UNKNOWN'] } } })).toBe(0);
-}, 60_000);
+])(
+  'compliance decision before the card check (card %s): the saga it runs applies the check → %s, nothing refused',
+  async (card, expected) => {
+    const { id, ext } = await pending(`kick-${card}`, card);
+    expect(await platformEvent(t, ext, { type: 'compliance', oldStatus: 'Pending', newStatus: 'Approved' })).toMatchObject({
+      applied: true,
+    });
+    const after = await row(id);
+    expect(after.status).toBe(expected);
+    if (expected === 'ACTION_REQUIRED') expect(after.nextAction).toMatchObject({ type: 'THREE_DS_CHALLENGE' });
+    expect(await refusals(id)).toEqual([]);
+    // and the worker finds nothing left to do but wait (no step unsettled)
+    await t.app.transfers.worker.tick();
+    expect((await row(id)).status).toBe(expected);
+    expect(await t.app.db.prisma.sagaStep.count({ where: { transferId: id, state: { in: ['PENDING', 'UNKNOWN'] } } })).toBe(0);
+  },
+  60_000,
+);
 
 it('a check settled as CHALLENGE whose move was lost (crash between the two writes): the next run applies it', async () => {
   const { id, ext } = await pending('kick-lost-move', '0002');
   // What a process killed right after `settle(check, SUCCEEDED)` leaves behind: the step says CHALLENGE, the transfer still PENDING.
   await t.app.db.prisma.sagaStep.create({
-    data: { transferId: id, step: 'check', idempotencyKey: `${ext}:check`, state: 'SUCCEEDED', attempts: 1, request: { funding: 'CARD' }, response: { outcome: 'CHALLENGE', reasons: [], lastFour: '0002' } },
+    data: {
+      transferId: id,
+      step: 'check',
+      idempotencyKey: `${ext}:check`,
+      state: 'SUCCEEDED',
+      attempts: 1,
+      request: { funding: 'CARD' },
+      response: { outcome: 'CHALLENGE', reasons: [], lastFour: '0002' },
+    },
   });
   await t.app.transfers.worker.tick();
   const after = await row(id);

@@ -19,17 +19,25 @@ const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 const idOf = (doc: Parameters<typeof print>[0]) => documentIdOf(print(doc));
 const VIEWER = print(ViewerDocument);
 /** Not in the manifest: a createQuote that would call the gateway. */
-const AD_HOC_QUOTE = 'mutation { createQuote(input: { sourceCurrency: "USD", destinationCurrency: "BRL", paymentMethod: CARD, sourceAmount: "10.00" }) { id } }';
+const AD_HOC_QUOTE =
+  'mutation { createQuote(input: { sourceCurrency: "USD", destinationCurrency: "BRL", paymentMethod: CARD, sourceAmount: "10.00" }) { id } }';
 
 async function post(t: TestApp, token: string, body: unknown, accept = 'application/graphql-response+json') {
-  const res = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  const res = await fetch(`${t.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 async function get(t: TestApp, token: string, params: Record<string, string>) {
-  const res = await fetch(`${t.url}/graphql?${new URLSearchParams(params)}`, { headers: { accept: 'application/graphql-response+json', authorization: `Bearer ${token}` } });
+  const res = await fetch(`${t.url}/graphql?${new URLSearchParams(params)}`, {
+    headers: { accept: 'application/graphql-response+json', authorization: `Bearer ${token}` },
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
-const gatewayCalls = async (t: TestApp) => (await http<unknown[]>('GET', `${t.app.sandbox!.url}/__sandbox/calls?path=${encodeURIComponent('/gateway')}`)).body.length;
+const gatewayCalls = async (t: TestApp) =>
+  (await http<unknown[]>('GET', `${t.app.sandbox!.url}/__sandbox/calls?path=${encodeURIComponent('/gateway')}`)).body.length;
 
 /** One websocket operation: its results and errors (`query: ""` with a documentId, as graphql-ws wants a string). */
 async function wsOnce(t: TestApp, token: string, payload: Record<string, unknown>) {
@@ -38,7 +46,11 @@ async function wsOnce(t: TestApp, token: string, payload: Record<string, unknown
     const results: any[] = [];
     let error: any;
     await new Promise<void>((resolve) =>
-      client.subscribe({ query: '', ...payload } as never, { next: (v) => results.push(v), error: (e) => ((error = e), resolve()), complete: resolve }),
+      client.subscribe({ query: '', ...payload } as never, {
+        next: (v) => results.push(v),
+        error: (e) => ((error = e), resolve()),
+        complete: resolve,
+      }),
     );
     return { results, error };
   } finally {
@@ -102,7 +114,9 @@ describe('TRUSTED_DOCUMENTS=only', () => {
     const quote = await post(t, token, { query: AD_HOC_QUOTE });
     expect(quote.status).toBe(400);
     expect(quote.body.data).toBeUndefined();
-    expect(quote.body.errors).toEqual([{ message: expect.any(String), extensions: { code: 'PERSISTED_DOCUMENT_NOT_ALLOWED', requestId: expect.any(String) } }]);
+    expect(quote.body.errors).toEqual([
+      { message: expect.any(String), extensions: { code: 'PERSISTED_DOCUMENT_NOT_ALLOWED', requestId: expect.any(String) } },
+    ]);
     expect(JSON.stringify(quote.body)).not.toContain('createQuote'); // nothing sent is echoed
     // not even parsed: a syntax error or an unknown field gets the same refusal, not GRAPHQL_PARSE_FAILED/VALIDATION_FAILED
     expect((await post(t, token, { query: '{ viewer { ' })).body.errors[0].extensions.code).toBe('PERSISTED_DOCUMENT_NOT_ALLOWED');
@@ -138,7 +152,9 @@ describe('TRUSTED_DOCUMENTS=only', () => {
     const before = await gatewayCalls(t);
     const refused = await wsOnce(t, token, { query: AD_HOC_QUOTE });
     expect(refused.results).toEqual([]);
-    expect(refused.error).toEqual([{ message: expect.any(String), extensions: { code: 'PERSISTED_DOCUMENT_NOT_ALLOWED', requestId: expect.any(String) } }]);
+    expect(refused.error).toEqual([
+      { message: expect.any(String), extensions: { code: 'PERSISTED_DOCUMENT_NOT_ALLOWED', requestId: expect.any(String) } },
+    ]);
     const parseError = await wsOnce(t, token, { query: 'subscription {' });
     expect(parseError.error[0].extensions.code).toBe('PERSISTED_DOCUMENT_NOT_ALLOWED');
     expect(await gatewayCalls(t)).toBe(before);
@@ -147,7 +163,10 @@ describe('TRUSTED_DOCUMENTS=only', () => {
 
 describe('the manifest', () => {
   test('the default is the app manifest; a missing or tampered one stops the service from starting', () => {
-    expect(loadConfig({ NODE_ENV: 'test' }).trustedDocuments).toEqual({ mode: 'off', manifestPath: expect.stringMatching(/schema[/\\]app[/\\]persisted-documents\.json$/) });
+    expect(loadConfig({ NODE_ENV: 'test' }).trustedDocuments).toEqual({
+      mode: 'off',
+      manifestPath: expect.stringMatching(/schema[/\\]app[/\\]persisted-documents\.json$/),
+    });
     expect(() => loadConfig({ NODE_ENV: 'test', TRUSTED_DOCUMENTS: 'sometimes' })).toThrow(/TRUSTED_DOCUMENTS/);
     const dir = mkdtempSync(join(tmpdir(), 'trusted-'));
     try {

@@ -31,25 +31,32 @@ describe('verification sessions', () => {
 
   it('a non-https redirectUrl → BAD_USER_INPUT', async () => {
     const r = await gql<any>(t.url, START, { token: alice, variables: { i: { redirectUrl: 'http://x' } } });
-    expect(r.body.errors![0]!).toMatchObject({ message: 'Invalid input: redirectUrl must be an https:// URL', extensions: { code: 'BAD_USER_INPUT' } });
+    expect(r.body.errors![0]!).toMatchObject({
+      message: 'Invalid input: redirectUrl must be an https:// URL',
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   });
 
   it('verificationSession: the owner and back-office read it; another customer gets NOT_FOUND without an upstream call', async () => {
     expect((await gql<any>(t.url, GET, { token: alice, variables: { id: sessionId } })).body.data.verificationSession.id).toBe(sessionId);
-    expect((await gql<any>(t.url, GET, { token: staff, variables: { id: sessionId } })).body.data.verificationSession.ownerId).toBe('kyc-alice');
+    expect((await gql<any>(t.url, GET, { token: staff, variables: { id: sessionId } })).body.data.verificationSession.ownerId).toBe(
+      'kyc-alice',
+    );
     const before = (await sandboxCalls(t, '/verification/v1/sessions')).length;
     const r = await gql<any>(t.url, GET, { token: bob, variables: { id: sessionId } });
     expect(r.body.errors![0]!.extensions!.code).toBe('NOT_FOUND');
     expect((await sandboxCalls(t, '/verification/v1/sessions')).length).toBe(before);
   });
 
-  it('createVerification: only in one\'s own session; the session then completes', async () => {
+  it("createVerification: only in one's own session; the session then completes", async () => {
     const other = await gql<any>(t.url, VERIFY, { token: bob, variables: { i: { sessionId } } });
     expect(other.body.errors![0]!.extensions!.code).toBe('NOT_FOUND');
     const r = await gql<any>(t.url, VERIFY, { token: alice, variables: { i: { sessionId, type: 'IDENTITY' } } });
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.createVerification).toMatchObject({ sessionId, type: 'identity', status: 'approved' });
-    expect((await gql<any>(t.url, GET, { token: alice, variables: { id: sessionId } })).body.data.verificationSession.status).toBe('completed');
+    expect((await gql<any>(t.url, GET, { token: alice, variables: { id: sessionId } })).body.data.verificationSession.status).toBe(
+      'completed',
+    );
     verificationId = r.body.data.createVerification.id;
   });
 
@@ -57,8 +64,16 @@ describe('verification sessions', () => {
     const READ = `query($id: ID!) { verification(id: $id) { id sessionId type status decidedAt } }`;
     const own = await gql<any>(t.url, READ, { token: alice, variables: { id: verificationId } });
     expect(own.body.errors).toBeUndefined();
-    expect(own.body.data.verification).toMatchObject({ id: verificationId, sessionId, type: 'identity', status: 'approved', decidedAt: expect.any(String) });
-    expect((await gql<any>(t.url, READ, { token: staff, variables: { id: verificationId } })).body.data.verification.id).toBe(verificationId);
+    expect(own.body.data.verification).toMatchObject({
+      id: verificationId,
+      sessionId,
+      type: 'identity',
+      status: 'approved',
+      decidedAt: expect.any(String),
+    });
+    expect((await gql<any>(t.url, READ, { token: staff, variables: { id: verificationId } })).body.data.verification.id).toBe(
+      verificationId,
+    );
     const before = (await sandboxCalls(t, '/verification/v1/verifications')).length;
     const theirs = await gql<any>(t.url, READ, { token: bob, variables: { id: verificationId } });
     expect(theirs.body.errors![0]!.extensions!.code).toBe('NOT_FOUND');

@@ -7,7 +7,11 @@ let staff: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  [alice, bob, staff] = await Promise.all([t.token('wallet-alice', 'customer'), t.token('wallet-bob', 'customer'), t.token('ops', 'backoffice')]);
+  [alice, bob, staff] = await Promise.all([
+    t.token('wallet-alice', 'customer'),
+    t.token('wallet-bob', 'customer'),
+    t.token('ops', 'backoffice'),
+  ]);
 }, 90_000);
 afterAll(() => t?.close());
 
@@ -36,7 +40,12 @@ describe('wallets', () => {
     const own = await gql<any>(t.url, q, { token: alice, variables: { id: walletId } });
     expect(own.body.errors).toBeUndefined();
     // Money always carries the currency's minor units, as transfers do ("100.00"): a USD balance of zero is "0.00"
-    expect(own.body.data.walletBalance).toEqual({ walletId, available: { amount: '0.00', currency: 'USD' }, held: { amount: '0.00' }, total: { amount: '0.00' } });
+    expect(own.body.data.walletBalance).toEqual({
+      walletId,
+      available: { amount: '0.00', currency: 'USD' },
+      held: { amount: '0.00' },
+      total: { amount: '0.00' },
+    });
     const ops = await gql<any>(t.url, q, { token: staff, variables: { id: walletId } });
     expect(ops.body.errors).toBeUndefined();
 
@@ -55,10 +64,16 @@ describe('wallets', () => {
 
   it('walletStatement: empty connection with date filters; from after until → BAD_USER_INPUT', async () => {
     const q = `query($id: ID!, $from: DateTime, $until: DateTime) { walletStatement(walletId: $id, from: $from, until: $until, first: 5) { totalCount edges { node { type amount { amount currency } } } pageInfo { hasNextPage endCursor } } }`;
-    const r = await gql<any>(t.url, q, { token: alice, variables: { id: walletId, from: '2020-01-01T00:00:00Z', until: '2099-01-01T00:00:00Z' } });
+    const r = await gql<any>(t.url, q, {
+      token: alice,
+      variables: { id: walletId, from: '2020-01-01T00:00:00Z', until: '2099-01-01T00:00:00Z' },
+    });
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.walletStatement).toEqual({ totalCount: 0, edges: [], pageInfo: { hasNextPage: false, endCursor: null } });
-    const bad = await gql<any>(t.url, q, { token: alice, variables: { id: walletId, from: '2030-01-01T00:00:00Z', until: '2020-01-01T00:00:00Z' } });
+    const bad = await gql<any>(t.url, q, {
+      token: alice,
+      variables: { id: walletId, from: '2030-01-01T00:00:00Z', until: '2020-01-01T00:00:00Z' },
+    });
     expect(bad.body.errors![0]!).toMatchObject({ message: 'from must not be after until', extensions: { code: 'BAD_USER_INPUT' } });
   });
 });

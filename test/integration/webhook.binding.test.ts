@@ -55,7 +55,11 @@ const complianceEvent = (o: { transactionId: string; externalTransactionId: stri
 async function outcomeOf(payloadMatch: (p: any) => boolean) {
   return waitFor(
     async () => {
-      const rows = await t.app.db.prisma.webhookInbox.findMany({ where: { processedAt: { not: null } }, orderBy: { seq: 'desc' }, take: 50 });
+      const rows = await t.app.db.prisma.webhookInbox.findMany({
+        where: { processedAt: { not: null } },
+        orderBy: { seq: 'desc' },
+        take: 50,
+      });
       return rows.find((r) => payloadMatch(r.payload));
     },
     { timeoutMs: 10_000, intervalMs: 25, what: 'the event to be processed' },
@@ -72,15 +76,34 @@ describe('transaction events are bound to the transfer and tenant we know', () =
   it("X's transactionId + Y's externalTransactionId + another tenant: Y untouched, mismatch recorded, counted, listed", async () => {
     const x = await heldTransfer('binding-x');
     const y = await heldTransfer('binding-y');
-    const before = { tenant: await rejectedMetric('tenant'), conflict: await rejectedMetric('transaction_conflict'), id: await rejectedMetric('transaction_id') };
+    const before = {
+      tenant: await rejectedMetric('tenant'),
+      conflict: await rejectedMetric('transaction_conflict'),
+      id: await rejectedMetric('transaction_id'),
+    };
 
     const forged = [
       // the reported attack: everything wrong at once
-      complianceEvent({ transactionId: x.externalTransactionId!, externalTransactionId: y.externalPaymentId, tenantId: 'other-tenant', value: 'Rejected' }),
+      complianceEvent({
+        transactionId: x.externalTransactionId!,
+        externalTransactionId: y.externalPaymentId,
+        tenantId: 'other-tenant',
+        value: 'Rejected',
+      }),
       // our tenant, but X's platform transaction with Y's external id
-      complianceEvent({ transactionId: x.externalTransactionId!, externalTransactionId: y.externalPaymentId, tenantId: 'sandbox-tenant', value: 'Rejected' }),
+      complianceEvent({
+        transactionId: x.externalTransactionId!,
+        externalTransactionId: y.externalPaymentId,
+        tenantId: 'sandbox-tenant',
+        value: 'Rejected',
+      }),
       // our tenant, Y's external id, a platform transaction id Y never had
-      complianceEvent({ transactionId: randomUUID(), externalTransactionId: y.externalPaymentId, tenantId: 'sandbox-tenant', value: 'Rejected' }),
+      complianceEvent({
+        transactionId: randomUUID(),
+        externalTransactionId: y.externalPaymentId,
+        tenantId: 'sandbox-tenant',
+        value: 'Rejected',
+      }),
       // no tenant at all
       complianceEvent({ transactionId: y.externalTransactionId!, externalTransactionId: y.externalPaymentId, value: 'Rejected' }),
     ];
@@ -88,7 +111,11 @@ describe('transaction events are bound to the transfer and tenant we know', () =
 
     const outcomes: { id: string; outcome: string | null; outcomeReason: string | null }[] = [];
     for (const e of forged)
-      outcomes.push(await outcomeOf((p) => p.transactionId === e.transactionId && p.tenantId === e.tenantId && p.externalTransactionId === e.externalTransactionId));
+      outcomes.push(
+        await outcomeOf(
+          (p) => p.transactionId === e.transactionId && p.tenantId === e.tenantId && p.externalTransactionId === e.externalTransactionId,
+        ),
+      );
     expect(outcomes.map((o) => [o.outcome, o.outcomeReason])).toEqual([
       ['mismatch', 'tenant'],
       ['mismatch', 'transaction_conflict'],
@@ -113,21 +140,36 @@ describe('transaction events are bound to the transfer and tenant we know', () =
     expect(await rejectedMetric('transaction_id')).toBe(before.id + 1);
 
     const backoffice = await t.token('bo', 'backoffice');
-    const listed = await gql<any>(t.url, '{ rejectedWebhookEvents(first: 50) { totalCount edges { node { id outcome reason eventName streamKey } } } }', { token: backoffice });
+    const listed = await gql<any>(
+      t.url,
+      '{ rejectedWebhookEvents(first: 50) { totalCount edges { node { id outcome reason eventName streamKey } } } }',
+      { token: backoffice },
+    );
     expect(listed.body.errors).toBeUndefined();
     const ids = listed.body.data.rejectedWebhookEvents.edges.map((e: any) => e.node.id);
     for (const o of outcomes) expect(ids).toContain(o.id);
     const node = listed.body.data.rejectedWebhookEvents.edges.find((e: any) => e.node.id === outcomes[1]!.id).node;
-    expect(node).toMatchObject({ outcome: 'mismatch', reason: 'transaction_conflict', eventName: 'TransactionComplianceStatusChangedEvent' });
+    expect(node).toMatchObject({
+      outcome: 'mismatch',
+      reason: 'transaction_conflict',
+      eventName: 'TransactionComplianceStatusChangedEvent',
+    });
     // never the payload, never a name
     expect(JSON.stringify(listed.body)).not.toMatch(/Jane|Doe|sandbox-tenant|other-tenant/);
     const customer: any = await gql<any>(t.url, '{ rejectedWebhookEvents(first: 1) { totalCount } }', { token: alice });
     expect(customer.body.errors[0].extensions.code).toBe('FORBIDDEN');
 
     // the genuine decision still applies afterwards
-    const genuine = complianceEvent({ transactionId: y.externalTransactionId!, externalTransactionId: y.externalPaymentId, tenantId: 'sandbox-tenant', value: 'Approved' });
+    const genuine = complianceEvent({
+      transactionId: y.externalTransactionId!,
+      externalTransactionId: y.externalPaymentId,
+      tenantId: 'sandbox-tenant',
+      value: 'Approved',
+    });
     expect((await postSigned(t.url, secret, genuine)).status).toBe(200);
-    expect((await outcomeOf((p) => p.transactionId === y.externalTransactionId && p.newComplianceStatus === 'Approved')).outcome).toBe('applied');
+    expect((await outcomeOf((p) => p.transactionId === y.externalTransactionId && p.newComplianceStatus === 'Approved')).outcome).toBe(
+      'applied',
+    );
   }, 90_000);
 
   it('a signed event that comes before the platform id is recorded cannot bind the transfer to an id of its choosing', async () => {
@@ -139,15 +181,27 @@ describe('transaction events are bound to the transfer and tenant we know', () =
     const before = await row(id);
     expect(before.externalTransactionId).toBeNull();
     const bogus = randomUUID();
-    const res = await postSigned(t.url, secret, complianceEvent({ transactionId: bogus, externalTransactionId: before.externalPaymentId, tenantId: 'sandbox-tenant', value: 'Approved' }));
+    const res = await postSigned(
+      t.url,
+      secret,
+      complianceEvent({
+        transactionId: bogus,
+        externalTransactionId: before.externalPaymentId,
+        tenantId: 'sandbox-tenant',
+        value: 'Approved',
+      }),
+    );
     expect(res.status).toBe(200);
     const forged = await outcomeOf((p) => p.transactionId === bogus);
     expect([forged.outcome, forged.outcomeReason]).toEqual(['mismatch', 'transaction_id']);
     // the platform's own events still apply: rejected compliance voids the authorization
-    const final = await waitFor(async () => {
-      const tr = await row(id);
-      return ['VOIDED', 'REJECTED'].includes(tr.status) ? tr : null;
-    }, { timeoutMs: 30_000, intervalMs: 25, what: 'the platform rejection applied' });
+    const final = await waitFor(
+      async () => {
+        const tr = await row(id);
+        return ['VOIDED', 'REJECTED'].includes(tr.status) ? tr : null;
+      },
+      { timeoutMs: 30_000, intervalMs: 25, what: 'the platform rejection applied' },
+    );
     expect(final.externalTransactionId).not.toBe(bogus);
     expect(final.complianceStatus).toBe('Rejected');
     const steps = await t.app.db.prisma.sagaStep.findMany({ where: { transferId: id, step: 'capture' } });
@@ -159,7 +213,14 @@ describe('transaction events are bound to the transfer and tenant we know', () =
     const other = { ...documentEvent(docId, 'VERIFIED', new Date().toISOString()), tenantId: 'other-tenant' };
     const { tenantId: _none, ...noTenant } = documentEvent(randomUUID(), 'VERIFIED', new Date().toISOString());
     const agentId = randomUUID();
-    const agent = { event: 'AgentUpdatedEvents', id: agentId, before: null, after: { id: agentId, email: null, businessName: 'Agent', externalId: null, status: 'ACTIVE', createdAt: new Date().toISOString() }, tenantId: 'other-tenant', version: 1 };
+    const agent = {
+      event: 'AgentUpdatedEvents',
+      id: agentId,
+      before: null,
+      after: { id: agentId, email: null, businessName: 'Agent', externalId: null, status: 'ACTIVE', createdAt: new Date().toISOString() },
+      tenantId: 'other-tenant',
+      version: 1,
+    };
     for (const e of [other, noTenant, agent]) expect((await postSigned(t.url, secret, e)).status).toBe(200);
     for (const e of [other, noTenant, agent]) expect((await outcomeOf((p) => p.id === e.id)).outcome).toBe('mismatch');
     expect(await t.app.db.prisma.platformDocument.count({ where: { id: { in: [docId, noTenant.id] } } })).toBe(0);

@@ -17,7 +17,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => t?.close());
 
-const LIST = '{ deadLetteredWebhookEvents(first: 10) { totalCount edges { node { id eventName kind streamKey outcome attempts lastError processedAt } } } }';
+const LIST =
+  '{ deadLetteredWebhookEvents(first: 10) { totalCount edges { node { id eventName kind streamKey outcome attempts lastError processedAt } } } }';
 const REQUEUE = 'mutation($id: ID!) { requeueWebhookEvent(id: $id) { id outcome attempts processedAt } }';
 const metric = (text: string, line: string) => {
   const found = text.split('\n').find((l) => l.startsWith(`${line} `));
@@ -35,7 +36,11 @@ it('an event that keeps failing is dead-lettered and its stream goes on; the bac
   await postSigned(t.url, secret, documentEvent(id, 'VERIFIED', '2026-03-01T00:00:01Z'));
   const rows = await prisma.webhookInbox.findMany({ where: { streamKey: `doc:${id}` }, orderBy: { seq: 'asc' } });
   expect(rows).toHaveLength(2);
-  await waitFor(async () => (await prisma.webhookInbox.count({ where: { streamKey: `doc:${id}`, processedAt: null } })) === 0, { timeoutMs: 30_000, intervalMs: 25, what: 'dead letter' });
+  await waitFor(async () => (await prisma.webhookInbox.count({ where: { streamKey: `doc:${id}`, processedAt: null } })) === 0, {
+    timeoutMs: 30_000,
+    intervalMs: 25,
+    what: 'dead letter',
+  });
   const [dead, later] = await prisma.webhookInbox.findMany({ where: { streamKey: `doc:${id}` }, orderBy: { seq: 'asc' } });
   expect(dead).toMatchObject({ id: rows[0]!.id, outcome: 'dead_letter', attempts: 3 });
   expect(dead!.lastError).toMatch(/test_no_expired/);
@@ -44,11 +49,18 @@ it('an event that keeps failing is dead-lettered and its stream goes on; the bac
   expect(await prisma.platformDocument.findUnique({ where: { id } })).toMatchObject({ verificationStatus: 'VERIFIED' });
 
   // the back-office lists it; customers may neither list nor requeue
-  const list = await gql<{ deadLetteredWebhookEvents: { totalCount: number; edges: { node: Record<string, unknown> }[] } }>(t.url, LIST, { token: staff });
+  const list = await gql<{ deadLetteredWebhookEvents: { totalCount: number; edges: { node: Record<string, unknown> }[] } }>(t.url, LIST, {
+    token: staff,
+  });
   expect(list.body.errors).toBeUndefined();
   expect(list.body.data!.deadLetteredWebhookEvents.totalCount).toBe(1);
   expect(list.body.data!.deadLetteredWebhookEvents.edges[0]!.node).toMatchObject({
-    id: dead!.id, eventName: 'DocumentUpdatedEvents', kind: 'document', streamKey: `doc:${id}`, outcome: 'dead_letter', attempts: 3,
+    id: dead!.id,
+    eventName: 'DocumentUpdatedEvents',
+    kind: 'document',
+    streamKey: `doc:${id}`,
+    outcome: 'dead_letter',
+    attempts: 3,
   });
   expect((await gql(t.url, LIST, { token: customer })).body.errors![0]!.extensions!.code).toBe('FORBIDDEN');
   expect((await gql(t.url, REQUEUE, { token: customer, variables: { id: dead!.id } })).body.errors![0]!.extensions!.code).toBe('FORBIDDEN');
@@ -56,15 +68,26 @@ it('an event that keeps failing is dead-lettered and its stream goes on; the bac
 
   // fixed, requeued: processed again, first in its stream
   await prisma.$executeRawUnsafe('ALTER TABLE platform_documents DROP CONSTRAINT test_no_expired');
-  const requeued = await gql<{ requeueWebhookEvent: Record<string, unknown> }>(t.url, REQUEUE, { token: staff, variables: { id: dead!.id } });
+  const requeued = await gql<{ requeueWebhookEvent: Record<string, unknown> }>(t.url, REQUEUE, {
+    token: staff,
+    variables: { id: dead!.id },
+  });
   expect(requeued.body.errors).toBeUndefined();
   expect(requeued.body.data!.requeueWebhookEvent).toEqual({ id: dead!.id, outcome: null, attempts: 0, processedAt: null });
-  await waitFor(async () => (await prisma.webhookInbox.findUnique({ where: { id: dead!.id } }))?.outcome === 'applied', { timeoutMs: 10_000, intervalMs: 25, what: 'requeued event applied' });
+  await waitFor(async () => (await prisma.webhookInbox.findUnique({ where: { id: dead!.id } }))?.outcome === 'applied', {
+    timeoutMs: 10_000,
+    intervalMs: 25,
+    what: 'requeued event applied',
+  });
   expect(await prisma.platformDocument.findUnique({ where: { id } })).toMatchObject({ verificationStatus: 'EXPIRED' }); // the greatest occurredAt
   const after = await gql<{ deadLetteredWebhookEvents: { totalCount: number } }>(t.url, LIST, { token: staff });
   expect(after.body.data!.deadLetteredWebhookEvents.totalCount).toBe(0);
-  expect((await gql(t.url, REQUEUE, { token: staff, variables: { id: dead!.id } })).body.errors![0]!.extensions!.code).toBe('INVALID_STATE');
-  expect((await gql(t.url, REQUEUE, { token: staff, variables: { id: 'no-such-event' } })).body.errors![0]!.extensions!.code).toBe('NOT_FOUND');
+  expect((await gql(t.url, REQUEUE, { token: staff, variables: { id: dead!.id } })).body.errors![0]!.extensions!.code).toBe(
+    'INVALID_STATE',
+  );
+  expect((await gql(t.url, REQUEUE, { token: staff, variables: { id: 'no-such-event' } })).body.errors![0]!.extensions!.code).toBe(
+    'NOT_FOUND',
+  );
 
   const text = await (await fetch(`${t.url}/metrics`)).text();
   expect(metric(text, 'webhook_events_processed_total{outcome="dead_letter"}')).toBe(1);
@@ -77,7 +100,8 @@ it('an event that keeps failing is dead-lettered and its stream goes on; the bac
 
 it('the backlog gauge counts due unprocessed events when scraped', async () => {
   await t.app.webhooks.processor.stop();
-  for (let i = 0; i < 3; i++) await postSigned(t.url, secret, documentEvent(`backlog-${i}-${Math.random()}`, 'PENDING', '2026-03-02T00:00:00Z'));
+  for (let i = 0; i < 3; i++)
+    await postSigned(t.url, secret, documentEvent(`backlog-${i}-${Math.random()}`, 'PENDING', '2026-03-02T00:00:00Z'));
   const text = await (await fetch(`${t.url}/metrics`)).text();
   expect(metric(text, 'webhook_inbox_backlog')).toBe(3);
 });

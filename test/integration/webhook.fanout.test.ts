@@ -73,7 +73,8 @@ if (!pgUrl || !redis) {
         WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
         WEBHOOK_POLL_INTERVAL_MS: '100',
         SAGA_POLL_INTERVAL_MS: '100',
-        RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '100000',
+        RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000',
+        RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '100000',
       };
       procs.push(...(await Promise.all([spawnService({ ...env, PORT: String(portA) }), spawnService(env)])));
       const [a, b] = procs as [ServiceProcess, ServiceProcess];
@@ -83,13 +84,14 @@ if (!pgUrl || !redis) {
       const gina = await tokenOf('gina', 'customer');
 
       // registered at start by both (one at a time, under the shared lease); asking B again finds it
-      const reg = await gql<{ registerWebhookSubscription: { created: boolean; subscription: { url: string }; secret: { fingerprint: string } } }>(
-        b.url,
-        'mutation { registerWebhookSubscription { created subscription { url } secret { fingerprint } } }',
-        { token: root },
-      );
+      const reg = await gql<{
+        registerWebhookSubscription: { created: boolean; subscription: { url: string }; secret: { fingerprint: string } };
+      }>(b.url, 'mutation { registerWebhookSubscription { created subscription { url } secret { fingerprint } } }', { token: root });
       expect(reg.body.errors).toBeUndefined();
-      expect(reg.body.data!.registerWebhookSubscription).toMatchObject({ created: false, subscription: { url: `${a.url}/webhooks/remittances` } });
+      expect(reg.body.data!.registerWebhookSubscription).toMatchObject({
+        created: false,
+        subscription: { url: `${a.url}/webhooks/remittances` },
+      });
 
       const must = async <T>(url: string, q: string, variables: Record<string, unknown>) => {
         const r = await gql<T>(url, q, { token: gina, variables });
@@ -99,31 +101,52 @@ if (!pgUrl || !redis) {
       const person = await must<{ createPerson: { id: string } }>(a.url, 'mutation($i: PersonInput!) { createPerson(input: $i) { id } }', {
         i: { ...personInput(), firstName: 'Gina', email: 'gina@example.com' },
       });
-      const quote = await must<{ createQuote: { id: string } }>(a.url, 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }', {
-        i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '100.00' },
-      });
-      await checkCardAs(a.url, gina, cardToken('1234')); // a card funds only the transfers of the customer who checked it
-      const tr = await must<{ createTransfer: { id: string } }>(a.url, 'mutation($i: CreateTransferInput!) { createTransfer(input: $i) { id } }', {
-        i: {
-          idempotencyKey: 'fanout-1',
-          quoteId: quote.createQuote.id,
-          personId: person.createPerson.id,
-          recipient: RECIPIENT,
-          funding: { type: 'CARD', cardToken: cardToken('1234') },
+      const quote = await must<{ createQuote: { id: string } }>(
+        a.url,
+        'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }',
+        {
+          i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '100.00' },
         },
-      });
+      );
+      await checkCardAs(a.url, gina, cardToken('1234')); // a card funds only the transfers of the customer who checked it
+      const tr = await must<{ createTransfer: { id: string } }>(
+        a.url,
+        'mutation($i: CreateTransferInput!) { createTransfer(input: $i) { id } }',
+        {
+          i: {
+            idempotencyKey: 'fanout-1',
+            quoteId: quote.createQuote.id,
+            personId: person.createPerson.id,
+            recipient: RECIPIENT,
+            funding: { type: 'CARD', cardToken: cardToken('1234') },
+          },
+        },
+      );
 
       const { client } = wsClient(`${b.url.replace('http', 'ws')}/graphql`, gina);
-      const sub = collect<{ transferUpdated: { status: string; version: number } }>(client, 'subscription($id: ID!) { transferUpdated(transferId: $id) { status version } }', {
-        id: tr.createTransfer.id,
-      });
+      const sub = collect<{ transferUpdated: { status: string; version: number } }>(
+        client,
+        'subscription($id: ID!) { transferUpdated(transferId: $id) { status version } }',
+        {
+          id: tr.createTransfer.id,
+        },
+      );
       try {
-        await waitFor(() => sub.results.some((r) => r.data?.transferUpdated.status === 'COMPLETED'), { timeoutMs: 30_000, intervalMs: 25, what: 'COMPLETED on B' });
+        await waitFor(() => sub.results.some((r) => r.data?.transferUpdated.status === 'COMPLETED'), {
+          timeoutMs: 30_000,
+          intervalMs: 25,
+          what: 'COMPLETED on B',
+        });
       } finally {
         sub.dispose();
         await client.dispose();
       }
-      const hooks = (await sandbox.request<{ webhooks: { url: string; deliveries: { status: number; signed: boolean }[] }[] }>('GET', '/__sandbox/webhooks')).body.webhooks;
+      const hooks = (
+        await sandbox.request<{ webhooks: { url: string; deliveries: { status: number; signed: boolean }[] }[] }>(
+          'GET',
+          '/__sandbox/webhooks',
+        )
+      ).body.webhooks;
       expect(hooks).toHaveLength(1);
       expect(hooks[0]!.deliveries.length).toBeGreaterThan(0);
       expect(hooks[0]!.deliveries.every((d) => d.signed && d.status === 200)).toBe(true);

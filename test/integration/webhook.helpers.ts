@@ -34,8 +34,16 @@ export async function ownSubscription(t: TestApp): Promise<SandboxSubscription> 
   return subs[0]!;
 }
 
-export async function postWebhook(url: string, body: string | Buffer, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
-  const res = await request(`${url}/webhooks/remittances`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+export async function postWebhook(
+  url: string,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
+  const res = await request(`${url}/webhooks/remittances`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
   const text = await res.body.text();
   let parsed: unknown = text;
   try {

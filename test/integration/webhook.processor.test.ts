@@ -53,12 +53,25 @@ let db: TestDatabase;
 let clock: ManualClock;
 let inbox: WebhookInbox;
 const processors: WebhookProcessor[] = [];
-const make = (sink: TransferEventSink | null, opts: Partial<ConstructorParameters<typeof WebhookProcessor>[5]> = {}, metrics: Metrics | null = null) => {
-  const p = new WebhookProcessor(db.prisma, sink, new PlatformStateStore(db.prisma), clock, logger, { pollIntervalMs: 20, tenantId: 'sandbox-tenant', ...opts }, metrics);
+const make = (
+  sink: TransferEventSink | null,
+  opts: Partial<ConstructorParameters<typeof WebhookProcessor>[5]> = {},
+  metrics: Metrics | null = null,
+) => {
+  const p = new WebhookProcessor(
+    db.prisma,
+    sink,
+    new PlatformStateStore(db.prisma),
+    clock,
+    logger,
+    { pollIntervalMs: 20, tenantId: 'sandbox-tenant', ...opts },
+    metrics,
+  );
   processors.push(p);
   return p;
 };
-const store = (payload: Record<string, unknown>) => inbox.store({ eventName: String(payload.event), payload, signed: true, receivedAt: clock.now() });
+const store = (payload: Record<string, unknown>) =>
+  inbox.store({ eventName: String(payload.event), payload, signed: true, receivedAt: clock.now() });
 const pending = () => db.prisma.webhookInbox.count({ where: { processedAt: null } });
 
 beforeEach(async () => {
@@ -100,7 +113,10 @@ it('a transient failure is retried with backoff; the transaction’s later event
   await store(txEvent(tx, 'Created', 'PaymentProcessing'));
   const p = make(sink);
   p.start();
-  await waitFor(() => db.prisma.webhookInbox.findFirst({ where: { attempts: 1, processedAt: null } }), { timeoutMs: 10_000, what: 'a row tried once and still unprocessed' });
+  await waitFor(() => db.prisma.webhookInbox.findFirst({ where: { attempts: 1, processedAt: null } }), {
+    timeoutMs: 10_000,
+    what: 'a row tried once and still unprocessed',
+  });
   await new Promise((r) => setTimeout(r, 100));
   expect(sink.events).toHaveLength(0); // the second event did not overtake the first
   const row = await db.prisma.webhookInbox.findFirst({ where: { attempts: 1 } });
@@ -120,17 +136,24 @@ it('an event that keeps throwing is dead-lettered after maxAttempts and its stre
   const p = make(sink, { maxAttempts: 3 }, metrics);
   p.start();
   for (const attempts of [1, 2]) {
-    await waitFor(() => db.prisma.webhookInbox.findFirst({ where: { attempts, processedAt: null } }), { timeoutMs: 10_000, what: `a row tried ${attempts} times and still unprocessed` });
+    await waitFor(() => db.prisma.webhookInbox.findFirst({ where: { attempts, processedAt: null } }), {
+      timeoutMs: 10_000,
+      what: `a row tried ${attempts} times and still unprocessed`,
+    });
     expect(sink.events).toHaveLength(0); // the head blocks its stream while it is retried
     clock.advance(60_000);
   }
   await waitFor(async () => (await pending()) === 0, { timeoutMs: 10_000, what: 'the inbox drained' });
   const rows = await db.prisma.webhookInbox.findMany({ orderBy: { seq: 'asc' } });
-  expect(rows.map((r) => [r.outcome, r.attempts, r.lastError])).toEqual([['dead_letter', 3, 'database unavailable'], ['applied', 1, null]]);
+  expect(rows.map((r) => [r.outcome, r.attempts, r.lastError])).toEqual([
+    ['dead_letter', 3, 'database unavailable'],
+    ['applied', 1, null],
+  ]);
   expect(sink.events.map((e) => (e.change as { newStatus: string }).newStatus)).toEqual(['PaymentProcessing']);
   expect(p.stats).toEqual({ processed: 2, retried: 2, deadLettered: 1 });
   const value = async (name: string, labels: Record<string, string> = {}) =>
-    (await metrics.registry.getSingleMetric(name)!.get()).values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value;
+    (await metrics.registry.getSingleMetric(name)!.get()).values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))
+      ?.value;
   expect(await value('webhook_events_dead_lettered_total')).toBe(1);
   expect(await value('webhook_events_processed_total', { outcome: 'dead_letter' })).toBe(1);
   expect(await value('webhook_events_processed_total', { outcome: 'applied' })).toBe(1);
@@ -142,7 +165,9 @@ it('a stream leased by a crashed instance is taken over once its lease expires',
   const sink = new RecordingSink();
   const tx = '00000000-0000-4000-8000-0000000000dd';
   await store(txEvent(tx, null, 'Created'));
-  await db.prisma.webhookStreamLease.create({ data: { streamKey: `tx:${tx}`, leaseOwner: 'crashed', leaseUntil: new Date(clock.nowMs() + 30_000) } });
+  await db.prisma.webhookStreamLease.create({
+    data: { streamKey: `tx:${tx}`, leaseOwner: 'crashed', leaseUntil: new Date(clock.nowMs() + 30_000) },
+  });
   const p = make(sink);
   p.start();
   await new Promise((r) => setTimeout(r, 200));
@@ -155,7 +180,15 @@ it('a stream leased by a crashed instance is taken over once its lease expires',
 
 it('batches: claiming, reading and finishing cost a few statements per pass, not per event', async () => {
   const doc = (id: string, status: string, second: number) => ({
-    event: 'DocumentUpdatedEvents', id, entityId: 'person-1', entityType: 'Participant', documentType: 'PASSPORT', verificationStatus: status, occurredAt: `2026-01-01T00:00:0${second}Z`, tenantId: 'sandbox-tenant', version: 1,
+    event: 'DocumentUpdatedEvents',
+    id,
+    entityId: 'person-1',
+    entityType: 'Participant',
+    documentType: 'PASSPORT',
+    verificationStatus: status,
+    occurredAt: `2026-01-01T00:00:0${second}Z`,
+    tenantId: 'sandbox-tenant',
+    version: 1,
   });
   for (let i = 0; i < 40; i++) await store(doc(`solo-${i}`, 'VERIFIED', 1)); // 40 streams of one event
   for (let i = 0; i < 5; i++) for (let k = 0; k < 4; k++) await store(doc(`multi-${i}`, k % 2 ? 'PENDING' : 'VERIFIED', k + 1)); // 5 streams of 4
@@ -172,7 +205,11 @@ it('batches: claiming, reading and finishing cost a few statements per pass, not
   expect(processing.length - applying.length).toBeLessThanOrEqual(8);
   expect(processing.length / 60).toBeLessThan(1.15); // was ≈ 7 statements per event with a lease round per event
   expect(await db.prisma.webhookInbox.count({ where: { outcome: 'applied' } })).toBe(60);
-  for (let i = 0; i < 5; i++) expect(await db.prisma.platformDocument.findUnique({ where: { id: `multi-${i}` } })).toMatchObject({ verificationStatus: 'PENDING', occurredAt: new Date('2026-01-01T00:00:04Z') });
+  for (let i = 0; i < 5; i++)
+    expect(await db.prisma.platformDocument.findUnique({ where: { id: `multi-${i}` } })).toMatchObject({
+      verificationStatus: 'PENDING',
+      occurredAt: new Date('2026-01-01T00:00:04Z'),
+    });
   expect(await db.prisma.webhookStreamLease.count()).toBe(0);
 });
 
@@ -192,19 +229,46 @@ it('unknown_transfer is retried during the grace period, then recorded', async (
 
 it('documents keep the greatest occurredAt (equal = retry); unknown statuses recorded and ignored; agents never go back to pending', async () => {
   const doc = (status: string, occurredAt: string, extra: Record<string, unknown> = {}) => ({
-    event: 'DocumentUpdatedEvents', id: 'doc-1', entityId: 'person-1', entityType: 'Participant', documentType: 'PASSPORT', verificationStatus: status, occurredAt, tenantId: 'sandbox-tenant', version: 1, ...extra,
+    event: 'DocumentUpdatedEvents',
+    id: 'doc-1',
+    entityId: 'person-1',
+    entityType: 'Participant',
+    documentType: 'PASSPORT',
+    verificationStatus: status,
+    occurredAt,
+    tenantId: 'sandbox-tenant',
+    version: 1,
+    ...extra,
   });
   await store(doc('VERIFIED', '2026-01-01T00:00:02Z'));
   await store(doc('PENDING', '2026-01-01T00:00:01Z')); // older, arrives later
   await store(doc('REJECTED', '2026-01-01T00:00:02Z')); // same occurredAt: a retry, no effect
   await store(doc('FROZEN', '2026-01-01T00:00:09Z')); // unknown status
-  await store({ event: 'agentUpdatedEvents', id: 'ag-1', before: { status: 'PENDING_APPROVAL' }, after: { id: 'ag-1', email: 'a@x', businessName: 'A', externalId: null, status: 'ACTIVE', createdAt: '2026-01-01T00:00:00Z' }, tenantId: 'sandbox-tenant', version: 1 });
-  await store({ event: 'AgentUpdatedEvents', id: 'ag-1', before: null, after: { id: 'ag-1', email: 'a@x', businessName: 'A', externalId: null, status: 'PENDING_APPROVAL', createdAt: '2026-01-01T00:00:00Z' }, tenantId: 'sandbox-tenant', version: 1 });
+  await store({
+    event: 'agentUpdatedEvents',
+    id: 'ag-1',
+    before: { status: 'PENDING_APPROVAL' },
+    after: { id: 'ag-1', email: 'a@x', businessName: 'A', externalId: null, status: 'ACTIVE', createdAt: '2026-01-01T00:00:00Z' },
+    tenantId: 'sandbox-tenant',
+    version: 1,
+  });
+  await store({
+    event: 'AgentUpdatedEvents',
+    id: 'ag-1',
+    before: null,
+    after: { id: 'ag-1', email: 'a@x', businessName: 'A', externalId: null, status: 'PENDING_APPROVAL', createdAt: '2026-01-01T00:00:00Z' },
+    tenantId: 'sandbox-tenant',
+    version: 1,
+  });
   await store({ event: 'SomethingElse', x: 1 });
   const p = make(null);
   p.start();
   await waitFor(async () => (await pending()) === 0, { timeoutMs: 10_000, what: 'the inbox drained' });
-  expect(await db.prisma.platformDocument.findUnique({ where: { id: 'doc-1' } })).toMatchObject({ verificationStatus: 'VERIFIED', occurredAt: new Date('2026-01-01T00:00:02Z'), entityId: 'person-1' });
+  expect(await db.prisma.platformDocument.findUnique({ where: { id: 'doc-1' } })).toMatchObject({
+    verificationStatus: 'VERIFIED',
+    occurredAt: new Date('2026-01-01T00:00:02Z'),
+    entityId: 'person-1',
+  });
   expect(await db.prisma.platformAgent.findUnique({ where: { id: 'ag-1' } })).toMatchObject({ status: 'ACTIVE', businessName: 'A' });
   const outcomes = (await db.prisma.webhookInbox.findMany({ orderBy: { seq: 'asc' } })).map((r) => r.outcome);
   expect(outcomes).toEqual(['applied', 'stale', 'no_change', 'unknown_value', 'applied', 'stale', 'ignored']);

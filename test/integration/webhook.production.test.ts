@@ -38,10 +38,15 @@ function startProxy(): Promise<number> {
         const headers = { ...req.headers };
         delete headers.host;
         delete headers.connection;
-        const up = await request(`${target}${req.url}`, { method: req.method as 'GET', headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+        const up = await request(`${target}${req.url}`, {
+          method: req.method as 'GET',
+          headers,
+          body: chunks.length ? Buffer.concat(chunks) : undefined,
+        });
         const body = Buffer.from(await up.body.arrayBuffer());
         const out: Record<string, string> = {};
-        for (const [k, v] of Object.entries(up.headers)) if (typeof v === 'string' && k !== 'transfer-encoding' && k !== 'connection') out[k] = v;
+        for (const [k, v] of Object.entries(up.headers))
+          if (typeof v === 'string' && k !== 'transfer-encoding' && k !== 'connection') out[k] = v;
         res.writeHead(up.statusCode, out).end(body);
       } catch {
         res.writeHead(502).end();
@@ -54,13 +59,21 @@ const platformUp = () => (target = new URL(prod.sandbox.remittancesUrl).origin);
 
 const readyz = async () => {
   const r = await http('GET', `${prod.url}/readyz`);
-  return { status: r.status, webhooks: (r.body as any)?.checks?.find?.((c: any) => c.name === 'webhooks') ?? (r.body as any)?.checks?.webhooks };
+  return {
+    status: r.status,
+    webhooks: (r.body as any)?.checks?.find?.((c: any) => c.name === 'webhooks') ?? (r.body as any)?.checks?.webhooks,
+  };
 };
-const inboxCount = async (where = 'true') => Number((await db.query(`SELECT count(*)::int AS n FROM webhook_inbox WHERE ${where}`)).rows[0].n);
+const inboxCount = async (where = 'true') =>
+  Number((await db.query(`SELECT count(*)::int AS n FROM webhook_inbox WHERE ${where}`)).rows[0].n);
 const captures = async (externalPaymentId: string) =>
-  (await http<{ path: string }[]>('GET', `${prod.sandbox.controlUrl}/calls?service=gateway&method=POST`)).body.filter((c) => c.path.endsWith(`/payments/${externalPaymentId}/capture`));
+  (await http<{ path: string }[]>('GET', `${prod.sandbox.controlUrl}/calls?service=gateway&method=POST`)).body.filter((c) =>
+    c.path.endsWith(`/payments/${externalPaymentId}/capture`),
+  );
 const ownSubs = async () =>
-  ((await http<any>('GET', `${prod.sandbox.controlUrl}/webhooks`)).body.webhooks as any[]).filter((s) => s.url === `${prod.env.PUBLIC_URL}/webhooks/remittances`);
+  ((await http<any>('GET', `${prod.sandbox.controlUrl}/webhooks`)).body.webhooks as any[]).filter(
+    (s) => s.url === `${prod.env.PUBLIC_URL}/webhooks/remittances`,
+  );
 
 const compliance = (transactionId: string, externalTransactionId: string, value: string) =>
   JSON.stringify({
@@ -111,16 +124,24 @@ it('a forged unsigned decision moves no money; the signed one from the platform 
   const alice = await prod.token('alice-prod', 'customer');
   const personId = await newPerson(prod.url, alice);
   const quoteId = await newQuote(prod.url, alice);
-  const created = await createTransfer(prod.url, alice, transferInput({ quoteId, personId, key: 'prod-webhook-1', lastName: 'Compliance-Review' }));
+  const created = await createTransfer(
+    prod.url,
+    alice,
+    transferInput({ quoteId, personId, key: 'prod-webhook-1', lastName: 'Compliance-Review' }),
+  );
   expect(created.body.errors).toBeUndefined();
   const id = created.body.data.createTransfer.id as string;
   expect(id).toMatch(/^[0-9a-f-]{36}$/);
   // simple-query protocol (no bind parameters): the PGlite wire server shares one unnamed statement between connections
-  const row = async () => (await db.query(`SELECT status, external_payment_id, external_transaction_id FROM transfers WHERE id = '${id}'`)).rows[0];
-  const held = await waitFor(async () => {
-    const r = await row();
-    return r.status === 'AUTHORIZED' && r.external_transaction_id ? r : null;
-  }, { timeoutMs: 30_000, intervalMs: 25, what: 'AUTHORIZED with its platform transaction linked (signed platform deliveries)' });
+  const row = async () =>
+    (await db.query(`SELECT status, external_payment_id, external_transaction_id FROM transfers WHERE id = '${id}'`)).rows[0];
+  const held = await waitFor(
+    async () => {
+      const r = await row();
+      return r.status === 'AUTHORIZED' && r.external_transaction_id ? r : null;
+    },
+    { timeoutMs: 30_000, intervalMs: 25, what: 'AUTHORIZED with its platform transaction linked (signed platform deliveries)' },
+  );
 
   const forged = compliance(held.external_transaction_id, held.external_payment_id, 'Approved');
   expect((await postWebhook(prod.url, forged)).status).toBe(401);
@@ -131,7 +152,9 @@ it('a forged unsigned decision moves no money; the signed one from the platform 
   expect((await row()).status).toBe('AUTHORIZED');
 
   // the platform's own decision, delivered signed
-  const decided = await http('POST', `${prod.sandbox.controlUrl}/transactions/${held.external_payment_id}/compliance`, { body: { decision: 'Approved' } });
+  const decided = await http('POST', `${prod.sandbox.controlUrl}/transactions/${held.external_payment_id}/compliance`, {
+    body: { decision: 'Approved' },
+  });
   expect(decided.status).toBe(200);
   await waitFor(async () => (await row()).status === 'COMPLETED', { timeoutMs: 60_000, intervalMs: 25, what: 'COMPLETED' });
   expect((await captures(held.external_payment_id)).length).toBeGreaterThan(0);
@@ -142,7 +165,10 @@ it('deleting the signing secret of our own subscription, or the subscription, is
   const res: any = await gql<any>(prod.url, 'mutation { deleteWebhookSecret }', { token: admin });
   expect(res.body.errors[0].extensions.code).toBe('INVALID_STATE');
   const [sub] = await ownSubs();
-  const del: any = await gql<any>(prod.url, 'mutation($id: ID!) { deleteWebhookSubscription(id: $id) }', { token: admin, variables: { id: sub.id } });
+  const del: any = await gql<any>(prod.url, 'mutation($id: ID!) { deleteWebhookSubscription(id: $id) }', {
+    token: admin,
+    variables: { id: sub.id },
+  });
   expect(del.body.errors[0].extensions.code).toBe('INVALID_STATE');
   expect((await ownSubs())[0].signingSecret).toEqual(expect.any(String));
   expect((await readyz()).status).toBe(200);
@@ -153,7 +179,11 @@ it('a second instance on the same database and PUBLIC_URL reuses the subscriptio
   let second: ServiceProcess | null = null;
   try {
     second = await spawnService({ ...prod.env, PORT: String(await freePort()), METRICS_PORT: '0' }, 90_000);
-    await waitFor(async () => (await http('GET', `${second!.url}/readyz`)).status === 200, { timeoutMs: 30_000, intervalMs: 25, what: 'second instance ready' });
+    await waitFor(async () => (await http('GET', `${second!.url}/readyz`)).status === 200, {
+      timeoutMs: 30_000,
+      intervalMs: 25,
+      what: 'second instance ready',
+    });
     const after = await ownSubs();
     expect(after).toHaveLength(1);
     expect(after[0].id).toBe(before.id);

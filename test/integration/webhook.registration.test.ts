@@ -24,19 +24,31 @@ const covers = (events: string[]) => SUBSCRIBED_EVENTS.every((e) => events.some(
 /** An agent event published by the sandbox platform itself (creating an agent), received signed and stored. */
 async function platformEventDelivered(): Promise<void> {
   const before = await t.app.db.prisma.webhookInbox.count({ where: { kind: 'agent', signed: true } });
-  const r = await gql<any>(t.url, `mutation { createAgentLegacy(input: { email: "agent-${randomUUID()}@example.com", businessName: "Agent Ltd" }) { agent { id } } }`, { token: admin });
+  const r = await gql<any>(
+    t.url,
+    `mutation { createAgentLegacy(input: { email: "agent-${randomUUID()}@example.com", businessName: "Agent Ltd" }) { agent { id } } }`,
+    { token: admin },
+  );
   expect(r.body.errors).toBeUndefined();
-  await waitFor(async () => (await t.app.db.prisma.webhookInbox.count({ where: { kind: 'agent', signed: true } })) > before, { timeoutMs: 15_000, intervalMs: 25, what: 'a signed agent delivery' });
+  await waitFor(async () => (await t.app.db.prisma.webhookInbox.count({ where: { kind: 'agent', signed: true } })) > before, {
+    timeoutMs: 15_000,
+    intervalMs: 25,
+    what: 'a signed agent delivery',
+  });
 }
 
 it('registering another event list never removes what the service needs; deliveries still arrive', async () => {
   const [first] = await own();
   expect(first).toBeDefined();
 
-  const res = await gql<any>(t.url, 'mutation($i: RegisterWebhookSubscriptionInput) { registerWebhookSubscription(input: $i) { created subscription { id events isOwn secretStored } } }', {
-    token: admin,
-    variables: { i: { events: ['TransactionStatusChanged'] } },
-  });
+  const res = await gql<any>(
+    t.url,
+    'mutation($i: RegisterWebhookSubscriptionInput) { registerWebhookSubscription(input: $i) { created subscription { id events isOwn secretStored } } }',
+    {
+      token: admin,
+      variables: { i: { events: ['TransactionStatusChanged'] } },
+    },
+  );
   expect(res.body.errors).toBeUndefined();
   const sub = res.body.data.registerWebhookSubscription.subscription;
   expect(sub.isOwn).toBe(true);
@@ -49,10 +61,14 @@ it('registering another event list never removes what the service needs; deliver
   expect((await t.app.webhooks.readiness.check()) as boolean).toBe(true);
 
   // adding a legacy spelling: a superset is created first (signed), nothing needed is ever missing
-  const legacy = await gql<any>(t.url, 'mutation($i: RegisterWebhookSubscriptionInput) { registerWebhookSubscription(input: $i) { created subscription { id events secretStored } } }', {
-    token: admin,
-    variables: { i: { events: ['documentUpdatedEvents'] } },
-  });
+  const legacy = await gql<any>(
+    t.url,
+    'mutation($i: RegisterWebhookSubscriptionInput) { registerWebhookSubscription(input: $i) { created subscription { id events secretStored } } }',
+    {
+      token: admin,
+      variables: { i: { events: ['documentUpdatedEvents'] } },
+    },
+  );
   expect(legacy.body.errors).toBeUndefined();
   expect(legacy.body.data.registerWebhookSubscription.subscription.secretStored).toBe(true);
   expect(covers(legacy.body.data.registerWebhookSubscription.subscription.events)).toBe(true);

@@ -47,7 +47,8 @@ it('events stored with the processor stopped are processed after a restart', asy
   await first.app.webhooks.processor.stop(); // the "crash" window: stored and acknowledged, never processed
   const secret = (await ownSubscription(first)).signingSecret!;
   const ids = [`restart-a-${Math.random()}`, `restart-b-${Math.random()}`];
-  for (const id of ids) expect((await postSigned(first.url, secret, documentEvent(id, 'VERIFIED', '2026-03-01T00:00:00Z'))).status).toBe(200);
+  for (const id of ids)
+    expect((await postSigned(first.url, secret, documentEvent(id, 'VERIFIED', '2026-03-01T00:00:00Z'))).status).toBe(200);
   await new Promise((r) => setTimeout(r, 200));
   expect(await first.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })).toBe(2);
   expect(await first.app.db.prisma.platformDocument.count()).toBe(0);
@@ -56,13 +57,27 @@ it('events stored with the processor stopped are processed after a restart', asy
 
   const second = await startTestApp(env);
   apps.push(second);
-  await waitFor(async () => (await second.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })) === 0, { timeoutMs: 15_000, intervalMs: 25, what: 'processing after restart' });
-  expect((await second.app.db.prisma.platformDocument.findMany({ where: { id: { in: ids } } })).map((d) => d.verificationStatus)).toEqual(['VERIFIED', 'VERIFIED']);
+  await waitFor(async () => (await second.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })) === 0, {
+    timeoutMs: 15_000,
+    intervalMs: 25,
+    what: 'processing after restart',
+  });
+  expect((await second.app.db.prisma.platformDocument.findMany({ where: { id: { in: ids } } })).map((d) => d.verificationStatus)).toEqual([
+    'VERIFIED',
+    'VERIFIED',
+  ]);
   // the restarted embedded sandbox forgot the old subscription: a new one, with a new secret we hold
   const current = await ownSubscription(second);
   const secrets = await second.app.db.prisma.webhookSecret.findMany();
   expect(secrets.map((s) => s.subscriptionId)).toContain(current.id);
-  expect((await postSigned(second.url, current.signingSecret!, documentEvent(`after-${Math.random()}`, 'PENDING', '2026-03-02T00:00:00Z'))).status).toBe(200);
+  expect(
+    (await postSigned(second.url, current.signingSecret!, documentEvent(`after-${Math.random()}`, 'PENDING', '2026-03-02T00:00:00Z')))
+      .status,
+  ).toBe(200);
   // a restart on the same URL (fixed PORT, as in development) reuses it: nothing created, nothing rotated
-  expect(await second.app.webhooks.subscriptions.ensureRegistration()).toEqual({ subscriptionId: current.id, created: false, rotated: false });
+  expect(await second.app.webhooks.subscriptions.ensureRegistration()).toEqual({
+    subscriptionId: current.id,
+    created: false,
+    rotated: false,
+  });
 }, 90_000);

@@ -32,7 +32,9 @@ describe('sandbox self-registration', () => {
       '{ webhookSubscriptions { id isOwn secretStored secretFingerprint } }',
       { token: admin },
     );
-    expect(res.body.data!.webhookSubscriptions).toEqual([{ id: sub.id, isOwn: true, secretStored: true, secretFingerprint: secretFingerprint(secret) }]);
+    expect(res.body.data!.webhookSubscriptions).toEqual([
+      { id: sub.id, isOwn: true, secretStored: true, secretFingerprint: secretFingerprint(secret) },
+    ]);
     expect(await t.app.webhooks.subscriptions.ensureRegistration()).toEqual({ subscriptionId: sub.id, created: false, rotated: false });
     const again = await gql<{ registerWebhookSubscription: { created: boolean; secret: unknown; subscription: { id: string } } }>(
       t.url,
@@ -46,7 +48,11 @@ describe('sandbox self-registration', () => {
 
   it('admin only', async () => {
     const customer = await t.token('alice', 'customer');
-    for (const q of ['{ webhookSubscriptions { id } }', 'mutation { rotateWebhookSecret { fingerprint } }', 'mutation { deleteWebhookSecret }']) {
+    for (const q of [
+      '{ webhookSubscriptions { id } }',
+      'mutation { rotateWebhookSecret { fingerprint } }',
+      'mutation { deleteWebhookSecret }',
+    ]) {
       const res = await gql(t.url, q, { token: customer });
       expect(res.body.errors![0]!.extensions!.code).toBe('FORBIDDEN');
       expect((await gql(t.url, q)).body.errors![0]!.extensions!.code).toBe('UNAUTHENTICATED');
@@ -93,7 +99,9 @@ describe('signature vectors', () => {
   it('accepts several v1 values when one is valid, and timestamps inside the window', async () => {
     const body = JSON.stringify(event(3));
     const v1 = signatureHeaderFor(secret, nowS(), body).split('v1=')[1];
-    expect((await postWebhook(t.url, body, { 'x-service-signature': `t=${nowS()},v1=${'0'.repeat(64)},v1=${v1},v2=whatever` })).status).toBe(200);
+    expect(
+      (await postWebhook(t.url, body, { 'x-service-signature': `t=${nowS()},v1=${'0'.repeat(64)},v1=${v1},v2=whatever` })).status,
+    ).toBe(200);
     expect((await postSigned(t.url, secret, event(4), nowS() - 290)).status).toBe(200);
     expect((await postSigned(t.url, secret, event(5), nowS() + 290)).status).toBe(200);
   });
@@ -117,7 +125,8 @@ describe('fuzz', () => {
   it('malformed headers and bodies are never accepted and never crash the process', async () => {
     const before = await inboxCount();
     const validBody = JSON.stringify(documentEvent('fuzz-doc', 'PENDING', '2026-01-01T00:00:00Z'));
-    const hex = (minLength: number, maxLength: number) => fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'), minLength, maxLength });
+    const hex = (minLength: number, maxLength: number) =>
+      fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'), minLength, maxLength });
     const header = fc.oneof(
       fc.string({ maxLength: 200 }),
       fc.tuple(fc.oneof(fc.integer({ min: -1e6, max: 2 ** 31 - 1 }), fc.constant(nowS())), hex(0, 70)).map(([ts, h]) => `t=${ts},v1=${h}`),
@@ -160,22 +169,59 @@ describe('inbox', () => {
     const id = `doc-${Math.random()}`;
     await postSigned(t.url, secret, documentEvent(id, 'VERIFIED', '2026-02-01T00:00:02Z', 'documentupdatedevents'));
     await postSigned(t.url, secret, documentEvent(id, 'PENDING', '2026-02-01T00:00:01Z', 'DocumentUpdatedEvents'));
-    await postSigned(t.url, secret, { event: 'agentStatusChangedEvent', id: 'agent-early-1', status: 'Active', tenantId: 'sandbox-tenant' });
-    await waitFor(async () => (await t.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })) === 0, { timeoutMs: 10_000, intervalMs: 25, what: 'processing' });
-    expect(await t.app.db.prisma.platformDocument.findUnique({ where: { id } })).toMatchObject({ verificationStatus: 'VERIFIED', documentType: 'PASSPORT' });
+    await postSigned(t.url, secret, {
+      event: 'agentStatusChangedEvent',
+      id: 'agent-early-1',
+      status: 'Active',
+      tenantId: 'sandbox-tenant',
+    });
+    await waitFor(async () => (await t.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })) === 0, {
+      timeoutMs: 10_000,
+      intervalMs: 25,
+      what: 'processing',
+    });
+    expect(await t.app.db.prisma.platformDocument.findUnique({ where: { id } })).toMatchObject({
+      verificationStatus: 'VERIFIED',
+      documentType: 'PASSPORT',
+    });
     expect(await t.app.db.prisma.platformAgent.findUnique({ where: { id: 'agent-early-1' } })).toMatchObject({ status: 'ACTIVE' });
   });
 
   it('transaction events of every spelling and both generations land in one stream per transaction', async () => {
     const transactionId = '33333333-3333-4333-8333-333333333333';
     const base = { transactionId, externalTransactionId: 'ext-33', tenantId: 'sandbox-tenant' };
-    await postSigned(t.url, secret, { event: 'transactionstatuschanged', ...base, oldStatus: null, newStatus: 'Created', newStatusMessages: [] });
-    await postSigned(t.url, secret, { event: 'TRANSACTIONCOMPLIANCESTATUSCHANGEDEVENT', ...base, oldComplianceStatus: null, newComplianceStatus: 'Pending', newStatusMessages: [] });
-    await postSigned(t.url, secret, { event: 'TransactionComplianceStatusChanged', transactionId, tenantId: 'sandbox-tenant', externalId: 'ext-33', complianceStatus: 'Hold', payoutStatus: 'Pending', timestamp: '2026-01-01T00:00:00Z', messages: [] });
+    await postSigned(t.url, secret, {
+      event: 'transactionstatuschanged',
+      ...base,
+      oldStatus: null,
+      newStatus: 'Created',
+      newStatusMessages: [],
+    });
+    await postSigned(t.url, secret, {
+      event: 'TRANSACTIONCOMPLIANCESTATUSCHANGEDEVENT',
+      ...base,
+      oldComplianceStatus: null,
+      newComplianceStatus: 'Pending',
+      newStatusMessages: [],
+    });
+    await postSigned(t.url, secret, {
+      event: 'TransactionComplianceStatusChanged',
+      transactionId,
+      tenantId: 'sandbox-tenant',
+      externalId: 'ext-33',
+      complianceStatus: 'Hold',
+      payoutStatus: 'Pending',
+      timestamp: '2026-01-01T00:00:00Z',
+      messages: [],
+    });
     const rows = await t.app.db.prisma.webhookInbox.findMany({ where: { streamKey: `tx:${transactionId}` }, orderBy: { seq: 'asc' } });
     expect(rows.map((r) => r.kind)).toEqual(['transaction', 'transaction', 'transaction']);
     // no transfer has this transaction: the head is retried during the grace period, the rest wait behind it
-    const head = await waitFor(() => t.app.db.prisma.webhookInbox.findFirst({ where: { id: rows[0]!.id, attempts: { gte: 1 } } }), { timeoutMs: 10_000, intervalMs: 25, what: 'first attempt' });
+    const head = await waitFor(() => t.app.db.prisma.webhookInbox.findFirst({ where: { id: rows[0]!.id, attempts: { gte: 1 } } }), {
+      timeoutMs: 10_000,
+      intervalMs: 25,
+      what: 'first attempt',
+    });
     expect(head).toMatchObject({ processedAt: null, lastError: 'unknown transfer' });
     expect(await t.app.db.prisma.webhookInbox.count({ where: { id: { in: [rows[1]!.id, rows[2]!.id] }, attempts: 0 } })).toBe(2);
   });
@@ -185,7 +231,12 @@ describe('secrets', () => {
   it('encryption at rest: the row never contains the secret', async () => {
     const rows = await t.app.db.prisma.$queryRaw<{ row: string }[]>`SELECT row_to_json(w)::text AS row FROM webhook_secrets w`;
     expect(rows).toHaveLength(1);
-    const forms = [secret, Buffer.from(secret, 'base64').toString('hex'), Buffer.from(secret).toString('base64'), Buffer.from(secret, 'base64').toString('base64url')];
+    const forms = [
+      secret,
+      Buffer.from(secret, 'base64').toString('hex'),
+      Buffer.from(secret).toString('base64'),
+      Buffer.from(secret, 'base64').toString('base64url'),
+    ];
     for (const f of forms) expect(rows[0]!.row).not.toContain(f);
     expect(rows[0]!.row).toContain(secretFingerprint(secret));
     expect(t.logs.join('\n')).not.toContain(secret);
@@ -193,7 +244,11 @@ describe('secrets', () => {
 
   it('rotation via the admin mutation: the sandbox then signs with the new secret, which verifies; the old one no longer does', async () => {
     const old = secret;
-    const res = await gql<{ rotateWebhookSecret: { fingerprint: string; subscriptionId: string } }>(t.url, 'mutation { rotateWebhookSecret { subscriptionId fingerprint rotatedAt } }', { token: admin });
+    const res = await gql<{ rotateWebhookSecret: { fingerprint: string; subscriptionId: string } }>(
+      t.url,
+      'mutation { rotateWebhookSecret { subscriptionId fingerprint rotatedAt } }',
+      { token: admin },
+    );
     expect(res.body.errors).toBeUndefined();
     const sub = await ownSubscription(t);
     secret = sub.signingSecret!;
@@ -203,7 +258,11 @@ describe('secrets', () => {
 
     // a real delivery from the platform: creating an agent emits AgentUpdatedEvents
     const agent = await t.app.upstream.remittances.createAgent({ email: 'rotation@example.com', businessName: 'Rotation Ltd' });
-    await waitFor(() => t.app.db.prisma.platformAgent.findUnique({ where: { id: agent.id } }), { timeoutMs: 10_000, intervalMs: 25, what: 'agent event' });
+    await waitFor(() => t.app.db.prisma.platformAgent.findUnique({ where: { id: agent.id } }), {
+      timeoutMs: 10_000,
+      intervalMs: 25,
+      what: 'agent event',
+    });
     const deliveries = (await ownSubscription(t)).deliveries.filter((d) => d.event === 'AgentUpdatedEvents');
     expect(deliveries.at(-1)).toMatchObject({ status: 200, signed: true });
     expect((await postSigned(t.url, old, documentEvent(`old-${Math.random()}`, 'PENDING', new Date().toISOString()))).status).toBe(401);
@@ -212,22 +271,41 @@ describe('secrets', () => {
   it('unsigned mode: deleting the secret makes it visible in /readyz and the logs, and accepts unsigned deliveries; a new secret ends it', async () => {
     const del = await gql(t.url, 'mutation { deleteWebhookSecret }', { token: admin });
     expect(del.body).toEqual({ data: { deleteWebhookSecret: true } });
-    const ready = await (await fetch(`${t.url}/readyz`)).json() as { status: string; checks: { webhooks: { status: string; details: { mode: string } } } };
+    const ready = (await (await fetch(`${t.url}/readyz`)).json()) as {
+      status: string;
+      checks: { webhooks: { status: string; details: { mode: string } } };
+    };
     expect(ready.status).toBe('ready'); // optional check
     expect(ready.checks.webhooks).toMatchObject({ status: 'fail', details: { mode: 'unsigned' } });
     expect(t.logs.some((l) => l.includes('UNSIGNED mode'))).toBe(true);
-    const unsigned = await postWebhook(t.url, JSON.stringify(documentEvent(`unsigned-${Math.random()}`, 'PENDING', new Date().toISOString())));
+    const unsigned = await postWebhook(
+      t.url,
+      JSON.stringify(documentEvent(`unsigned-${Math.random()}`, 'PENDING', new Date().toISOString())),
+    );
     expect(unsigned.status).toBe(200);
     // a platform delivery, unsigned now
     const agent = await t.app.upstream.remittances.createAgent({ email: 'unsigned@example.com', businessName: 'Unsigned Ltd' });
-    await waitFor(() => t.app.db.prisma.platformAgent.findUnique({ where: { id: agent.id } }), { timeoutMs: 10_000, intervalMs: 25, what: 'unsigned agent event' });
+    await waitFor(() => t.app.db.prisma.platformAgent.findUnique({ where: { id: agent.id } }), {
+      timeoutMs: 10_000,
+      intervalMs: 25,
+      what: 'unsigned agent event',
+    });
     expect(await t.app.db.prisma.webhookInbox.count({ where: { signed: false } })).toBeGreaterThanOrEqual(2);
 
-    const rot = await gql<{ rotateWebhookSecret: { fingerprint: string } }>(t.url, 'mutation { rotateWebhookSecret { fingerprint } }', { token: admin });
+    const rot = await gql<{ rotateWebhookSecret: { fingerprint: string } }>(t.url, 'mutation { rotateWebhookSecret { fingerprint } }', {
+      token: admin,
+    });
     secret = (await ownSubscription(t)).signingSecret!;
     expect(rot.body.data!.rotateWebhookSecret.fingerprint).toBe(secretFingerprint(secret));
-    const signedAgain = await (await fetch(`${t.url}/readyz`)).json() as { checks: { webhooks: { status: string; details: { mode: string; secretFingerprints: string[] } } } };
-    expect(signedAgain.checks.webhooks).toMatchObject({ status: 'ok', details: { mode: 'signed', secretFingerprints: [secretFingerprint(secret)] } });
-    expect((await postWebhook(t.url, JSON.stringify(documentEvent(`unsigned2-${Math.random()}`, 'PENDING', new Date().toISOString())))).status).toBe(401);
+    const signedAgain = (await (await fetch(`${t.url}/readyz`)).json()) as {
+      checks: { webhooks: { status: string; details: { mode: string; secretFingerprints: string[] } } };
+    };
+    expect(signedAgain.checks.webhooks).toMatchObject({
+      status: 'ok',
+      details: { mode: 'signed', secretFingerprints: [secretFingerprint(secret)] },
+    });
+    expect(
+      (await postWebhook(t.url, JSON.stringify(documentEvent(`unsigned2-${Math.random()}`, 'PENDING', new Date().toISOString())))).status,
+    ).toBe(401);
   });
 });

@@ -127,9 +127,15 @@ describe('graphql-ws fan-out: shared execution, pre-serialised messages', () => 
     return s;
   }
   const QUERY = 'subscription T($topic: String!) { ticks(topic: $topic) { n seenBy secret } }';
-  const subscribe = (s: Socket, id: string, topic: string) => s.ws.send(JSON.stringify({ id, type: 'subscribe', payload: { query: QUERY, variables: { topic } } }));
+  const subscribe = (s: Socket, id: string, topic: string) =>
+    s.ws.send(JSON.stringify({ id, type: 'subscribe', payload: { query: QUERY, variables: { topic } } }));
   it('executes and serialises each event once per principal, and every socket gets its own operation id', async () => {
-    const [a1, a2, bob, root] = await Promise.all([open('alice', 'customer'), open('alice', 'customer'), open('bob', 'customer'), open('root', 'admin')]);
+    const [a1, a2, bob, root] = await Promise.all([
+      open('alice', 'customer'),
+      open('alice', 'customer'),
+      open('bob', 'customer'),
+      open('root', 'admin'),
+    ]);
     subscribe(a1!, 'first', 'public');
     subscribe(a2!, 'an-other-id', 'public');
     subscribe(bob!, 'first', 'public');
@@ -141,7 +147,8 @@ describe('graphql-ws fan-out: shared execution, pre-serialised messages', () => 
     await Promise.all([a1, a2, bob, root].map((s) => s!.waitFor(1)));
 
     // exactly the message graphql-ws would have built, with each socket's id and principal
-    const next = (id: string, seenBy: string) => JSON.stringify({ id, type: 'next', payload: { data: { ticks: { n: 1, seenBy, secret: 's1' } } } });
+    const next = (id: string, seenBy: string) =>
+      JSON.stringify({ id, type: 'next', payload: { data: { ticks: { n: 1, seenBy, secret: 's1' } } } });
     expect(a1!.messages).toEqual([next('first', 'alice')]);
     expect(a2!.messages).toEqual([next('an-other-id', 'alice')]);
     expect(bob!.messages).toEqual([next('first', 'bob')]);
@@ -153,13 +160,19 @@ describe('graphql-ws fan-out: shared execution, pre-serialised messages', () => 
     seenByCalls.length = 0;
     hub.publish('public', { n: 3 });
     await Promise.all([a1, a2, bob, root].map((s) => s!.waitFor(2)));
-    expect(JSON.parse(a2!.messages[1]!)).toEqual({ id: 'an-other-id', type: 'next', payload: { data: { ticks: { n: 3, seenBy: 'alice', secret: 's3' } } } });
+    expect(JSON.parse(a2!.messages[1]!)).toEqual({
+      id: 'an-other-id',
+      type: 'next',
+      payload: { data: { ticks: { n: 3, seenBy: 'alice', secret: 's3' } } },
+    });
     expect(seenByCalls.sort()).toEqual(['alice', 'bob', 'root']);
 
     // a result with errors is shared too, but each socket's errors carry that socket's own request id
     hub.publish('public', { n: 2 });
     await Promise.all([a1, a2].map((s) => s!.waitFor(3)));
-    const [e1, e2] = [a1, a2].map((s) => JSON.parse(s!.messages[2]!) as { payload: { data: unknown; errors: { extensions: { code: string; requestId: string } }[] } });
+    const [e1, e2] = [a1, a2].map(
+      (s) => JSON.parse(s!.messages[2]!) as { payload: { data: unknown; errors: { extensions: { code: string; requestId: string } }[] } },
+    );
     expect(e1!.payload.data).toEqual({ ticks: { n: 2, seenBy: 'alice', secret: null } });
     expect(e2!.payload.data).toEqual(e1!.payload.data);
     expect(e1!.payload.errors[0]!.extensions.code).toBe('FORBIDDEN');
@@ -173,15 +186,28 @@ describe('graphql-ws fan-out: shared execution, pre-serialised messages', () => 
     subscribe(carol!, 'p', 'private');
     await carol!.waitFor(2);
     // graphql-ws answers a refused source stream with a result carrying the error, then completes
-    const refusal = JSON.parse(carol!.messages[0]!) as { id: string; type: string; payload: { data?: unknown; errors: { extensions: { code: string } }[] } };
-    expect([refusal.id, refusal.type, refusal.payload.data ?? null, refusal.payload.errors[0]!.extensions.code]).toEqual(['p', 'next', null, 'FORBIDDEN']);
+    const refusal = JSON.parse(carol!.messages[0]!) as {
+      id: string;
+      type: string;
+      payload: { data?: unknown; errors: { extensions: { code: string } }[] };
+    };
+    expect([refusal.id, refusal.type, refusal.payload.data ?? null, refusal.payload.errors[0]!.extensions.code]).toEqual([
+      'p',
+      'next',
+      null,
+      'FORBIDDEN',
+    ]);
     expect(JSON.parse(carol!.messages[1]!)).toEqual({ id: 'p', type: 'complete' });
 
     subscribe(admin!, 'p', 'private');
     await waitFor(() => hub.count('private') === 1, { timeoutMs: 10_000, intervalMs: 5, what: 'a subscriber on private' });
     hub.publish('private', { n: 5 });
     await admin!.waitFor(1);
-    expect(JSON.parse(admin!.messages[0]!)).toEqual({ id: 'p', type: 'next', payload: { data: { ticks: { n: 5, seenBy: 'root', secret: 's5' } } } });
+    expect(JSON.parse(admin!.messages[0]!)).toEqual({
+      id: 'p',
+      type: 'next',
+      payload: { data: { ticks: { n: 5, seenBy: 'root', secret: 's5' } } },
+    });
     expect(carol!.messages).toHaveLength(2);
   });
 
@@ -189,7 +215,11 @@ describe('graphql-ws fan-out: shared execution, pre-serialised messages', () => 
     const [x, y] = await Promise.all([open('dan', 'customer'), open('dan', 'customer')]);
     subscribe(x!, '1', 'v-a');
     subscribe(y!, '1', 'v-b');
-    await waitFor(() => hub.count('v-a') === 1 && hub.count('v-b') === 1, { timeoutMs: 10_000, intervalMs: 5, what: 'a subscriber on v-a and on v-b' });
+    await waitFor(() => hub.count('v-a') === 1 && hub.count('v-b') === 1, {
+      timeoutMs: 10_000,
+      intervalMs: 5,
+      what: 'a subscriber on v-a and on v-b',
+    });
     const ev = { n: 9 };
     seenByCalls.length = 0;
     hub.publish('v-a', ev);

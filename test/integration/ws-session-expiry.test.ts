@@ -27,7 +27,11 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 afterEach(() => (clock.aheadMs = 0));
 
-const publish = (message: string) => gql<any>(t.url, `mutation($m: String!) { publishSystemNotice(input: { message: $m, severity: INFO }) { id } }`, { token: admin, variables: { m: message } });
+const publish = (message: string) =>
+  gql<any>(t.url, `mutation($m: String!) { publishSystemNotice(input: { message: $m, severity: INFO }) { id } }`, {
+    token: admin,
+    variables: { m: message },
+  });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A socket with an hour-long token, following systemNotices, known to be connected (a query answered). */
@@ -96,7 +100,11 @@ describe('websocket sessions end with their token', () => {
     const results: any[] = [];
     await new Promise<void>((resolve, reject) =>
       client.subscribe(
-        { query: '{ viewer { id role } }', extensions: { authorization: `Bearer ${other}` }, variables: { authorization: `Bearer ${other}` } },
+        {
+          query: '{ viewer { id role } }',
+          extensions: { authorization: `Bearer ${other}` },
+          variables: { authorization: `Bearer ${other}` },
+        },
         { next: (v) => results.push(v), error: reject, complete: resolve },
       ),
     );

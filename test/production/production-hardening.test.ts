@@ -70,10 +70,30 @@ describe('a running production service', () => {
 
   // Each mistake names something the client made up; none of it, and no "Did you mean", may come back.
   const mistakes: [string, string, Record<string, unknown> | undefined, string[]][] = [
-    ['enum value (variables)', 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }', { i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'WALET' } }, ['WALET', 'WALLET']],
-    ['enum value (literal)', '{ transfers(first: 1, filter: { status: [PENDNG] }) { edges { cursor } } }', undefined, ['PENDNG', 'PENDING']],
-    ['unknown input field (variables)', 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }', { i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'WALLET', sourceAmmount: '1' } }, ['sourceAmmount', 'sourceAmount']],
-    ['unknown input field (literal)', 'mutation { createQuote(input: { sourceCurrency: "USD", destinationCurrency: "BRL", paymentMethod: WALLET, sourceAmmount: "1" }) { id } }', undefined, ['sourceAmmount', 'sourceAmount']],
+    [
+      'enum value (variables)',
+      'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }',
+      { i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'WALET' } },
+      ['WALET', 'WALLET'],
+    ],
+    [
+      'enum value (literal)',
+      '{ transfers(first: 1, filter: { status: [PENDNG] }) { edges { cursor } } }',
+      undefined,
+      ['PENDNG', 'PENDING'],
+    ],
+    [
+      'unknown input field (variables)',
+      'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }',
+      { i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'WALLET', sourceAmmount: '1' } },
+      ['sourceAmmount', 'sourceAmount'],
+    ],
+    [
+      'unknown input field (literal)',
+      'mutation { createQuote(input: { sourceCurrency: "USD", destinationCurrency: "BRL", paymentMethod: WALLET, sourceAmmount: "1" }) { id } }',
+      undefined,
+      ['sourceAmmount', 'sourceAmount'],
+    ],
     ['unknown field', '{ viewr { id } }', undefined, ['viewr', 'viewer']],
     ['unknown argument', '{ transfers(frist: 1) { edges { cursor } } }', undefined, ['frist', 'first']],
     ['bad variable value', 'query($f: Int) { transfers(first: $f) { edges { cursor } } }', { f: 'seventeen-secret' }, ['seventeen-secret']],

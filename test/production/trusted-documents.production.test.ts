@@ -13,7 +13,8 @@ import { CorridorsDocument, ViewerDocument } from '../../schema/app/generated';
 jest.setTimeout(120_000);
 
 const idOf = (doc: Parameters<typeof print>[0]) => documentIdOf(print(doc));
-const AD_HOC = 'mutation { createQuote(input: { sourceCurrency: "USD", destinationCurrency: "BRL", paymentMethod: CARD, sourceAmount: "10.00" }) { id } }';
+const AD_HOC =
+  'mutation { createQuote(input: { sourceCurrency: "USD", destinationCurrency: "BRL", paymentMethod: CARD, sourceAmount: "10.00" }) { id } }';
 
 let p: ProductionService;
 let token: string;
@@ -38,8 +39,13 @@ test('HTTP: manifest documents run by documentId or text; other text is PERSISTE
   const before = (await p.sandbox.control.calls('/gateway')).length;
   const refused = await post({ query: AD_HOC });
   expect(refused.status).toBe(400);
-  expect(refused.body.errors).toEqual([{ message: expect.any(String), extensions: { code: 'PERSISTED_DOCUMENT_NOT_ALLOWED', requestId: expect.any(String) } }]);
-  const apq = await post({ query: AD_HOC, extensions: { persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(AD_HOC).digest('hex') } } });
+  expect(refused.body.errors).toEqual([
+    { message: expect.any(String), extensions: { code: 'PERSISTED_DOCUMENT_NOT_ALLOWED', requestId: expect.any(String) } },
+  ]);
+  const apq = await post({
+    query: AD_HOC,
+    extensions: { persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(AD_HOC).digest('hex') } },
+  });
   expect(apq.body.errors[0].extensions.code).toBe('PERSISTED_DOCUMENT_NOT_ALLOWED');
   const unknown = await post({ documentId: `sha256:${'a'.repeat(64)}` });
   expect(unknown.body.errors[0].extensions.code).toBe('PERSISTED_DOCUMENT_NOT_FOUND');
@@ -51,7 +57,11 @@ test('graphql-ws: a documentId runs; other text is refused', async () => {
   const run = (payload: Record<string, unknown>) =>
     new Promise<{ results: any[]; error?: any }>((resolve) => {
       const results: any[] = [];
-      client.subscribe({ query: '', ...payload } as never, { next: (v) => results.push(v), error: (error) => resolve({ results, error }), complete: () => resolve({ results }) });
+      client.subscribe({ query: '', ...payload } as never, {
+        next: (v) => results.push(v),
+        error: (error) => resolve({ results, error }),
+        complete: () => resolve({ results }),
+      });
     });
   try {
     expect((await run({ documentId: idOf(ViewerDocument) })).results[0].data.viewer.id).toBe('prod-trusted');
@@ -64,5 +74,7 @@ test('graphql-ws: a documentId runs; other text is refused', async () => {
 });
 
 test('a manifest that cannot be read: the service does not start', async () => {
-  await expect(startProductionService({ TRUSTED_DOCUMENTS: 'only', TRUSTED_DOCUMENTS_MANIFEST: '/nonexistent/persisted-documents.json' })).rejects.toThrow();
+  await expect(
+    startProductionService({ TRUSTED_DOCUMENTS: 'only', TRUSTED_DOCUMENTS_MANIFEST: '/nonexistent/persisted-documents.json' }),
+  ).rejects.toThrow();
 });

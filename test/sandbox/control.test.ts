@@ -29,9 +29,30 @@ describe('GET /__sandbox/calls', () => {
     expect([...times].sort((a, b) => a - b)).toEqual(times);
     const payment = calls.filter((c) => c.path.startsWith('/gateway/v2/payment') || c.path.startsWith('/gateway/payments'));
     expect(payment).toEqual([
-      { service: 'gateway', method: 'POST', path: '/gateway/v2/payment', status: 200, at: expect.any(String), idempotencyKey: body.externalPaymentId },
-      { service: 'gateway', method: 'POST', path: `/gateway/payments/${body.externalPaymentId}/capture`, status: 200, at: expect.any(String), idempotencyKey: body.externalPaymentId },
-      { service: 'gateway', method: 'POST', path: `/gateway/payments/${body.externalPaymentId}/void`, status: 409, at: expect.any(String), idempotencyKey: body.externalPaymentId },
+      {
+        service: 'gateway',
+        method: 'POST',
+        path: '/gateway/v2/payment',
+        status: 200,
+        at: expect.any(String),
+        idempotencyKey: body.externalPaymentId,
+      },
+      {
+        service: 'gateway',
+        method: 'POST',
+        path: `/gateway/payments/${body.externalPaymentId}/capture`,
+        status: 200,
+        at: expect.any(String),
+        idempotencyKey: body.externalPaymentId,
+      },
+      {
+        service: 'gateway',
+        method: 'POST',
+        path: `/gateway/payments/${body.externalPaymentId}/void`,
+        status: 409,
+        at: expect.any(String),
+        idempotencyKey: body.externalPaymentId,
+      },
     ]);
     const token = calls.find((c) => c.path === '/gateway/oauth/token');
     expect(token).toMatchObject({ service: 'gateway', status: 200, idempotencyKey: null });
@@ -122,11 +143,15 @@ describe('POST /__sandbox/faults', () => {
 
   test('errorRate 1 → 503 without doing anything, on every upstream API; not on the control API or the 3DS page', async () => {
     await sb.control.setFaults({ errorRate: 1 });
-    const wallets = await sb.request('POST', '/gateway/wallets', { body: { accountAsset: 'BRL', ownerId: 'o', beneficiaryId: 'b', type: 'PERSONAL' } });
+    const wallets = await sb.request('POST', '/gateway/wallets', {
+      body: { accountAsset: 'BRL', ownerId: 'o', beneficiaryId: 'b', type: 'PERSONAL' },
+    });
     expect(wallets.status).toBe(503);
     expect(wallets.body.error.code).toBe('SERVICE_UNAVAILABLE');
     expect(wallets.headers['retry-after']).toBe('1');
-    expect((await sb.request('POST', '/gateway/oauth/token', { body: { clientId: 'sandbox-client', secretID: 'sandbox-secret' } })).status).toBe(503);
+    expect(
+      (await sb.request('POST', '/gateway/oauth/token', { body: { clientId: 'sandbox-client', secretID: 'sandbox-secret' } })).status,
+    ).toBe(503);
     expect((await sb.request('GET', '/remittances/organizations/sandbox-tenant/webhooks')).status).toBe(503);
     expect((await sb.request('POST', '/verification/oauth/token')).status).toBe(503);
     expect((await http('GET', `${sb.controlUrl}/calls`)).status).toBe(200);

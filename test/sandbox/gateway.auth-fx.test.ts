@@ -66,7 +66,9 @@ describe('POST /oauth/token and bearer tokens', () => {
     const other = await startTestSandbox({ options: { gatewayClientId: 'svc', gatewayClientSecret: 's3cret' } });
     try {
       expect((await other.request('POST', '/gateway/oauth/token', { body: { clientId: 'svc', secretID: 's3cret' } })).status).toBe(200);
-      expect((await other.request('POST', '/gateway/oauth/token', { body: { clientId: 'sandbox-client', secretID: 'sandbox-secret' } })).status).toBe(401);
+      expect(
+        (await other.request('POST', '/gateway/oauth/token', { body: { clientId: 'sandbox-client', secretID: 'sandbox-secret' } })).status,
+      ).toBe(401);
     } finally {
       await other.close();
     }
@@ -111,15 +113,28 @@ describe('FX quotes', () => {
       paymentMethod: 'BANK_ACCOUNT',
       quoteIdExpiryDateTime: expect.any(String),
     });
-    const noAmount = await sb.gateway('POST', '/v2/foreign-exchange', { sourceCurrencyCode: 'EUR', destinationCurrencyCode: 'JPY', paymentMethod: 'CARD' });
+    const noAmount = await sb.gateway('POST', '/v2/foreign-exchange', {
+      sourceCurrencyCode: 'EUR',
+      destinationCurrencyCode: 'JPY',
+      paymentMethod: 'CARD',
+    });
     expect(noAmount.body.sourceCurrencyAmount).toBeUndefined();
     expect(noAmount.body.destinationCurrencyAmount).toBeUndefined();
-    const again = await sb.gateway('POST', '/v2/foreign-exchange', { sourceCurrencyCode: 'EUR', destinationCurrencyCode: 'JPY', paymentMethod: 'CARD' });
+    const again = await sb.gateway('POST', '/v2/foreign-exchange', {
+      sourceCurrencyCode: 'EUR',
+      destinationCurrencyCode: 'JPY',
+      paymentMethod: 'CARD',
+    });
     expect(again.body.conversionRate).toBe(noAmount.body.conversionRate);
     expect(again.body.fxId).not.toBe(noAmount.body.fxId);
     expect(noAmount.body.conversionRate).toBeCloseTo(151.37 / 0.9215, 3);
     // zero-decimal currency amounts are rounded to whole units
-    const jpy = await sb.gateway('POST', '/v2/foreign-exchange', { sourceCurrencyCode: 'USD', destinationCurrencyCode: 'JPY', paymentMethod: 'CARD', sourceCurrencyAmount: 10 });
+    const jpy = await sb.gateway('POST', '/v2/foreign-exchange', {
+      sourceCurrencyCode: 'USD',
+      destinationCurrencyCode: 'JPY',
+      paymentMethod: 'CARD',
+      sourceCurrencyAmount: 10,
+    });
     expect(jpy.body.destinationCurrencyAmount).toBe(1514);
   });
 
@@ -136,7 +151,11 @@ describe('FX quotes', () => {
   test('v2 validation: required fields, paymentMethod values, currencies, country, amount', async () => {
     const none = await sb.gateway('POST', '/v2/foreign-exchange', {});
     expect(none.status).toBe(400);
-    expect(none.body.error.details.map((d: any) => d.field).sort()).toEqual(['destinationCurrencyCode', 'paymentMethod', 'sourceCurrencyCode']);
+    expect(none.body.error.details.map((d: any) => d.field).sort()).toEqual([
+      'destinationCurrencyCode',
+      'paymentMethod',
+      'sourceCurrencyCode',
+    ]);
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ paymentMethod: 'PAYPAL' }, 'paymentMethod'],
       [{ destinationCurrencyCode: 'ABC' }, 'destinationCurrencyCode'],
@@ -154,8 +173,26 @@ describe('FX quotes', () => {
       });
       expect([patch, res.status, res.body.error.details.map((d: any) => d.field)]).toEqual([patch, 400, [field]]);
     }
-    for (const method of ['CARD', 'CREDIT_CARD', 'DEBIT_CARD', 'ACH', 'BANK_ACCOUNT', 'WALLET', 'AFT', 'CASH', 'CHECK', 'MONEY_ORDER', 'OTHER', 'VENDORA_PAY', 'VENDORB_PAY']) {
-      const res = await sb.gateway('POST', '/v2/foreign-exchange', { sourceCurrencyCode: 'USD', destinationCurrencyCode: 'PHP', paymentMethod: method });
+    for (const method of [
+      'CARD',
+      'CREDIT_CARD',
+      'DEBIT_CARD',
+      'ACH',
+      'BANK_ACCOUNT',
+      'WALLET',
+      'AFT',
+      'CASH',
+      'CHECK',
+      'MONEY_ORDER',
+      'OTHER',
+      'VENDORA_PAY',
+      'VENDORB_PAY',
+    ]) {
+      const res = await sb.gateway('POST', '/v2/foreign-exchange', {
+        sourceCurrencyCode: 'USD',
+        destinationCurrencyCode: 'PHP',
+        paymentMethod: method,
+      });
       expect([method, res.status]).toEqual([method, 200]);
     }
   });
@@ -185,7 +222,9 @@ describe('persons', () => {
   test('GET /schema/person: country-specific rules, default for others, 400 without a valid country', async () => {
     const us = (await sb.gateway('GET', '/schema/person?countryCode=US')).body;
     expect(us).toMatchObject({ countryCode: 'US', default: false });
-    expect(us.individual.requiredFields).toEqual(expect.arrayContaining(['firstName', 'lastName', 'identificationType', 'identification', 'address.postalCode']));
+    expect(us.individual.requiredFields).toEqual(
+      expect.arrayContaining(['firstName', 'lastName', 'identificationType', 'identification', 'address.postalCode']),
+    );
     expect(us.individual.identificationTypes).toEqual(['SSN', 'TAX_ID']);
     const br = (await sb.gateway('GET', '/schema/person?countryCode=BR')).body;
     expect(br.individual.identificationTypes).toEqual(['CPF']);
@@ -221,9 +260,24 @@ describe('persons', () => {
       [person({ gender: 'X' }), /gender/],
       [person({ type: 'ROBOT' }), /type/],
       [{ type: 'BUSINESS', address: person().address }, /companyName is required/],
-      [person({ identificationType: 'SSN', identification: '123-45-6789' }, { countryCode: 'US', state: 'California', postalCode: '94105' }), /2-letter state/],
-      [person({ gender: undefined, identificationType: 'NATIONAL_ID', identification: 'GODE561231HDFRRN09' }, { countryCode: 'MX', postalCode: '06600' }), /gender is required/],
-      [person({ identificationType: 'TAX_ID', identification: 'ABCDE1234' }, { countryCode: 'IN', postalCode: '400001' }), /identification/],
+      [
+        person(
+          { identificationType: 'SSN', identification: '123-45-6789' },
+          { countryCode: 'US', state: 'California', postalCode: '94105' },
+        ),
+        /2-letter state/,
+      ],
+      [
+        person(
+          { gender: undefined, identificationType: 'NATIONAL_ID', identification: 'GODE561231HDFRRN09' },
+          { countryCode: 'MX', postalCode: '06600' },
+        ),
+        /gender is required/,
+      ],
+      [
+        person({ identificationType: 'TAX_ID', identification: 'ABCDE1234' }, { countryCode: 'IN', postalCode: '400001' }),
+        /identification/,
+      ],
     ];
     for (const [body, message] of cases) {
       const res = await sb.gateway('POST', '/person', body);
@@ -232,7 +286,11 @@ describe('persons', () => {
       expect(res.body.message).toMatch(message);
       expect(res.body.id).toBeUndefined();
     }
-    const okUs = await sb.gateway('POST', '/person/validate', person({ identificationType: 'SSN', identification: '123-45-6789' }, { countryCode: 'US', state: 'CA', postalCode: '94105' }));
+    const okUs = await sb.gateway(
+      'POST',
+      '/person/validate',
+      person({ identificationType: 'SSN', identification: '123-45-6789' }, { countryCode: 'US', state: 'CA', postalCode: '94105' }),
+    );
     expect(okUs.body.status).toBe('APPROVED');
     const okBusiness = await sb.gateway('POST', '/person', {
       type: 'BUSINESS',

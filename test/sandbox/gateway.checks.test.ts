@@ -20,7 +20,14 @@ const formB = (over: Record<string, unknown> = {}, pm: Record<string, unknown> =
     phoneNumber: '4155550100',
     documents: [{ document: 'X1234567', type: 'PASSPORT', countryCode: 'USA' }],
     address: { countryCode: 'US', stateCode: 'CA', city: 'San Francisco', line1: '1 Market St', zipCode: '94105' },
-    paymentMethod: { type: 'BANK_ACCOUNT', accountType: 'CHECKING', routingNumber: '021000021', accountNumber: '000123456789', countryCode: 'US', ...pm },
+    paymentMethod: {
+      type: 'BANK_ACCOUNT',
+      accountType: 'CHECKING',
+      routingNumber: '021000021',
+      accountNumber: '000123456789',
+      countryCode: 'US',
+      ...pm,
+    },
     ...over,
   },
 });
@@ -29,7 +36,9 @@ describe('POST /check-account', () => {
   test('form A (bank-linking token) → VERIFIED with a reusable accountTokenId; idempotent replay', async () => {
     const body = {
       externalPaymentId: uniqueId('chka'),
-      sender: { paymentMethod: { type: 'BANK_DEPOSIT', countryCode: 'US', accountCheckToken: 'public-sandbox-abc', accountCheckId: 'item-1' } },
+      sender: {
+        paymentMethod: { type: 'BANK_DEPOSIT', countryCode: 'US', accountCheckToken: 'public-sandbox-abc', accountCheckId: 'item-1' },
+      },
     };
     const res = await sb.gateway('POST', '/check-account', body);
     expect(res.status).toBe(200);
@@ -47,9 +56,15 @@ describe('POST /check-account', () => {
       routingNumberMasked: expect.stringMatching(/^\*+\d{4}$/),
     });
     expect((await sb.gateway('POST', '/check-account', body)).body).toEqual(res.body);
-    const conflict = await sb.gateway('POST', '/check-account', { ...body, sender: { paymentMethod: { ...body.sender.paymentMethod, accountCheckId: 'item-2' } } });
+    const conflict = await sb.gateway('POST', '/check-account', {
+      ...body,
+      sender: { paymentMethod: { ...body.sender.paymentMethod, accountCheckId: 'item-2' } },
+    });
     expect([conflict.status, conflict.body.error.code]).toEqual([409, 'IDEMPOTENCY_CONFLICT']);
-    const missing = await sb.gateway('POST', '/check-account', { externalPaymentId: uniqueId(), sender: { paymentMethod: { type: 'BANK_DEPOSIT' } } });
+    const missing = await sb.gateway('POST', '/check-account', {
+      externalPaymentId: uniqueId(),
+      sender: { paymentMethod: { type: 'BANK_DEPOSIT' } },
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.error.details.map((d: any) => d.field).sort()).toEqual([
       'sender.paymentMethod.accountCheckId',
@@ -74,7 +89,10 @@ describe('POST /check-account', () => {
     expect(a.body).toMatchObject({ status: 'DECLINED', accountVerification: { accountStatus: 'INVALID', message: 'Account not found' } });
     expect(a.body.accountVerification.accountType).toBeUndefined();
     const b = await sb.gateway('POST', '/check-account', formB({}, { routingNumber: '021000022' }));
-    expect(b.body).toMatchObject({ status: 'DECLINED', accountVerification: { accountStatus: 'INVALID', message: 'Invalid routing number' } });
+    expect(b.body).toMatchObject({
+      status: 'DECLINED',
+      accountVerification: { accountStatus: 'INVALID', message: 'Invalid routing number' },
+    });
   });
 
   test('form B limits: phone 7–15 digits, documents with alpha-3 country, address and account fields', async () => {
@@ -83,7 +101,11 @@ describe('POST /check-account', () => {
     }
     for (const phone of ['415555', '1234567890123456', '415-555-0100']) {
       const res = await sb.gateway('POST', '/check-account', formB({ phoneNumber: phone }));
-      expect([phone, res.status, res.body.error.details]).toEqual([phone, 400, [{ field: 'sender.phoneNumber', issue: 'must have 7 to 15 digits' }]]);
+      expect([phone, res.status, res.body.error.details]).toEqual([
+        phone,
+        400,
+        [{ field: 'sender.phoneNumber', issue: 'must have 7 to 15 digits' }],
+      ]);
     }
     const cases: Array<[Record<string, unknown>, Record<string, unknown>, string]> = [
       [{ documents: [] }, {}, 'sender.documents'],
@@ -166,7 +188,9 @@ describe('POST /v2/check-card-account', () => {
 
   test('limits: names ≤ 35 characters without prefixes/suffixes, E.164 phone, at least one document', async () => {
     const ok35 = 'A'.repeat(35);
-    expect((await sb.gateway('POST', '/v2/check-card-account', cardCheck(cardToken('1234'), { firstName: ok35, lastName: ok35 }))).status).toBe(200);
+    expect(
+      (await sb.gateway('POST', '/v2/check-card-account', cardCheck(cardToken('1234'), { firstName: ok35, lastName: ok35 }))).status,
+    ).toBe(200);
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ firstName: 'A'.repeat(36) }, 'sender.firstName'],
       [{ lastName: 'B'.repeat(36) }, 'sender.lastName'],
@@ -185,7 +209,15 @@ describe('POST /v2/check-card-account', () => {
       const res = await sb.gateway('POST', '/v2/check-card-account', cardCheck(cardToken('1234'), over));
       expect([over, res.status, res.body.error.details.map((d: any) => d.field)]).toEqual([over, 400, [field]]);
     }
-    expect((await sb.gateway('POST', '/v2/check-card-account', cardCheck(cardToken('1234'), { birthDate: '1990-02-28', birthCountryCode: 'BR' }))).status).toBe(200);
+    expect(
+      (
+        await sb.gateway(
+          'POST',
+          '/v2/check-card-account',
+          cardCheck(cardToken('1234'), { birthDate: '1990-02-28', birthCountryCode: 'BR' }),
+        )
+      ).status,
+    ).toBe(200);
   });
 
   test('3DS: token ending 0002 → redirectAcsUrl page; Authenticate form completes it; the same check then approves', async () => {
@@ -209,7 +241,10 @@ describe('POST /v2/check-card-account', () => {
     const form = /<form method="post" action="([^"]+)">([\s\S]*?)<\/form>/.exec(page.text);
     expect(form).not.toBeNull();
     expect(form![2]).toMatch(/<button[^>]*type="submit"[^>]*>Authenticate<\/button>/);
-    const fields = [...form![2].matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m): [string, string] => [m[1], m[2]]);
+    const fields = [...form![2].matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m): [string, string] => [
+      m[1],
+      m[2],
+    ]);
     const action = new URL(form![1].replace(/&amp;/g, '&'), url).toString();
     const submitted = await http('POST', action, {
       body: new URLSearchParams(fields).toString(),
@@ -235,7 +270,10 @@ describe('POST /v2/check-card-account', () => {
     const url = `${first.body.redirectAcsUrl}?returnUrl=${encodeURIComponent('https://app.example/3ds-done')}`;
     const page = await http('GET', url);
     expect(page.text).toContain('name="redirect" value="1"');
-    const res = await http('POST', url, { body: 'action=authenticate&redirect=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await http('POST', url, {
+      body: 'action=authenticate&redirect=1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe('https://app.example/3ds-done');
   });
@@ -283,7 +321,10 @@ describe('POST /check-card-account (legacy)', () => {
     const ch = await sb.gateway('POST', '/check-card-account', legacy(token));
     expect(ch.body).toMatchObject({ status: 'CHALLENGE', avsResult: 'N/A', cvcResult: 'N/A', aavCardholderNameResult: 'N/A' });
     expect(ch.body.redirectAcsUrl).toContain('/gateway/3ds/');
-    await http('POST', ch.body.redirectAcsUrl, { body: 'action=authenticate', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    await http('POST', ch.body.redirectAcsUrl, {
+      body: 'action=authenticate',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect((await sb.gateway('POST', '/check-card-account', legacy(token))).body.status).toBe('APPROVED');
   });
 

@@ -42,7 +42,11 @@ describe('POST /v1/alias/directory', () => {
       accountType: expect.stringMatching(/^(CHECKING|SAVINGS)$/),
       accountNumber: expect.stringMatching(/^\*+\d{4}$/),
     });
-    expect(res.body.holder).toMatchObject({ name: expect.any(String), documentType: expect.any(String), type: expect.stringMatching(/^(INDIVIDUAL|BUSINESS)$/) });
+    expect(res.body.holder).toMatchObject({
+      name: expect.any(String),
+      documentType: expect.any(String),
+      type: expect.stringMatching(/^(INDIVIDUAL|BUSINESS)$/),
+    });
     expect(res.body.holder.document).toContain('*');
     const again = await sb.gateway('POST', '/v1/alias/directory', { countryCode, keyType, key });
     expect(again.body).toEqual(res.body);
@@ -61,7 +65,14 @@ describe('POST /v1/alias/directory', () => {
   test('key 00000000000 → HTTP 400 found:false with the documented fields', async () => {
     const res = await sb.gateway('POST', '/v1/alias/directory', { countryCode: 'BRA', keyType: 'CPF', key: '00000000000' });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ found: false, countryCode: 'BRA', system: 'PIX', keyType: 'CPF', key: '00000000000', message: expect.any(String) });
+    expect(res.body).toEqual({
+      found: false,
+      countryCode: 'BRA',
+      system: 'PIX',
+      keyType: 'CPF',
+      key: '00000000000',
+      message: expect.any(String),
+    });
     const phl = await sb.gateway('POST', '/v1/alias/directory', { countryCode: 'PHL', keyType: 'EMAIL', key: '00000000000' });
     expect(phl.body).toMatchObject({ found: false, system: 'InstaPay' });
   });
@@ -78,7 +89,12 @@ describe('POST /v1/alias/directory', () => {
     ];
     for (const [body, field] of cases) {
       const res = await sb.gateway('POST', '/v1/alias/directory', body);
-      expect([body, res.status, res.body.error?.code, res.body.error?.details?.map((d: any) => d.field)]).toEqual([body, 400, 'VALIDATION_ERROR', [field]]);
+      expect([body, res.status, res.body.error?.code, res.body.error?.details?.map((d: any) => d.field)]).toEqual([
+        body,
+        400,
+        'VALIDATION_ERROR',
+        [field],
+      ]);
     }
   });
 });

@@ -57,7 +57,11 @@ export async function pullPushBody(sb: TestSandbox, o: PaymentOpts = {}) {
     recipientAmount: { total: q.destinationCurrencyAmount, currency: 'BRL' },
     exchangeRate: q.conversionRate,
     fxId: q.fxId,
-    sender: { customer: customer(o.lastName), customerAddress: address, source: { type: 'CARD', card: { token: o.token ?? cardToken('1234') } } },
+    sender: {
+      customer: customer(o.lastName),
+      customerAddress: address,
+      source: { type: 'CARD', card: { token: o.token ?? cardToken('1234') } },
+    },
     recipient: { customer: customer('Silva'), customerAddress: address, destination: { type: 'WALLET', wallet: { walletId } } },
   };
   if (o.capture !== undefined) body.capture = o.capture;

@@ -155,7 +155,11 @@ describe('POST /v2/payment (PULLPUSH)', () => {
         { field: 'sender.source.card.token', issue: 'must be a token UUID' },
       ]),
     );
-    const eur = await sb.gateway('POST', '/v2/payment', { ...body, externalPaymentId: uniqueId(), amount: { total: 100, currency: 'EUR' } });
+    const eur = await sb.gateway('POST', '/v2/payment', {
+      ...body,
+      externalPaymentId: uniqueId(),
+      amount: { total: 100, currency: 'EUR' },
+    });
     expect(eur.body.error.details).toContainEqual({ field: 'amount.currency', issue: 'must be USD (the pull amount is in USD)' });
     const push = await sb.gateway('POST', '/v2/payment', { ...body, externalPaymentId: uniqueId(), paymentType: 'PUSH' });
     expect(push.status).toBe(400);
@@ -317,7 +321,9 @@ describe('PULL by account token', () => {
   test('bank-linking check gives an accountTokenId usable for PULL; unknown token → 422', async () => {
     const check = await sb.gateway('POST', '/check-account', {
       externalPaymentId: uniqueId('chk'),
-      sender: { paymentMethod: { type: 'BANK_DEPOSIT', countryCode: 'US', accountCheckToken: 'public-sandbox-1', accountCheckId: 'acc-1' } },
+      sender: {
+        paymentMethod: { type: 'BANK_DEPOSIT', countryCode: 'US', accountCheckToken: 'public-sandbox-1', accountCheckId: 'acc-1' },
+      },
     });
     expect(check.body.status).toBe('VERIFIED');
     const pull = (token: string, capture: boolean) => ({
@@ -375,7 +381,10 @@ describe('wallets', () => {
     expect(all.body).toMatchObject({ walletId, page: 0, size: 20, totalEntries: 5 });
     expect(all.body.entries.map((e: any) => e.externalId)).toEqual(ids);
     const last = all.body.entries[4];
-    expect(last.balanceAfter).toBeCloseTo(all.body.entries.reduce((s: number, e: any) => s + e.amount, 0), 2);
+    expect(last.balanceAfter).toBeCloseTo(
+      all.body.entries.reduce((s: number, e: any) => s + e.amount, 0),
+      2,
+    );
 
     const p1 = await sb.gateway('GET', `/wallets/${walletId}/statement?page=1&size=2`);
     expect(p1.body.entries.map((e: any) => e.externalId)).toEqual(ids.slice(2, 4));

@@ -61,7 +61,10 @@ describe('tenant API key', () => {
   });
 
   it('malformed JSON → 400 in the envelope', async () => {
-    const res = await call(base, 'POST', `${R}/people`, { headers: { ...tenantHeaders(), 'content-type': 'application/json' }, raw: '{nope' });
+    const res = await call(base, 'POST', `${R}/people`, {
+      headers: { ...tenantHeaders(), 'content-type': 'application/json' },
+      raw: '{nope',
+    });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('INVALID_JSON');
   });
@@ -130,7 +133,14 @@ describe('agents', () => {
         event: 'agentUpdatedEvents',
         id,
         before: null,
-        after: { id, email: 'agent@example.com', businessName: 'Acme Remit', externalId: 'ext-1', status: 'PENDING_APPROVAL', createdAt: created.body.createdAt },
+        after: {
+          id,
+          email: 'agent@example.com',
+          businessName: 'Acme Remit',
+          externalId: 'ext-1',
+          status: 'PENDING_APPROVAL',
+          createdAt: created.body.createdAt,
+        },
         tenantId: TENANT,
         version: 1,
       });

@@ -44,14 +44,21 @@ async function pay(externalPaymentId: string, lastName: string) {
     amount: { total: 100, currency: 'USD' },
     recipientAmount: { total: quote.body.destinationCurrencyAmount, currency: 'BRL' },
     sender: { customer: customer(lastName), customerAddress: address, source: { type: 'CARD', card: { token: cardToken('1234') } } },
-    recipient: { customer: customer('Silva'), customerAddress: address, destination: { type: 'PIX', pix: { keyType: 'EMAIL', key: 'bia@example.com' } } },
+    recipient: {
+      customer: customer('Silva'),
+      customerAddress: address,
+      destination: { type: 'PIX', pix: { keyType: 'EMAIL', key: 'bia@example.com' } },
+    },
   });
   if (res.status !== 200) throw new Error(`payment: ${res.status} ${res.text}`);
   return res.body;
 }
 
 const statuses = (ext: string) =>
-  rx.events('TransactionStatusChanged').filter((e) => e.externalTransactionId === ext).map((e) => e.newStatus as string);
+  rx
+    .events('TransactionStatusChanged')
+    .filter((e) => e.externalTransactionId === ext)
+    .map((e) => e.newStatus as string);
 
 it('authorize → capture through the gateway → Completed, with the gateway payment id', async () => {
   const ext = `e2e-${Date.now()}`;

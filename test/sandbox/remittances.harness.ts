@@ -53,7 +53,7 @@ export async function call<T = any>(
   } else if (opts.raw !== undefined) body = opts.raw;
   const res = await request(`${base}${path}`, { method: method as 'GET', headers, body, dispatcher: opts.dispatcher });
   const text = await res.body.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
@@ -126,7 +126,10 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Creates a subscription for the receiver and returns its id. */
 export async function subscribe(base: string, url: string, events: string[]): Promise<string> {
-  const res = await call(base, 'POST', `/remittances/organizations/${TENANT}/webhooks`, { headers: tenantHeaders(), json: { url, events } });
+  const res = await call(base, 'POST', `/remittances/organizations/${TENANT}/webhooks`, {
+    headers: tenantHeaders(),
+    json: { url, events },
+  });
   if (res.status !== 201) throw new Error(`subscribe failed: ${res.status} ${res.text}`);
   return res.body.id;
 }

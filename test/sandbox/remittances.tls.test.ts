@@ -16,13 +16,43 @@ function openssl(...args: string[]): void {
 function issue(name: string, ca: string, subject: string, ext: string): void {
   openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject);
   writeFileSync(join(dir, `${name}.ext`), ext);
-  openssl('x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-out', `${name}.crt`, '-days', '2', '-extfile', `${name}.ext`);
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    `${ca}.crt`,
+    '-CAkey',
+    `${ca}.key`,
+    '-CAcreateserial',
+    '-out',
+    `${name}.crt`,
+    '-days',
+    '2',
+    '-extfile',
+    `${name}.ext`,
+  );
 }
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sandbox-tls-'));
   for (const ca of ['ca', 'rogue-ca'])
-    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${ca}.key`, '-out', `${ca}.crt`, '-days', '2', '-subj', `/CN=${ca}`);
+    openssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      `${ca}.key`,
+      '-out',
+      `${ca}.crt`,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${ca}`,
+    );
   issue('server', 'ca', '/CN=127.0.0.1', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
   issue('client', 'ca', '/CN=remittance-bff', 'extendedKeyUsage=clientAuth\n');
   issue('rogue', 'rogue-ca', '/CN=intruder', 'extendedKeyUsage=clientAuth\n');

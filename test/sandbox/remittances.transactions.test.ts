@@ -44,14 +44,16 @@ function facts(senderLastName = 'Doe'): PaymentFacts {
 }
 
 const statuses = (ext: string) =>
-  rx.events('TransactionStatusChanged').filter((e) => e.externalTransactionId === ext).map((e) => [e.oldStatus, e.newStatus]);
+  rx
+    .events('TransactionStatusChanged')
+    .filter((e) => e.externalTransactionId === ext)
+    .map((e) => [e.oldStatus, e.newStatus]);
 const compliance = (ext: string) =>
   rx
     .events('TransactionComplianceStatusChangedEvent')
     .filter((e) => e.externalTransactionId === ext)
     .map((e) => [e.oldComplianceStatus, e.newComplianceStatus]);
-const payouts = (ext: string) =>
-  rx.events('TransactionPayoutStatusChanged').filter((e) => e.externalTransactionId === ext);
+const payouts = (ext: string) => rx.events('TransactionPayoutStatusChanged').filter((e) => e.externalTransactionId === ext);
 const reached = (ext: string, status: string) => () => statuses(ext).some(([, s]) => s === status);
 
 describe('transaction lifecycle', () => {
@@ -247,7 +249,12 @@ describe('fx/transactions API (agent auth)', () => {
       json: { externalTransactionId: 'api-1', amount: { total: 25, currency: 'USD' }, metadata: { a: 1 } },
     });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ externalTransactionId: 'api-1', status: 'Created', complianceStatus: 'Pending', metadata: { a: 1 } });
+    expect(created.body).toMatchObject({
+      externalTransactionId: 'api-1',
+      status: 'Created',
+      complianceStatus: 'Pending',
+      metadata: { a: 1 },
+    });
     const id = created.body.transactionId;
     expect((await call(base, 'POST', fx, { headers: agentHeaders(), json: { externalTransactionId: 'api-1' } })).status).toBe(409);
     expect((await call(base, 'GET', `${fx}/${id}`, { headers: agentHeaders() })).body.transactionId).toBe(id);
@@ -291,9 +298,17 @@ describe('people, documents and the rest', () => {
       ['Rejected', 'REJECTED'],
     ]) {
       const p = await call(base, 'POST', `${R}/people`, { headers: tenantHeaders(), json: { firstName: 'A', lastName } });
-      const d = await call(base, 'POST', `${R}/people/${p.body.id}/documents`, { headers: tenantHeaders(), json: { documentType: 'PASSPORT' } });
+      const d = await call(base, 'POST', `${R}/people/${p.body.id}/documents`, {
+        headers: tenantHeaders(),
+        json: { documentType: 'PASSPORT' },
+      });
       expect(d.status).toBe(201);
-      expect(d.body).toMatchObject({ entityId: p.body.id, entityType: 'Participant', documentType: 'PASSPORT', verificationStatus: 'PENDING' });
+      expect(d.body).toMatchObject({
+        entityId: p.body.id,
+        entityType: 'Participant',
+        documentType: 'PASSPORT',
+        verificationStatus: 'PENDING',
+      });
       const events = await waitFor(() => {
         const e = rx.events('DocumentUpdatedEvents').filter((x) => x.id === d.body.id);
         return e.length === 2 ? e : null;
@@ -342,7 +357,9 @@ describe('people, documents and the rest', () => {
     });
     expect(ra.status).toBe(201);
     expect((await call(base, 'GET', `${R}/payout/destinations`, { headers: agentHeaders() })).body.destinations.length).toBeGreaterThan(0);
-    expect((await call(base, 'GET', `${R}/payout/destinations/BR/banks`, { headers: agentHeaders() })).body.banks.length).toBeGreaterThan(0);
+    expect((await call(base, 'GET', `${R}/payout/destinations/BR/banks`, { headers: agentHeaders() })).body.banks.length).toBeGreaterThan(
+      0,
+    );
     expect((await call(base, 'GET', `${R}/payout/schemas/recipient`, { headers: agentHeaders() })).body.fields.length).toBeGreaterThan(0);
     const wallets = `${R}/organizations/${TENANT}/wallets`;
     expect((await call(base, 'GET', wallets, { headers: agentHeaders() })).body.wallets).toEqual([
@@ -350,7 +367,9 @@ describe('people, documents and the rest', () => {
     ]);
     const dep = await call(base, 'POST', `${wallets}/USD/deposits`, { headers: agentHeaders(), json: { amount: '0.10' } });
     expect(dep.body.available).toBe('10000.10');
-    const addr = await call(base, 'GET', `${R}/addresses/check?line1=1%20Main%20St&city=Miami&state=fl&country=us`, { headers: tenantHeaders() });
+    const addr = await call(base, 'GET', `${R}/addresses/check?line1=1%20Main%20St&city=Miami&state=fl&country=us`, {
+      headers: tenantHeaders(),
+    });
     expect(addr.body).toMatchObject({ valid: true, normalized: { state: 'FL', country: 'US' } });
   });
 });

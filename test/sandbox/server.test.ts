@@ -12,12 +12,34 @@ function makePki(dir: string): { ca: string; cert: string; key: string; clientCe
   const leaf = (name: string, ext: string) => {
     run('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`);
     require('node:fs').writeFileSync(join(dir, `${name}.ext`), ext);
-    run('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', `${name}.ext`);
+    run(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+    );
   };
   leaf('server', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
   leaf('client', 'extendedKeyUsage=clientAuth\n');
   const read = (f: string) => readFileSync(join(dir, f), 'utf8');
-  return { ca: read('ca.pem'), cert: read('server.pem'), key: read('server.key'), clientCert: read('client.pem'), clientKey: read('client.key') };
+  return {
+    ca: read('ca.pem'),
+    cert: read('server.pem'),
+    key: read('server.key'),
+    clientCert: read('client.pem'),
+    clientKey: read('client.key'),
+  };
 }
 
 describe('TLS', () => {
@@ -76,7 +98,12 @@ describe('TLS', () => {
   test('3DS redirect URLs use the HTTPS origin', async () => {
     const agent = new Agent({ connect: { ca: pki.ca } });
     try {
-      const token = (await http('POST', `${sb.url}/gateway/oauth/token`, { body: { clientId: 'sandbox-client', secretID: 'sandbox-secret' }, dispatcher: agent })).body.access_token;
+      const token = (
+        await http('POST', `${sb.url}/gateway/oauth/token`, {
+          body: { clientId: 'sandbox-client', secretID: 'sandbox-secret' },
+          dispatcher: agent,
+        })
+      ).body.access_token;
       const res = await http('POST', `${sb.url}/gateway/v2/check-card-account`, {
         token,
         dispatcher: agent,

@@ -57,8 +57,14 @@ describe('bearer token verification cache', () => {
     for (const at of [exp - 1, exp, exp + 29_000, exp + 29_999, exp + 30_000, exp + 30_001, exp + 31_000]) {
       cached.clock.set(at);
       plain.clock.set(at);
-      const a = await cached.auth.verify(token).then(() => 'ok', (e: { code: string }) => e.code);
-      const b = await plain.auth.verify(token).then(() => 'ok', (e: { code: string }) => e.code);
+      const a = await cached.auth.verify(token).then(
+        () => 'ok',
+        (e: { code: string }) => e.code,
+      );
+      const b = await plain.auth.verify(token).then(
+        () => 'ok',
+        (e: { code: string }) => e.code,
+      );
       expect([at - exp, a]).toEqual([at - exp, b]);
     }
   });

@@ -22,7 +22,11 @@ describe('BatchedReads', () => {
     expect([await a, await early]).toEqual([1, 1]);
     await new Promise((r) => setImmediate(r));
     // #2 started only after #1 ended, i.e. after b and c arrived
-    expect(started.map((s) => [s.key, s.seq])).toEqual([['t', 0], ['u', 3], ['t', 3]]);
+    expect(started.map((s) => [s.key, s.seq])).toEqual([
+      ['t', 0],
+      ['u', 3],
+      ['t', 3],
+    ]);
     started[2]!.resolve(2);
     expect([await b, await c]).toEqual([2, 2]);
     started[1]!.resolve(9);

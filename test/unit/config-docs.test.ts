@@ -35,7 +35,8 @@ function variablesReadInSource(): Map<string, string[]> {
   for (const file of [...sourceFiles(join(root, 'src')), ...sourceFiles(join(root, 'packages', 'sandbox', 'src'))]) {
     const text = readFileSync(file, 'utf8');
     const add = (name: string) => found.set(name, [...(found.get(name) ?? []), relative(root, file)]);
-    for (const m of text.matchAll(/\b(?:process\.)?env(?:\.([A-Z][A-Z0-9_]*)\b|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\])/g)) add((m[1] ?? m[2])!);
+    for (const m of text.matchAll(/\b(?:process\.)?env(?:\.([A-Z][A-Z0-9_]*)\b|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\])/g))
+      add((m[1] ?? m[2])!);
     // const { A, B: b = 'x' } = process.env
     for (const m of text.matchAll(/\{([^{}]*)\}\s*=\s*process\.env\b/g))
       for (const n of m[1]!.matchAll(/(?:^|,)\s*([A-Z][A-Z0-9_]*)\b/g)) add(n[1]!);
@@ -47,7 +48,9 @@ const reference = configReference(SANDBOX_ONLY_VARIABLES);
 const documented = new Set(reference.map((r) => r.name));
 
 test('every variable of the configuration schema is documented next to its definition', () => {
-  const undocumented = serviceVariables().filter((v) => !v.doc || v.doc.description.trim() === '').map((v) => v.name);
+  const undocumented = serviceVariables()
+    .filter((v) => !v.doc || v.doc.description.trim() === '')
+    .map((v) => v.name);
   expect(undocumented).toEqual([]);
 });
 

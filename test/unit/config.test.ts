@@ -108,17 +108,33 @@ describe('loadConfig', () => {
     const c = loadConfig({ ...PROD_BASE, ...PRODUCTION_REQUIRED });
     expect(c.gateway.clientId).toBe('gw-id');
     expect(c.auth).toMatchObject({ issuer: 'https://idp.example', audience: 'remittance-bff' });
-    expect(problemsOf({ ...PROD_BASE, ...PRODUCTION_REQUIRED, PUBLIC_URL: 'http://bff.example', GATEWAY_BASE_URL: 'http://gw.example' }).sort()).toEqual(['GATEWAY_BASE_URL', 'PUBLIC_URL']);
+    expect(
+      problemsOf({ ...PROD_BASE, ...PRODUCTION_REQUIRED, PUBLIC_URL: 'http://bff.example', GATEWAY_BASE_URL: 'http://gw.example' }).sort(),
+    ).toEqual(['GATEWAY_BASE_URL', 'PUBLIC_URL']);
     // loopback stays allowed over http (a local TLS-terminating proxy)
-    expect(problemsOf({ ...PROD_BASE, ...PRODUCTION_REQUIRED, PUBLIC_URL: 'http://127.0.0.1:4000', GATEWAY_BASE_URL: 'http://localhost:8080' })).toEqual([]);
+    expect(
+      problemsOf({ ...PROD_BASE, ...PRODUCTION_REQUIRED, PUBLIC_URL: 'http://127.0.0.1:4000', GATEWAY_BASE_URL: 'http://localhost:8080' }),
+    ).toEqual([]);
   });
 
   it('sandbox credential defaults apply only while the upstreams are a sandbox', () => {
     expect(loadConfig({}).verification.clientId).toBe('sandbox-verification');
-    const local = { GATEWAY_BASE_URL: 'http://127.0.0.1:4010/gateway', REMITTANCES_BASE_URL: 'http://127.0.0.1:4010/remittances', VERIFICATION_BASE_URL: 'http://127.0.0.1:4010/verification' };
+    const local = {
+      GATEWAY_BASE_URL: 'http://127.0.0.1:4010/gateway',
+      REMITTANCES_BASE_URL: 'http://127.0.0.1:4010/remittances',
+      VERIFICATION_BASE_URL: 'http://127.0.0.1:4010/verification',
+    };
     expect(loadConfig(local).remittances.apiKey).toBe('sandbox-api-key');
-    const remote = { GATEWAY_BASE_URL: 'https://gw.example', REMITTANCES_BASE_URL: 'https://rp.example', VERIFICATION_BASE_URL: 'https://vs.example' };
-    expect(problemsOf(remote).sort()).toEqual(Object.keys(PRODUCTION_REQUIRED).filter((k) => /^(GATEWAY|REMITTANCES|VERIFICATION)_/.test(k)).sort());
+    const remote = {
+      GATEWAY_BASE_URL: 'https://gw.example',
+      REMITTANCES_BASE_URL: 'https://rp.example',
+      VERIFICATION_BASE_URL: 'https://vs.example',
+    };
+    expect(problemsOf(remote).sort()).toEqual(
+      Object.keys(PRODUCTION_REQUIRED)
+        .filter((k) => /^(GATEWAY|REMITTANCES|VERIFICATION)_/.test(k))
+        .sort(),
+    );
   });
 
   it('metrics: own listener in production (never the API port), API port outside production', () => {

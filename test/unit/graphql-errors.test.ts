@@ -30,9 +30,7 @@ describe('flattenValidationErrors', () => {
         property: 'input',
         target: { secret: 'x' },
         value: { secret: 'x' },
-        children: [
-          { property: 'email', value: 'not-an-email', constraints: { isEmail: 'email must be an email' }, children: [] },
-        ],
+        children: [{ property: 'email', value: 'not-an-email', constraints: { isEmail: 'email must be an email' }, children: [] }],
       },
     ]);
     expect(out).toEqual([{ path: 'input.email', constraints: { isEmail: 'email must be an email' } }]);

@@ -10,14 +10,17 @@ describe('Decimal scalar', () => {
     expect(DecimalScalar.serialize('12345678901234567890.12345678')).toBe('12345678901234567890.12345678');
     expect(() => DecimalScalar.parseValue('123456789012345')).toThrow(/at most 14 integer digits/);
   });
-  it.each([100.1, '1e5', '01.0', '1.', '.5', '1.123456789', 'abc', '', ' 1', '12345678901234567890'])('refuses %p without echoing it', (v) => {
-    expect(() => DecimalScalar.parseValue(v)).toThrow(/^Decimal must/);
-    try {
-      DecimalScalar.parseValue(v);
-    } catch (e) {
-      if (typeof v === 'string' && v.length > 2) expect((e as Error).message).not.toContain(v);
-    }
-  });
+  it.each([100.1, '1e5', '01.0', '1.', '.5', '1.123456789', 'abc', '', ' 1', '12345678901234567890'])(
+    'refuses %p without echoing it',
+    (v) => {
+      expect(() => DecimalScalar.parseValue(v)).toThrow(/^Decimal must/);
+      try {
+        DecimalScalar.parseValue(v);
+      } catch (e) {
+        if (typeof v === 'string' && v.length > 2) expect((e as Error).message).not.toContain(v);
+      }
+    },
+  );
   it('refuses numeric literals (floats) in queries', () => {
     expect(() => DecimalScalar.parseLiteral({ kind: Kind.FLOAT, value: '1.5' })).toThrow();
     expect(DecimalScalar.parseLiteral({ kind: Kind.STRING, value: '1.50' })).toBe('1.50');

@@ -22,7 +22,15 @@ const stored = (v: unknown): Prisma.JsonValue => JSON.parse(JSON.stringify(v)) a
 const DETAILS = {
   ipAddress: '203.0.113.7',
   sender: {
-    customer: { firstName: 'Jane', lastName: 'Doe', email: 'jane@example.com', phoneNumber: '+14155550100', documentNumber: '123-45-6789', documentType: 'SSN', countryCode: 'US' },
+    customer: {
+      firstName: 'Jane',
+      lastName: 'Doe',
+      email: 'jane@example.com',
+      phoneNumber: '+14155550100',
+      documentNumber: '123-45-6789',
+      documentType: 'SSN',
+      countryCode: 'US',
+    },
     address: { line1: '1 Main St', city: 'Springfield', region: 'California', regionCode: 'CA', postalCode: '94105', countryCode: 'US' },
   },
   recipient: {
@@ -55,8 +63,13 @@ describe('transfers.details', () => {
   });
 
   it('accepts every funding type and both destinations', () => {
-    expect(transferDetails(stored({ ...DETAILS, funding: { type: 'ACCOUNT_TOKEN', accountToken: 'tok' } })).funding.accountToken).toBe('tok');
-    const bank = { type: 'BANK_ACCOUNT', bankAccount: { accountType: 'CHECKING', accountNumber: '1234', routingNumber: '011000015', countryCode: 'US' } };
+    expect(transferDetails(stored({ ...DETAILS, funding: { type: 'ACCOUNT_TOKEN', accountToken: 'tok' } })).funding.accountToken).toBe(
+      'tok',
+    );
+    const bank = {
+      type: 'BANK_ACCOUNT',
+      bankAccount: { accountType: 'CHECKING', accountNumber: '1234', routingNumber: '011000015', countryCode: 'US' },
+    };
     expect(transferDetails(stored({ ...DETAILS, funding: bank })).funding.bankAccount?.routingNumber).toBe('011000015');
     const wallet = { ...DETAILS.recipient, destination: { type: 'WALLET', walletId: 'w-1' } };
     expect(transferDetails(stored({ ...DETAILS, recipient: wallet })).recipient.destination.walletId).toBe('w-1');
@@ -68,7 +81,9 @@ describe('transfers.details', () => {
     const noCountry = { ...DETAILS, sender: { ...DETAILS.sender, customer: { ...DETAILS.sender.customer, countryCode: 1 } } };
     expect(refusal(() => transferDetails(stored(noCountry)))).toBe('transfers.details: sender.customer.countryCode is not a string');
     const crypto = { ...DETAILS, funding: { type: 'CRYPTO' } };
-    expect(refusal(() => transferDetails(stored(crypto)))).toBe('transfers.details: funding.type is not one of CARD, BANK_ACCOUNT, ACCOUNT_TOKEN');
+    expect(refusal(() => transferDetails(stored(crypto)))).toBe(
+      'transfers.details: funding.type is not one of CARD, BANK_ACCOUNT, ACCOUNT_TOKEN',
+    );
     const badAddress = { ...DETAILS, recipient: { ...DETAILS.recipient, address: { ...DETAILS.recipient.address, line2: 7 } } };
     expect(refusal(() => transferDetails(stored(badAddress)))).toBe('transfers.details: recipient.address.line2 is not a string or absent');
     const badAccount = { ...DETAILS, funding: { type: 'BANK_ACCOUNT', bankAccount: { accountType: 'CHECKING' } } };
@@ -81,7 +96,10 @@ describe('transfers.details', () => {
 describe('transfers.next_action', () => {
   it('null is none; a challenge has its type and redirect (absent redirect: null)', () => {
     expect(nextAction(null)).toBeNull();
-    expect(nextAction(stored({ type: 'THREE_DS_CHALLENGE', redirectUrl: 'https://acs.example/3ds' }))).toEqual({ type: 'THREE_DS_CHALLENGE', redirectUrl: 'https://acs.example/3ds' });
+    expect(nextAction(stored({ type: 'THREE_DS_CHALLENGE', redirectUrl: 'https://acs.example/3ds' }))).toEqual({
+      type: 'THREE_DS_CHALLENGE',
+      redirectUrl: 'https://acs.example/3ds',
+    });
     expect(nextAction(stored({ type: 'THREE_DS_CHALLENGE' }))).toEqual({ type: 'THREE_DS_CHALLENGE', redirectUrl: null });
   });
 
@@ -129,8 +147,15 @@ describe('saga_steps.response', () => {
   it('authorize: the settled outcome, checked field by field', () => {
     const out = { paymentId: 'p-1', status: 'AUTHORIZED', approved: true, message: null };
     expect(authorizationOutcome(stored(out))).toEqual(out);
-    expect(authorizationOutcome(stored({ paymentId: 'p-1', status: 'DECLINED', approved: false }))).toEqual({ paymentId: 'p-1', status: 'DECLINED', approved: false, message: null });
-    expect(refusal(() => authorizationOutcome(stored({ paymentId: 'p-1', status: 'AUTHORIZED', approved: 'yes' })))).toBe('saga_steps.response (authorize): approved is not a boolean');
+    expect(authorizationOutcome(stored({ paymentId: 'p-1', status: 'DECLINED', approved: false }))).toEqual({
+      paymentId: 'p-1',
+      status: 'DECLINED',
+      approved: false,
+      message: null,
+    });
+    expect(refusal(() => authorizationOutcome(stored({ paymentId: 'p-1', status: 'AUTHORIZED', approved: 'yes' })))).toBe(
+      'saga_steps.response (authorize): approved is not a boolean',
+    );
     expect(refusal(() => authorizationOutcome(null))).toBe('saga_steps.response (authorize): the value is not an object');
   });
 
@@ -142,13 +167,22 @@ describe('saga_steps.response', () => {
 
 describe('transfer_events', () => {
   it('detail: the action and a mutation key when they are strings (the detail is free-form)', () => {
-    expect(eventDetail(stored({ action: 'resumeTransfer', idempotencyKey: 'k-12345678' }))).toEqual({ action: 'resumeTransfer', idempotencyKey: 'k-12345678' });
+    expect(eventDetail(stored({ action: 'resumeTransfer', idempotencyKey: 'k-12345678' }))).toEqual({
+      action: 'resumeTransfer',
+      idempotencyKey: 'k-12345678',
+    });
     expect(eventDetail(stored({ action: 3 }))).toEqual({ action: null, idempotencyKey: null });
     expect(eventDetail(null)).toEqual({ action: null, idempotencyKey: null });
   });
 
   it('shown: what an app showed at that version; null for an audit-only fact', () => {
-    const shown = { status: 'ACTION_REQUIRED', nextAction: { type: 'THREE_DS_CHALLENGE', redirectUrl: 'u' }, capturedAmount: null, failureCode: null, failureMessage: null };
+    const shown = {
+      status: 'ACTION_REQUIRED',
+      nextAction: { type: 'THREE_DS_CHALLENGE', redirectUrl: 'u' },
+      capturedAmount: null,
+      failureCode: null,
+      failureMessage: null,
+    };
     expect(eventShown(stored(shown))).toEqual(shown);
     expect(eventShown(null)).toBeNull();
     expect(refusal(() => eventShown(stored({ nextAction: null })))).toBe('transfer_events.shown: status is not a string');

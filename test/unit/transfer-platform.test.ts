@@ -1,6 +1,9 @@
 import { payoutRank, platformRank, platformTarget } from '../../src/modules/transfers/transfer.platform';
 
-const facts = (upstreamTransactionStatus: string | null, payoutStatus: string | null = null) => ({ upstreamTransactionStatus, payoutStatus });
+const facts = (upstreamTransactionStatus: string | null, payoutStatus: string | null = null) => ({
+  upstreamTransactionStatus,
+  payoutStatus,
+});
 
 describe('platformTarget: the status the latest platform facts call for', () => {
   it('moves a captured transfer on with payout progress, whatever arrived first', () => {

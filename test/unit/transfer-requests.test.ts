@@ -5,7 +5,15 @@
  */
 import { Prisma } from '../../src/generated/prisma/client';
 import type { TransferDetails } from '../../src/modules/transfers/transfer.columns';
-import { accountCheck, cardCheck, newTransferDetails, paymentRequest, receiveAmountOf, tokenPullPaymentRequest, type PaymentFields } from '../../src/modules/transfers/transfer.requests';
+import {
+  accountCheck,
+  cardCheck,
+  newTransferDetails,
+  paymentRequest,
+  receiveAmountOf,
+  tokenPullPaymentRequest,
+  type PaymentFields,
+} from '../../src/modules/transfers/transfer.requests';
 
 const row: PaymentFields = {
   externalPaymentId: '7b0c6f5e-5d1c-4b8e-9a51-0a4c2b3d4e5f',
@@ -17,7 +25,15 @@ const row: PaymentFields = {
 };
 
 const sender: TransferDetails['sender'] = {
-  customer: { firstName: 'Jane', lastName: 'Doe', email: 'jane@example.com', phoneNumber: '+14155550100', documentNumber: '123-45-6789', documentType: 'SSN', countryCode: 'US' },
+  customer: {
+    firstName: 'Jane',
+    lastName: 'Doe',
+    email: 'jane@example.com',
+    phoneNumber: '+14155550100',
+    documentNumber: '123-45-6789',
+    documentType: 'SSN',
+    countryCode: 'US',
+  },
   address: { line1: '1 Main St', city: 'Springfield', region: 'California', regionCode: 'CA', postalCode: '94105', countryCode: 'US' },
 };
 
@@ -26,7 +42,15 @@ const details = (over: Partial<TransferDetails> = {}): TransferDetails => ({
   sender,
   recipient: {
     customer: { firstName: 'Maria', lastName: 'Silva', email: null, phoneNumber: '+5511912345678' },
-    address: { line1: 'Rua A 1', line2: null, city: 'Sao Paulo', region: 'Sao Paulo', regionCode: 'SP', postalCode: '01000-000', countryCode: 'BR' },
+    address: {
+      line1: 'Rua A 1',
+      line2: null,
+      city: 'Sao Paulo',
+      region: 'Sao Paulo',
+      regionCode: 'SP',
+      postalCode: '01000-000',
+      countryCode: 'BR',
+    },
     destination: { type: 'PIX', pixKeyType: 'EMAIL', pixKey: 'maria@example.com' },
   },
   funding: { type: 'CARD', cardToken: '0f8fad5b-d9cb-469f-a165-70867728950e' },
@@ -57,7 +81,15 @@ describe('paymentRequest: the authorization of a CARD or BANK_ACCOUNT transfer',
       exchangeRate: '5.0123',
       fxId: 'fx-1',
       sender: {
-        customer: { firstName: 'Jane', lastName: 'Doe', phoneNumber: '+14155550100', documentNumber: '123-45-6789', documentType: 'SSN', email: 'jane@example.com', countryCodeAlpha3: 'USA' },
+        customer: {
+          firstName: 'Jane',
+          lastName: 'Doe',
+          phoneNumber: '+14155550100',
+          documentNumber: '123-45-6789',
+          documentType: 'SSN',
+          email: 'jane@example.com',
+          countryCodeAlpha3: 'USA',
+        },
         customerAddress: SENDER_PAYMENT_ADDRESS,
         source: { type: 'CARD', card: { token: '0f8fad5b-d9cb-469f-a165-70867728950e' } },
       },
@@ -74,7 +106,10 @@ describe('paymentRequest: the authorization of a CARD or BANK_ACCOUNT transfer',
       row,
       frozen(
         details({
-          funding: { type: 'BANK_ACCOUNT', bankAccount: { accountType: 'CHECKING', accountNumber: '000123456789', routingNumber: '011000015', countryCode: 'US' } },
+          funding: {
+            type: 'BANK_ACCOUNT',
+            bankAccount: { accountType: 'CHECKING', accountNumber: '000123456789', routingNumber: '011000015', countryCode: 'US' },
+          },
           recipient: { ...details().recipient, destination: { type: 'WALLET', walletId: 'w-42' } },
         }),
       ),
@@ -123,7 +158,14 @@ describe('funding checks: the sender as the card / account holder, under the che
   });
 
   it('accountCheck (alpha-2 address, the raw account)', () => {
-    const d = frozen(details({ funding: { type: 'BANK_ACCOUNT', bankAccount: { accountType: 'SAVINGS', accountNumber: '987654321', routingNumber: '011000015', countryCode: 'US' } } }));
+    const d = frozen(
+      details({
+        funding: {
+          type: 'BANK_ACCOUNT',
+          bankAccount: { accountType: 'SAVINGS', accountNumber: '987654321', routingNumber: '011000015', countryCode: 'US' },
+        },
+      }),
+    );
     expect(accountCheck(d, 'k:check')).toEqual({
       externalPaymentId: 'k:check',
       ipAddress: '203.0.113.7',
@@ -134,7 +176,13 @@ describe('funding checks: the sender as the card / account holder, under the che
         phoneNumber: '+14155550100',
         documents: [{ document: '123-45-6789', type: 'SSN', countryCode: 'USA' }],
         address: { countryCode: 'US', stateCode: 'CA', city: 'Springfield', line1: '1 Main St', zipCode: '94105' },
-        paymentMethod: { type: 'BANK_ACCOUNT', accountType: 'SAVINGS', accountNumber: '987654321', routingNumber: '011000015', countryCode: 'US' },
+        paymentMethod: {
+          type: 'BANK_ACCOUNT',
+          accountType: 'SAVINGS',
+          accountNumber: '987654321',
+          routingNumber: '011000015',
+          countryCode: 'US',
+        },
       },
     });
   });
@@ -144,14 +192,26 @@ describe('createTransfer: the details and the amounts from the person and the qu
   it('newTransferDetails keeps the sender, the submitted parties, the quote fxId and expiry', () => {
     const d = details();
     expect(
-      newTransferDetails({ clientIp: '198.51.100.9', sender, recipient: d.recipient, funding: d.funding, quote: { fxId: 'fx-9', expiresAt: new Date('2026-02-01T10:00:00Z') } }),
+      newTransferDetails({
+        clientIp: '198.51.100.9',
+        sender,
+        recipient: d.recipient,
+        funding: d.funding,
+        quote: { fxId: 'fx-9', expiresAt: new Date('2026-02-01T10:00:00Z') },
+      }),
     ).toEqual({ ...d, ipAddress: '198.51.100.9', fxId: 'fx-9', quoteExpiresAt: '2026-02-01T10:00:00.000Z' });
   });
 
   it("receiveAmountOf: the quote's destination amount, else the source converted at its rate (the currency's minor units)", () => {
     const dec = (v: string) => new Prisma.Decimal(v);
-    expect(receiveAmountOf({ sourceAmount: dec('100'), destinationAmount: dec('501.2345'), destinationCurrency: 'BRL', rate: dec('5.0123') })).toBe('501.23');
-    expect(receiveAmountOf({ sourceAmount: dec('100'), destinationAmount: null, destinationCurrency: 'BRL', rate: dec('5.01235') })).toBe('501.24');
-    expect(receiveAmountOf({ sourceAmount: dec('10'), destinationAmount: null, destinationCurrency: 'JPY', rate: dec('149.567') })).toBe('1496');
+    expect(
+      receiveAmountOf({ sourceAmount: dec('100'), destinationAmount: dec('501.2345'), destinationCurrency: 'BRL', rate: dec('5.0123') }),
+    ).toBe('501.23');
+    expect(receiveAmountOf({ sourceAmount: dec('100'), destinationAmount: null, destinationCurrency: 'BRL', rate: dec('5.01235') })).toBe(
+      '501.24',
+    );
+    expect(receiveAmountOf({ sourceAmount: dec('10'), destinationAmount: null, destinationCurrency: 'JPY', rate: dec('149.567') })).toBe(
+      '1496',
+    );
   });
 });

@@ -2,7 +2,8 @@ import { allTransitions, isTerminal, refusal, TERMINAL, TRANSFER_STATUSES, CAUSE
 
 describe('transfer transition table', () => {
   test('terminal states have no way out', () => {
-    for (const from of TERMINAL) for (const to of TRANSFER_STATUSES) for (const c of CAUSES) if (from !== to) expect(refusal(from, to, c)).toMatch(/terminal/);
+    for (const from of TERMINAL)
+      for (const to of TRANSFER_STATUSES) for (const c of CAUSES) if (from !== to) expect(refusal(from, to, c)).toMatch(/terminal/);
   });
   test('every status except PENDING is reachable; every non-terminal status has a way forward', () => {
     const targets = new Set(allTransitions().map((t) => t.to));

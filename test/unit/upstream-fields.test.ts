@@ -39,7 +39,9 @@ describe('upstream-backed field registry', () => {
   });
 
   it('names only fields that exist, each once', () => {
-    const listed = [...Object.entries(UPSTREAM_FIELDS), ...Object.entries(LOCAL_FIELDS)].flatMap(([type, fs]) => fs.map((f) => `${type}.${f}`));
+    const listed = [...Object.entries(UPSTREAM_FIELDS), ...Object.entries(LOCAL_FIELDS)].flatMap(([type, fs]) =>
+      fs.map((f) => `${type}.${f}`),
+    );
     expect(listed.length).toBe(new Set(listed).size);
     const missing = listed.filter((tf) => {
       const [type, field] = tf.split('.') as [string, string];
@@ -50,9 +52,35 @@ describe('upstream-backed field registry', () => {
   });
 
   it('covers the upstream surfaces (fx, fxv1, kyc, checks, directory, platform, wallets, verification, legacy, admin, transfers)', () => {
-    for (const f of ['fxQuoteV1', 'personRequirements', 'resolveAlias', 'bank', 'banks', 'wallet', 'walletBalance', 'walletStatement', 'verificationSession', 'payerBalances', 'platformPerson'])
+    for (const f of [
+      'fxQuoteV1',
+      'personRequirements',
+      'resolveAlias',
+      'bank',
+      'banks',
+      'wallet',
+      'walletBalance',
+      'walletStatement',
+      'verificationSession',
+      'payerBalances',
+      'platformPerson',
+    ])
       expect(UPSTREAM_FIELDS.Query).toContain(f);
-    for (const f of ['createQuote', 'validatePerson', 'createPerson', 'checkCard', 'checkBankAccount', 'checkCardLegacy', 'createTransfer', 'resumeTransfer', 'captureTransfer', 'voidTransfer', 'createWallet', 'createAgent', 'startVerificationSession'])
+    for (const f of [
+      'createQuote',
+      'validatePerson',
+      'createPerson',
+      'checkCard',
+      'checkBankAccount',
+      'checkCardLegacy',
+      'createTransfer',
+      'resumeTransfer',
+      'captureTransfer',
+      'voidTransfer',
+      'createWallet',
+      'createAgent',
+      'startVerificationSession',
+    ])
       expect(UPSTREAM_FIELDS.Mutation).toContain(f);
   });
 });
@@ -67,10 +95,16 @@ describe('upstreamCost', () => {
   it('one point per occurrence: aliases, fragment spreads and nested upstream-backed fields count', () => {
     expect(cost(`{ ${Array.from({ length: 15 }, (_, i) => fx(i)).join(' ')} }`)).toBe(15);
     expect(cost('{ viewer { id } transfers { edges { node { id } } } }')).toBe(0);
-    expect(cost('query { ...F a: viewer { id } ...F } fragment F on Query { fxQuoteV1(sourceCurrency: "USD", destinationCurrency: "BRL") { rate } }')).toBe(2);
+    expect(
+      cost(
+        'query { ...F a: viewer { id } ...F } fragment F on Query { fxQuoteV1(sourceCurrency: "USD", destinationCurrency: "BRL") { rate } }',
+      ),
+    ).toBe(2);
     expect(
       cost('{ resolveAlias(countryCode: "BR", keyType: "CPF", key: "1") { ... on AliasAccount { bank { name } b2: bank { name } } } }'),
     ).toBe(3);
-    expect(cost('mutation { createWallet(input: { currency: "USD" }) { id } publishSystemNotice(input: { message: "x" }) { id } }')).toBe(1);
+    expect(cost('mutation { createWallet(input: { currency: "USD" }) { id } publishSystemNotice(input: { message: "x" }) { id } }')).toBe(
+      1,
+    );
   });
 });

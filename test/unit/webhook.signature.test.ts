@@ -31,7 +31,16 @@ describe('X-Service-Signature', () => {
     expect(verify(`v1=${v1},t=${t}`).ok).toBe(true); // order of parts does not matter
     expect(verify(`t=${t},v1=${'0'.repeat(64)},v1=${'1'.repeat(64)}`)).toEqual({ ok: false, reason: 'mismatch' });
     expect(verify(undefined)).toEqual({ ok: false, reason: 'missing' });
-    for (const bad of [`t=${t}`, `v1=${v1}`, `t=abc,v1=${v1}`, `t=${t},t=${t},v1=${v1}`, `t=${t},v1=${v1.slice(2)}`, 'garbage', `t=-1,v1=${v1}`, `=${t}`])
+    for (const bad of [
+      `t=${t}`,
+      `v1=${v1}`,
+      `t=abc,v1=${v1}`,
+      `t=${t},t=${t},v1=${v1}`,
+      `t=${t},v1=${v1.slice(2)}`,
+      'garbage',
+      `t=-1,v1=${v1}`,
+      `=${t}`,
+    ])
       expect(verify(bad)).toEqual({ ok: false, reason: 'malformed' });
   });
 
@@ -41,10 +50,13 @@ describe('X-Service-Signature', () => {
 
   it('fuzz: arbitrary headers never verify and never throw', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom(`t=${t},v1=`, `t=${t},v1=${'a'.repeat(64)}`)), (h) => {
-        expect(verify(h).ok).toBe(false);
-        expect(() => parseSignatureHeader(h)).not.toThrow();
-      }),
+      fc.property(
+        fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom(`t=${t},v1=`, `t=${t},v1=${'a'.repeat(64)}`)),
+        (h) => {
+          expect(verify(h).ok).toBe(false);
+          expect(() => parseSignatureHeader(h)).not.toThrow();
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -79,11 +91,20 @@ describe('secrets at rest (AES-256-GCM)', () => {
 });
 
 describe('config', () => {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+   
   const { loadConfig } = require('../../src/config') as typeof import('../../src/config');
   it('WEBHOOK_* variables: defaults, validation, key required in production', () => {
-    expect(loadConfig({}).webhooks).toEqual({ encryptionKey: null, toleranceS: 300, pollIntervalMs: 1000, secretCacheMs: 5000, maxAttempts: 12, concurrency: 4 });
-    expect(() => loadConfig({ WEBHOOK_SECRET_ENCRYPTION_KEY: 'c2hvcnQ=' })).toThrow(/WEBHOOK_SECRET_ENCRYPTION_KEY: must be base64 of 32 bytes/);
+    expect(loadConfig({}).webhooks).toEqual({
+      encryptionKey: null,
+      toleranceS: 300,
+      pollIntervalMs: 1000,
+      secretCacheMs: 5000,
+      maxAttempts: 12,
+      concurrency: 4,
+    });
+    expect(() => loadConfig({ WEBHOOK_SECRET_ENCRYPTION_KEY: 'c2hvcnQ=' })).toThrow(
+      /WEBHOOK_SECRET_ENCRYPTION_KEY: must be base64 of 32 bytes/,
+    );
     expect(() => loadConfig({ WEBHOOK_TOLERANCE_S: '0' })).toThrow(/WEBHOOK_TOLERANCE_S/);
     const prod: Record<string, string> = {
       NODE_ENV: 'production',
@@ -97,7 +118,9 @@ describe('config', () => {
     expect(() => loadConfig(prod)).toThrow(/WEBHOOK_SECRET_ENCRYPTION_KEY: is required in production/);
     // the endpoint the service registers its signed subscription for: production cannot receive webhooks without it
     const { PUBLIC_URL: _u, ...noUrl } = prod;
-    expect(() => loadConfig({ ...noUrl, WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64') })).toThrow(/PUBLIC_URL: is required in production/);
+    expect(() => loadConfig({ ...noUrl, WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64') })).toThrow(
+      /PUBLIC_URL: is required in production/,
+    );
     const key = Buffer.alloc(32, 3).toString('base64');
     expect(loadConfig({ ...prod, WEBHOOK_SECRET_ENCRYPTION_KEY: key }).webhooks.encryptionKey).toBe(key);
   });

@@ -64,7 +64,11 @@ it('without a client certificate the handshake is refused: a connect error (noth
 });
 
 it('a server certificate from an unknown CA is refused (no CA configured → system store only)', async () => {
-  h = harness(url, { REMITTANCES_CLIENT_CERT: pki.paths.clientCert, REMITTANCES_CLIENT_KEY: pki.paths.clientKey, UPSTREAM_RETRY_MAX_ATTEMPTS: '1' });
+  h = harness(url, {
+    REMITTANCES_CLIENT_CERT: pki.paths.clientCert,
+    REMITTANCES_CLIENT_KEY: pki.paths.clientKey,
+    UPSTREAM_RETRY_MAX_ATTEMPTS: '1',
+  });
   const err = (await h.clients.remittances.listWebhooks().catch((e: unknown) => e)) as UpstreamError;
   expect(err).toMatchObject({ kind: 'connect' });
   expect(err.upstreamCode).toMatch(/CERT|SIGNATURE|SELF_SIGNED|ISSUER/);

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { startSandbox, type RunningSandbox } from '@remittance-bff/sandbox';
 import { UnknownOutcome, UpstreamError, type MoneyMovingResult } from '../../src/upstream/http/upstream.errors';
 import type { Payment } from '../../src/upstream/gateway/gateway.types';
-import { paymentRequest, customer } from './helpers/upstream.fixtures';
+import { paymentRequest } from './helpers/upstream.fixtures';
 import { harness, metricValue, type Harness } from './helpers/upstream.local-server';
 import { SandboxControl } from './helpers/upstream.sandbox-control';
 
@@ -58,7 +58,7 @@ describe('gateway token', () => {
     expect(results).toHaveLength(1000);
     expect(await control.calls('/gateway/oauth/token')).toHaveLength(1);
     expect((await control.calls('/gateway/payer/balance')).filter((c) => c.status === 200)).toHaveLength(1000);
-    // eslint-disable-next-line no-console
+     
     console.log(`1000 concurrent gateway reads over ${h.config.upstream.maxConnections} connections: ${ms.toFixed(0)} ms`);
   });
 
@@ -143,7 +143,14 @@ describe('gateway endpoints', () => {
           ...checkSender(),
           phoneNumber: '4155550100',
           address: { countryCode: 'US', stateCode: 'CA', city: 'San Francisco', line1: '1 Market St', zipCode: '94105' },
-          paymentMethod: { type: 'BANK_ACCOUNT', accountType: 'CHECKING', routingNumber: '011000015', accountNumber, bankCode: '011000015', countryCode: 'US' },
+          paymentMethod: {
+            type: 'BANK_ACCOUNT',
+            accountType: 'CHECKING',
+            routingNumber: '011000015',
+            accountNumber,
+            bankCode: '011000015',
+            countryCode: 'US',
+          },
         },
       });
     await expect(b('123456789')).resolves.toMatchObject({ status: 'APPROVED', accountVerification: { accountStatus: 'VALID' } });
@@ -182,13 +189,19 @@ describe('gateway endpoints', () => {
     const list = await h.clients.gateway.listBanks({ countryCode: 'BR', page: 0, resultsPerPage: 5 });
     expect(list.banks.length).toBeGreaterThan(0);
     const first = list.banks[0];
-    await expect(h.clients.gateway.getBank({ bankNumber: first.bankCode, countryCode: 'BR' })).resolves.toMatchObject({ bankCode: first.bankCode });
+    await expect(h.clients.gateway.getBank({ bankNumber: first.bankCode, countryCode: 'BR' })).resolves.toMatchObject({
+      bankCode: first.bankCode,
+    });
     const balance = await h.clients.gateway.getPayerBalance();
     expect(balance[0].balances.length).toBeGreaterThan(0);
   });
 
   it('PULLPUSH payment, partial capture, capture twice (409 with the payment in details); void; decline is a result', async () => {
-    const quote = await h.clients.gateway.createFxQuote({ sourceCurrencyCode: 'USD', destinationCurrencyCode: 'BRL', paymentMethod: 'WALLET' });
+    const quote = await h.clients.gateway.createFxQuote({
+      sourceCurrencyCode: 'USD',
+      destinationCurrencyCode: 'BRL',
+      paymentMethod: 'WALLET',
+    });
     const req = paymentRequest({ fxId: quote.fxId, exchangeRate: String(quote.conversionRate) });
     const p = completed(await h.clients.gateway.createPayment(req));
     expect(p).toMatchObject({ approved: true, status: 'AUTHORIZED', amount: 100.1 });
@@ -200,7 +213,10 @@ describe('gateway endpoints', () => {
 
     const other = paymentRequest();
     completed(await h.clients.gateway.createPayment(other));
-    await expect(h.clients.gateway.voidPayment(other.externalPaymentId)).resolves.toMatchObject({ kind: 'completed', value: { voided: true } });
+    await expect(h.clients.gateway.voidPayment(other.externalPaymentId)).resolves.toMatchObject({
+      kind: 'completed',
+      value: { voided: true },
+    });
 
     const declined = completed(await h.clients.gateway.createPayment(paymentRequest({ cardToken: cardToken('0004') })));
     expect(declined).toMatchObject({ approved: false, status: 'DECLINED' });
@@ -342,7 +358,10 @@ describe('verification-session API', () => {
 
   it('another tenant’s session → not_found', async () => {
     const s = await h.clients.verification.createSession({ userRef: 'user-3' });
-    const other = harness(sandbox.url, { VERIFICATION_CLIENT_ID: 'sandbox-verification-2', VERIFICATION_CLIENT_SECRET: 'sandbox-verification-secret-2' });
+    const other = harness(sandbox.url, {
+      VERIFICATION_CLIENT_ID: 'sandbox-verification-2',
+      VERIFICATION_CLIENT_SECRET: 'sandbox-verification-secret-2',
+    });
     const err = await rejection(other.clients.verification.getSession(s.id));
     expect(err).toMatchObject({ kind: 'not_found', status: 404 });
     await other.clients.close();

@@ -77,7 +77,13 @@ describe('remittances platform over mutual TLS', () => {
 
     const asAgent = harness(sandbox.url, { ...tlsEnv(), REMITTANCES_AGENT_ID: agent.id, REMITTANCES_AGENT_API_KEY: agent.apiKey });
     const err = await rejection(asAgent.clients.remittances.getFxTransactionLimits());
-    expect(err).toMatchObject({ service: 'remittances', kind: 'forbidden', status: 403, upstreamCode: 'AGENT_NOT_APPROVED', retryable: false });
+    expect(err).toMatchObject({
+      service: 'remittances',
+      kind: 'forbidden',
+      status: 403,
+      upstreamCode: 'AGENT_NOT_APPROVED',
+      retryable: false,
+    });
     expect(err.toAppError().code).toBe('UPSTREAM_UNAVAILABLE');
     await control.approveAgent(agent.id);
     await expect(asAgent.clients.remittances.getFxTransactionLimits()).resolves.toBeDefined();
@@ -101,8 +107,12 @@ describe('remittances platform over mutual TLS', () => {
   it('payout: quote, funding and recipient accounts, reference data (agent endpoints)', async () => {
     const r = h.clients.remittances;
     const person = await r.createPerson({ firstName: 'Ana', lastName: 'Silva' });
-    await expect(r.createPayoutQuote({ sourceCurrency: 'USD', destinationCurrency: 'BRL', sourceAmount: '100.00' })).resolves.toHaveProperty('quoteId');
-    await expect(r.createFundingAccount(person.id, { type: 'CARD', cardTokenId: randomUUID() })).resolves.toMatchObject({ participantId: person.id });
+    await expect(
+      r.createPayoutQuote({ sourceCurrency: 'USD', destinationCurrency: 'BRL', sourceAmount: '100.00' }),
+    ).resolves.toHaveProperty('quoteId');
+    await expect(r.createFundingAccount(person.id, { type: 'CARD', cardTokenId: randomUUID() })).resolves.toMatchObject({
+      participantId: person.id,
+    });
     await expect(r.createGatewayRecipientAccount(person.id, { pixKey: 'ana@example.com' })).resolves.toMatchObject({ provider: 'gateway' });
     const dest = await r.listDestinations();
     expect(dest).toHaveProperty('destinations');

@@ -75,7 +75,14 @@ describe('responses are checked against the documented shape', () => {
     server.handler = (req, res) => {
       if (req.url.endsWith('/oauth/token')) return token(res);
       if (req.url.endsWith('/v1/alias/directory'))
-        return json(res, 400, { found: false, countryCode: 'BRA', system: 'PIX', keyType: 'CPF', key: '00000000000', message: 'not found' });
+        return json(res, 400, {
+          found: false,
+          countryCode: 'BRA',
+          system: 'PIX',
+          keyType: 'CPF',
+          key: '00000000000',
+          message: 'not found',
+        });
       json(res, 200, { status: 'REJECTED', message: 'identity mismatch' });
     };
     const alias = await h.clients.gateway.lookupAlias({ countryCode: 'BRA', key: '00000000000', keyType: 'CPF' });
@@ -214,7 +221,9 @@ describe('retries only where repeating cannot cause a second effect', () => {
     const req = paymentRequest();
     const r = await h.clients.gateway.createPayment(req);
     expect(r.kind).toBe('completed');
-    const keys = server.seen.filter((s) => s.url === '/gateway/v2/payment').map((s) => (s.json as { externalPaymentId: string }).externalPaymentId);
+    const keys = server.seen
+      .filter((s) => s.url === '/gateway/v2/payment')
+      .map((s) => (s.json as { externalPaymentId: string }).externalPaymentId);
     expect(keys).toEqual([req.externalPaymentId, req.externalPaymentId, req.externalPaymentId]);
     // the amounts went out as the exact decimal literals
     expect(server.seen.find((s) => s.url === '/gateway/v2/payment')!.body).toContain('"total":100.10');
@@ -293,7 +302,13 @@ describe('unknown outcome', () => {
     const r = await h.clients.gateway.createPayment(req);
     expect(r).toBeInstanceOf(UnknownOutcome);
     const u = r as UnknownOutcome;
-    expect(u).toMatchObject({ kind: 'unknown_outcome', operation: 'createPayment', idempotencyKey: req.externalPaymentId, reason: 'network', attempts: 3 });
+    expect(u).toMatchObject({
+      kind: 'unknown_outcome',
+      operation: 'createPayment',
+      idempotencyKey: req.externalPaymentId,
+      reason: 'network',
+      attempts: 3,
+    });
     expect(server.paths('/gateway/v2/payment')).toHaveLength(3);
   });
 
@@ -308,7 +323,10 @@ describe('unknown outcome', () => {
     const r = await h.clients.gateway.capturePayment('pay-1', { amount: '50.00' });
     expect(r).toMatchObject({ kind: 'unknown_outcome', reason: 'unresolved_after_ambiguous', idempotencyKey: 'pay-1' });
     expect((r as UnknownOutcome).lastError).toMatchObject({ status: 409, upstreamCode: 'ALREADY_CAPTURED' });
-    expect(server.seen.filter((s) => s.url === '/gateway/payments/pay-1/capture').map((s) => s.body)).toEqual(['{"amount":50.00}', '{"amount":50.00}']);
+    expect(server.seen.filter((s) => s.url === '/gateway/payments/pay-1/capture').map((s) => s.body)).toEqual([
+      '{"amount":50.00}',
+      '{"amount":50.00}',
+    ]);
   });
 
   it('a 503 is "not processed": retried, and exhausting on 503 alone throws instead of UnknownOutcome', async () => {

@@ -31,7 +31,12 @@ it('sends an RFC 6749 form (body credentials, scope) and logs it without the sec
   h = harness(server.url);
   server.handler = (req, res) => {
     if (req.url.endsWith('/oauth/token'))
-      return json(res, 200, { access_token: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln', token_type: 'Bearer', expires_in: 300, scope: 'sessions' });
+      return json(res, 200, {
+        access_token: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln',
+        token_type: 'Bearer',
+        expires_in: 300,
+        scope: 'sessions',
+      });
     json(res, 201, { id: 's1', userRef: 'user-secret-ref' });
   };
   await h.clients.verification.createSession({ userRef: 'user-secret-ref' });
@@ -51,7 +56,11 @@ it('sends an RFC 6749 form (body credentials, scope) and logs it without the sec
 });
 
 it('HTTP Basic: form-urlencoded id and secret, nothing in the body', async () => {
-  h = harness(server.url, { VERIFICATION_AUTH_METHOD: 'basic', VERIFICATION_CLIENT_ID: 'id with space', VERIFICATION_CLIENT_SECRET: 's:e/c' });
+  h = harness(server.url, {
+    VERIFICATION_AUTH_METHOD: 'basic',
+    VERIFICATION_CLIENT_ID: 'id with space',
+    VERIFICATION_CLIENT_SECRET: 's:e/c',
+  });
   server.handler = (_req, res) => json(res, 200, { access_token: 't', token_type: 'Bearer', expires_in: 300 });
   await h.clients.verification.requestToken();
   const auth = String(server.seen[0].headers.authorization);

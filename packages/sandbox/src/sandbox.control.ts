@@ -36,7 +36,8 @@ const FAULT_RULES: Record<keyof SandboxFaults, (v: unknown) => string | null> = 
   dropResponseAfterCommitRate: (v) => rate(v),
   webhookDuplicateRate: (v) => rate(v),
   webhookShuffle: (v) => (typeof v === 'boolean' ? null : 'must be a boolean'),
-  webhookDelayMs: (v) => (Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 600_000 ? null : 'must be an integer from 0 to 600000'),
+  webhookDelayMs: (v) =>
+    Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 600_000 ? null : 'must be an integer from 0 to 600000',
   seed: (v) => (Number.isSafeInteger(v) ? null : 'must be an integer'),
 };
 
@@ -80,7 +81,9 @@ export const sandboxControlPlugin: FastifyPluginAsync<{ ctx: SandboxContext }> =
       return reply.code(400).send({ error: { code: 'VALIDATION_ERROR', message: err.message, details: err.details } });
     }
     const status = (err as { statusCode?: number }).statusCode ?? 500;
-    return reply.code(status).send({ error: { code: status < 500 ? 'INVALID_REQUEST' : 'INTERNAL_ERROR', message: (err as Error).message } });
+    return reply
+      .code(status)
+      .send({ error: { code: status < 500 ? 'INVALID_REQUEST' : 'INTERNAL_ERROR', message: (err as Error).message } });
   });
 
   const clockView = () => ({ now: ctx.now().toISOString(), offsetSeconds: ctx.clockOffset() / 1000 });

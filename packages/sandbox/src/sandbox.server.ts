@@ -112,20 +112,18 @@ export async function startSandbox(opts: SandboxServerOptions = {}): Promise<Run
   if (tls) ctx.tlsClientAuthRequired = tls.requireClientCert;
 
   const common = { logger: opts.logger ?? false, forceCloseConnections: true as const };
-  const app = (
-    tls
-      ? Fastify({
-          ...common,
-          https: {
-            cert: tls.cert,
-            key: tls.key,
-            ca: tls.ca,
-            requestCert: tls.requireClientCert,
-            rejectUnauthorized: false,
-          },
-        })
-      : Fastify(common)
-  ) as unknown as FastifyInstance;
+  const app = (tls
+    ? Fastify({
+        ...common,
+        https: {
+          cert: tls.cert,
+          key: tls.key,
+          ca: tls.ca,
+          requestCert: tls.requireClientCert,
+          rejectUnauthorized: false,
+        },
+      })
+    : Fastify(common)) as unknown as FastifyInstance;
 
   // Faults run first (onRequest, before any plugin's own authentication), like a load balancer in front.
   app.addHook('onRequest', async (request, reply) => {

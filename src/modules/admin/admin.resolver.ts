@@ -18,13 +18,17 @@ export class AdminResolver {
   @Mutation(() => CreatedAgent, {
     description: 'Admins: create an agent at the remittances platform. Its API key is in this response only; it starts PENDING_APPROVAL.',
   })
-  createAgent(@Arg('input', () => CreateAgentInput, { description: 'The agent to create.' }) input: CreateAgentInput, @Ctx() ctx: GraphQLContext): Promise<CreatedAgent> {
+  createAgent(
+    @Arg('input', () => CreateAgentInput, { description: 'The agent to create.' }) input: CreateAgentInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<CreatedAgent> {
     return this.admin.createAgent(ctx.caller!, input);
   }
 
   @Authorized('backoffice', 'admin')
   @Query(() => AgentConnection, {
-    description: 'Back-office and admins: the agents created through this service (never their API keys), newest first, with the status the platform last reported.',
+    description:
+      'Back-office and admins: the agents created through this service (never their API keys), newest first, with the status the platform last reported.',
   })
   async agents(@Args() args: PageArgs): Promise<AgentConnection> {
     return offsetConnection(await this.admin.agents(pageRequest(args.first, args.after)));
@@ -32,7 +36,8 @@ export class AdminResolver {
 
   @Authorized('backoffice', 'admin')
   @Query(() => PlatformDocumentConnection, {
-    description: 'Back-office and admins: a platform person\'s documents with their latest verification result (document events), latest change first. Empty for an unknown person.',
+    description:
+      "Back-office and admins: a platform person's documents with their latest verification result (document events), latest change first. Empty for an unknown person.",
   })
   async documents(
     @Arg('personId', () => ID, { description: 'The platform person (participant).' }) personId: string,

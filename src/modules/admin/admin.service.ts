@@ -6,7 +6,16 @@ import type { RemittancesClient } from '../../upstream/remittances/remittances.c
 import { decimalFromNumber } from '../../shared/decimal';
 import type { PageWindow } from '../../shared/page';
 
-type AgentRow = { id: string; email: string; businessName: string; externalId: string | null; status: string; createdBy: string; upstreamCreatedAt: Date; createdAt: Date };
+type AgentRow = {
+  id: string;
+  email: string;
+  businessName: string;
+  externalId: string | null;
+  status: string;
+  createdBy: string;
+  upstreamCreatedAt: Date;
+  createdAt: Date;
+};
 type AgentState = { status: string; updatedAt: Date };
 /** An agent as created here, its status as the platform's events last reported it (webhook.platform-state.ts). */
 const agentView = (a: AgentRow, state?: AgentState) => ({
@@ -42,7 +51,11 @@ export class AdminService {
    * on failure: a lost response may have created the agent (see RemittancesClient).
    * `via: 'legacy'` uses the tenant-level alias POST /agents (same request and answer) instead.
    */
-  async createAgent(caller: Caller, input: { email: string; businessName: string; externalId?: string }, via: 'organization' | 'legacy' = 'organization') {
+  async createAgent(
+    caller: Caller,
+    input: { email: string; businessName: string; externalId?: string },
+    via: 'organization' | 'legacy' = 'organization',
+  ) {
     const req = { email: input.email, businessName: input.businessName, ...(input.externalId ? { externalId: input.externalId } : {}) };
     const created = await (via === 'legacy' ? this.remittances.createAgentLegacy(req) : this.remittances.createAgent(req));
     const { apiKey, ...agent } = created;
@@ -66,7 +79,10 @@ export class AdminService {
       this.prisma.agent.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: offset, take: limit }),
       this.prisma.agent.count(),
     ]);
-    const states = await this.prisma.platformAgent.findMany({ where: { id: { in: rows.map((r) => r.id) } }, select: { id: true, status: true, updatedAt: true } });
+    const states = await this.prisma.platformAgent.findMany({
+      where: { id: { in: rows.map((r) => r.id) } },
+      select: { id: true, status: true, updatedAt: true },
+    });
     const stateOf = new Map(states.map((s) => [s.id, s]));
     return { items: rows.map((r) => agentView(r, stateOf.get(r.id))), offset, total };
   }
@@ -79,7 +95,14 @@ export class AdminService {
       this.prisma.platformDocument.count({ where }),
     ]);
     return {
-      items: rows.map((d) => ({ id: d.id, personId: d.entityId, documentType: d.documentType, verificationStatus: d.verificationStatus, occurredAt: d.occurredAt, updatedAt: d.updatedAt })),
+      items: rows.map((d) => ({
+        id: d.id,
+        personId: d.entityId,
+        documentType: d.documentType,
+        verificationStatus: d.verificationStatus,
+        occurredAt: d.occurredAt,
+        updatedAt: d.updatedAt,
+      })),
       offset,
       total,
     };

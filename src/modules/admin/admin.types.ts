@@ -14,12 +14,12 @@ export class PayerBalance {
 
 @InputType({ description: 'A new agent at the remittances platform.' })
 export class CreateAgentInput {
-  @Field({ description: 'The agent\'s contact e-mail address.' })
+  @Field({ description: "The agent's contact e-mail address." })
   @IsEmail({}, { message: 'email must be an e-mail address, e.g. ops@example.com' })
   @Length(3, 254, { message: 'email must be at most 254 characters' })
   email!: string;
 
-  @Field({ description: 'The agent\'s business name, 1 to 200 characters.' })
+  @Field({ description: "The agent's business name, 1 to 200 characters." })
   @IsString()
   @Length(1, 200, { message: 'businessName must be 1 to 200 characters' })
   businessName!: string;
@@ -33,7 +33,7 @@ export class CreateAgentInput {
 
 @ObjectType({ description: 'An agent at the remittances platform, as we know it (created through this service).' })
 class Agent {
-  @Field(() => ID, { description: 'The platform\'s agent id (x-agent-id).' })
+  @Field(() => ID, { description: "The platform's agent id (x-agent-id)." })
   id!: string;
 
   @Field({ description: 'Contact e-mail address.' })
@@ -46,7 +46,8 @@ class Agent {
   externalId!: string | null;
 
   @Field({
-    description: 'Its status: PENDING_APPROVAL when created, then as the platform\'s agent events last reported it (e.g. ACTIVE once its compliance team approves it).',
+    description:
+      "Its status: PENDING_APPROVAL when created, then as the platform's agent events last reported it (e.g. ACTIVE once its compliance team approves it).",
   })
   status!: string;
 
@@ -65,7 +66,7 @@ export class CreatedAgent {
   @Field(() => Agent, { description: 'The agent.' })
   agent!: Agent;
 
-  @Field({ description: 'The agent\'s API key (x-agent-api-key). Shown once; neither the platform nor this service can show it again.' })
+  @Field({ description: "The agent's API key (x-agent-api-key). Shown once; neither the platform nor this service can show it again." })
   apiKey!: string;
 }
 
@@ -79,9 +80,9 @@ export const AgentConnection = connectionType(Agent, {
 });
 export type AgentConnection = CountedConnection<Agent>;
 
-@ObjectType({ description: 'A document of a platform person, with its latest verification result (from the platform\'s document events).' })
+@ObjectType({ description: "A document of a platform person, with its latest verification result (from the platform's document events)." })
 class PlatformDocument {
-  @Field(() => ID, { description: 'The platform\'s document id.' })
+  @Field(() => ID, { description: "The platform's document id." })
   id!: string;
 
   @Field(() => ID, { description: 'The platform person (participant) it belongs to.' })
@@ -102,7 +103,7 @@ class PlatformDocument {
 
 export const PlatformDocumentConnection = connectionType(PlatformDocument, {
   name: 'PlatformDocumentConnection',
-  description: 'A person\'s documents, latest reported change first (Relay connection).',
+  description: "A person's documents, latest reported change first (Relay connection).",
   edges: 'The documents of this page.',
   pageInfo: 'Where this page sits.',
   totalCount: 'How many documents the person has.',

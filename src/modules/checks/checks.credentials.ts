@@ -22,7 +22,10 @@ const credentialNotFound = (kind: CredentialKind) => new AppError('NOT_FOUND', M
 
 /** UUIDs compare case-insensitively (the gateway reads "AB…" and "ab…" as one card): one digest for both. */
 const canonical = (kind: CredentialKind, token: string) => (kind === 'card' ? token.toLowerCase() : token);
-const digest = (kind: CredentialKind, token: string) => createHash('sha256').update(`${kind}:${canonical(kind, token)}`).digest('hex');
+const digest = (kind: CredentialKind, token: string) =>
+  createHash('sha256')
+    .update(`${kind}:${canonical(kind, token)}`)
+    .digest('hex');
 
 type Db = PrismaClient | Prisma.TransactionClient;
 

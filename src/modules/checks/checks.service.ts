@@ -1,12 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { badInput } from '../../shared/errors';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
-import type { AccountCheckRequest, AccountTokenCheck, CardCheck as GatewayCardCheck, CardCheckRequest, CheckDocument } from '../../upstream/gateway/gateway.types';
+import type {
+  AccountCheckRequest,
+  AccountTokenCheck,
+  CardCheck as GatewayCardCheck,
+  CardCheckRequest,
+  CheckDocument,
+} from '../../upstream/gateway/gateway.types';
 import { gatewayCheckAddress, type PostalAddress } from '../../shared/address';
 import type { FundingCredentials } from './checks.credentials';
 import { alpha3 } from '../../shared/countries';
 
-interface DocumentArgs { number: string; type: string; countryCode: string }
+interface DocumentArgs {
+  number: string;
+  type: string;
+  countryCode: string;
+}
 interface CardHolderArgs {
   firstName: string;
   lastName: string;
@@ -16,7 +26,10 @@ interface CardHolderArgs {
   documents: DocumentArgs[];
   address?: PostalAddress;
 }
-export interface CardCheckArgs { cardToken: string; sender: CardHolderArgs }
+export interface CardCheckArgs {
+  cardToken: string;
+  sender: CardHolderArgs;
+}
 
 interface CardCheckView {
   status: 'APPROVED' | 'CHALLENGE' | 'FAILED';
@@ -32,7 +45,14 @@ interface CardCheckView {
   canReceive: boolean | null;
 }
 
-interface AccountHolderArgs { firstName: string; lastName: string; email: string; phoneNumber: string; documents: DocumentArgs[]; address: PostalAddress }
+interface AccountHolderArgs {
+  firstName: string;
+  lastName: string;
+  email: string;
+  phoneNumber: string;
+  documents: DocumentArgs[];
+  address: PostalAddress;
+}
 export interface BankCheckArgs {
   linked?: { accountCheckToken: string; accountCheckId: string; countryCode: string };
   holder?: AccountHolderArgs;
@@ -40,12 +60,27 @@ export interface BankCheckArgs {
 }
 
 /** What the API takes: the holder is always the caller's KYC'd person (never typed again). */
-interface CardCheckInput { cardToken: string; personId: string }
-interface BankCheckInput { linked?: BankCheckArgs['linked']; account?: BankCheckArgs['account']; personId?: string }
+interface CardCheckInput {
+  cardToken: string;
+  personId: string;
+}
+interface BankCheckInput {
+  linked?: BankCheckArgs['linked'];
+  account?: BankCheckArgs['account'];
+  personId?: string;
+}
 
 /** The sender of a KYC'd person, as a check names the card or account holder. */
 interface SenderParty {
-  customer: { firstName: string; lastName: string; email: string; phoneNumber: string; documentNumber: string; documentType: string; countryCode: string };
+  customer: {
+    firstName: string;
+    lastName: string;
+    email: string;
+    phoneNumber: string;
+    documentNumber: string;
+    documentType: string;
+    countryCode: string;
+  };
   address: PostalAddress;
 }
 /** Finds the caller's APPROVED person as a sender (NOT_FOUND for another caller's, BAD_USER_INPUT when it cannot send). */
@@ -194,7 +229,8 @@ export class ChecksService {
     if (Boolean(input.linked) === raw) throw badInput('Give either linked (bank-linking widget) or personId + account (raw details)');
     if (input.linked) return this.checkLinkedAccount(ownerId, input.linked);
     if (!input.personId || !input.account) throw badInput('personId and account are both required for a raw-details check');
-    if (input.account.countryCode === 'US' && !input.account.routingNumber) throw badInput('account.routingNumber is required for a US account');
+    if (input.account.countryCode === 'US' && !input.account.routingNumber)
+      throw badInput('account.routingNumber is required for a US account');
     if (input.account.countryCode !== 'US' && !input.account.bankCode) throw badInput('account.bankCode is required outside the US');
     const args: BankCheckArgs = { holder: holderOf(await this.senders(ownerId, input.personId)), account: input.account };
     const r = await this.gateway.checkBankAccount(accountCheckRequest(args, clientIp, randomUUID()));
@@ -215,7 +251,10 @@ export class ChecksService {
    */
   private async checkLinkedAccount(ownerId: string, linked: NonNullable<BankCheckArgs['linked']>): Promise<BankCheckView> {
     await this.credentials.assertCheckable('link_token', linked.accountCheckToken, ownerId);
-    const r: AccountTokenCheck = await this.gateway.checkBankAccountToken({ externalPaymentId: randomUUID(), sender: { paymentMethod: { type: 'BANK_DEPOSIT', ...linked } } });
+    const r: AccountTokenCheck = await this.gateway.checkBankAccountToken({
+      externalPaymentId: randomUUID(),
+      sender: { paymentMethod: { type: 'BANK_DEPOSIT', ...linked } },
+    });
     if (r.approved) {
       await this.credentials.bind('link_token', linked.accountCheckToken, ownerId);
       await this.credentials.bind('account_token', r.accountTokenId, ownerId);

@@ -1,23 +1,23 @@
 import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
-import {
-  IsIn,
-  IsISO31661Alpha2,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Length,
-  Matches,
-  ValidateNested,
-} from 'class-validator';
+import { IsIn, IsISO31661Alpha2, IsOptional, IsString, IsUUID, Length, Matches, ValidateNested } from 'class-validator';
 
 export const E164 = /^\+[1-9]\d{6,14}$/;
 export const E164_MESSAGE = '$property must be an E.164 phone number such as +14155550100';
 
-@InputType({ description: 'A card check (v2) without charging the card. The cardholder is the KYC\'d person: their name, contact, identity document and address are sent (nothing is typed again).' })
+@InputType({
+  description:
+    "A card check (v2) without charging the card. The cardholder is the KYC'd person: their name, contact, identity document and address are sent (nothing is typed again).",
+})
 export class CheckCardInput {
-  @Field({ description: 'Card token UUID from the client-side tokenizer.' }) @IsUUID('all', { message: 'cardToken must be the token UUID from the tokenizer' }) cardToken!: string;
-  @Field(() => ID, { description: 'The cardholder: the caller\'s person from createPerson (status APPROVED, an INDIVIDUAL with name, contact, identification and address). Another caller\'s person is NOT_FOUND.' })
-  @IsString() @Length(1, 64, { message: 'personId must be the id createPerson answered' })
+  @Field({ description: 'Card token UUID from the client-side tokenizer.' })
+  @IsUUID('all', { message: 'cardToken must be the token UUID from the tokenizer' })
+  cardToken!: string;
+  @Field(() => ID, {
+    description:
+      "The cardholder: the caller's person from createPerson (status APPROVED, an INDIVIDUAL with name, contact, identification and address). Another caller's person is NOT_FOUND.",
+  })
+  @IsString()
+  @Length(1, 64, { message: 'personId must be the id createPerson answered' })
   personId!: string;
 }
 
@@ -41,10 +41,24 @@ export class CardCheck {
   @Field(() => CardCheckStatus, { description: 'The overall result.' }) status!: CardCheckStatus;
   @Field(() => String, { nullable: true, description: 'The 3DS challenge page, when status is CHALLENGE.' }) redirectUrl!: string | null;
   @Field(() => [String], { description: 'Why the check failed, e.g. "cvc FAILED".' }) reasons!: string[];
-  @Field({ description: 'Address verification (AVS) as the gateway reports it, e.g. APPROVED, FAILED, PARTIAL_MATCH, NOT_SENT, NOT_SUPPORTED (only FAILED fails the check).' }) avs!: string;
-  @Field({ description: 'Security code (CVC) verification as the gateway reports it, e.g. APPROVED, FAILED, NOT_SENT, NOT_SUPPORTED (only FAILED fails the check).' }) cvc!: string;
-  @Field(() => String, { nullable: true, description: 'Cardholder name verification (AAV), when the network reports it, e.g. APPROVED, FAILED, PARTIAL_MATCH (only FAILED fails the check).' }) aavCardholderName!: string | null;
-  @Field(() => String, { nullable: true, description: "The card's BIN (leading digits that identify the issuer), when known." }) bin!: string | null;
+  @Field({
+    description:
+      'Address verification (AVS) as the gateway reports it, e.g. APPROVED, FAILED, PARTIAL_MATCH, NOT_SENT, NOT_SUPPORTED (only FAILED fails the check).',
+  })
+  avs!: string;
+  @Field({
+    description:
+      'Security code (CVC) verification as the gateway reports it, e.g. APPROVED, FAILED, NOT_SENT, NOT_SUPPORTED (only FAILED fails the check).',
+  })
+  cvc!: string;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Cardholder name verification (AAV), when the network reports it, e.g. APPROVED, FAILED, PARTIAL_MATCH (only FAILED fails the check).',
+  })
+  aavCardholderName!: string | null;
+  @Field(() => String, { nullable: true, description: "The card's BIN (leading digits that identify the issuer), when known." }) bin!:
+    string | null;
   @Field(() => String, { nullable: true, description: 'The last 4 digits of the card, when known.' }) lastFour!: string | null;
   @Field(() => String, { nullable: true, description: "The card issuer's name, when known." }) issuerName!: string | null;
   @Field(() => Boolean, { nullable: true, description: 'Can fund pulls (AFT).' }) canFund!: boolean | null;
@@ -53,28 +67,68 @@ export class CardCheck {
 
 @InputType({ description: 'Bank-linking widget result (check-account form A).' })
 class LinkedAccountInput {
-  @Field({ description: 'Public token returned by the bank-linking widget.' }) @IsString() @Length(1, 256, { message: 'accountCheckToken must be the token returned by the bank-linking widget (1 to 256 characters)' }) accountCheckToken!: string;
-  @Field({ description: 'Account id selected in the widget.' }) @IsString() @Length(1, 256, { message: 'accountCheckId must be the account id selected in the bank-linking widget (1 to 256 characters)' }) accountCheckId!: string;
-  @Field({ description: 'ISO 3166-1 alpha-2 country of the account, e.g. "US".' }) @IsISO31661Alpha2({ message: 'countryCode must be an ISO 3166-1 alpha-2 code such as US' }) countryCode!: string;
+  @Field({ description: 'Public token returned by the bank-linking widget.' })
+  @IsString()
+  @Length(1, 256, { message: 'accountCheckToken must be the token returned by the bank-linking widget (1 to 256 characters)' })
+  accountCheckToken!: string;
+  @Field({ description: 'Account id selected in the widget.' })
+  @IsString()
+  @Length(1, 256, { message: 'accountCheckId must be the account id selected in the bank-linking widget (1 to 256 characters)' })
+  accountCheckId!: string;
+  @Field({ description: 'ISO 3166-1 alpha-2 country of the account, e.g. "US".' })
+  @IsISO31661Alpha2({ message: 'countryCode must be an ISO 3166-1 alpha-2 code such as US' })
+  countryCode!: string;
 }
 
 @InputType({ description: 'A bank account.' })
 class BankAccountInput {
-  @Field({ description: 'e.g. BANK_ACCOUNT, ACH', defaultValue: 'BANK_ACCOUNT' }) @Matches(/^[A-Z_]{2,32}$/, { message: 'type must be 2 to 32 capital letters or "_", e.g. BANK_ACCOUNT or ACH' }) type!: string;
-  @Field({ description: 'SAVINGS, CHECKING, BUSINESS_CHECKING or BUSINESS_SAVING.' }) @IsIn(['SAVINGS', 'CHECKING', 'BUSINESS_CHECKING', 'BUSINESS_SAVING'], { message: 'accountType must be SAVINGS, CHECKING, BUSINESS_CHECKING or BUSINESS_SAVING' }) accountType!: string;
-  @Field({ description: 'Account number: 4 to 34 letters or digits, no spaces. Never echoed back.' }) @Matches(/^[A-Za-z0-9]{4,34}$/, { message: 'accountNumber must be 4 to 34 letters or digits' }) accountNumber!: string;
-  @Field({ nullable: true, description: 'ABA routing number, 9 digits: required for a US account.' }) @IsOptional() @Matches(/^\d{9}$/, { message: 'routingNumber must be a 9-digit ABA routing number' }) routingNumber?: string;
-  @Field({ nullable: true, description: 'National bank code (1 to 32 characters): required outside the US.' }) @IsOptional() @IsString() @Length(1, 32, { message: 'bankCode must be 1 to 32 characters' }) bankCode?: string;
-  @Field({ description: 'ISO 3166-1 alpha-2 country of the account, e.g. "US".' }) @IsISO31661Alpha2({ message: 'countryCode must be an ISO 3166-1 alpha-2 code such as US' }) countryCode!: string;
+  @Field({ description: 'e.g. BANK_ACCOUNT, ACH', defaultValue: 'BANK_ACCOUNT' })
+  @Matches(/^[A-Z_]{2,32}$/, { message: 'type must be 2 to 32 capital letters or "_", e.g. BANK_ACCOUNT or ACH' })
+  type!: string;
+  @Field({ description: 'SAVINGS, CHECKING, BUSINESS_CHECKING or BUSINESS_SAVING.' })
+  @IsIn(['SAVINGS', 'CHECKING', 'BUSINESS_CHECKING', 'BUSINESS_SAVING'], {
+    message: 'accountType must be SAVINGS, CHECKING, BUSINESS_CHECKING or BUSINESS_SAVING',
+  })
+  accountType!: string;
+  @Field({ description: 'Account number: 4 to 34 letters or digits, no spaces. Never echoed back.' })
+  @Matches(/^[A-Za-z0-9]{4,34}$/, { message: 'accountNumber must be 4 to 34 letters or digits' })
+  accountNumber!: string;
+  @Field({ nullable: true, description: 'ABA routing number, 9 digits: required for a US account.' })
+  @IsOptional()
+  @Matches(/^\d{9}$/, { message: 'routingNumber must be a 9-digit ABA routing number' })
+  routingNumber?: string;
+  @Field({ nullable: true, description: 'National bank code (1 to 32 characters): required outside the US.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 32, { message: 'bankCode must be 1 to 32 characters' })
+  bankCode?: string;
+  @Field({ description: 'ISO 3166-1 alpha-2 country of the account, e.g. "US".' })
+  @IsISO31661Alpha2({ message: 'countryCode must be an ISO 3166-1 alpha-2 code such as US' })
+  countryCode!: string;
 }
 
-@InputType({ description: 'Bank account check: either `linked` (bank-linking widget) or `personId` + `account` (raw details; the holder is the KYC\'d person).' })
+@InputType({
+  description:
+    "Bank account check: either `linked` (bank-linking widget) or `personId` + `account` (raw details; the holder is the KYC'd person).",
+})
 export class CheckBankAccountInput {
-  @Field(() => LinkedAccountInput, { nullable: true, description: 'Form A: the bank-linking widget result. Give it alone.' }) @IsOptional() @ValidateNested() linked?: LinkedAccountInput;
-  @Field(() => ID, { nullable: true, description: 'Form B: the account holder, the caller\'s APPROVED person from createPerson (with account). Another caller\'s person is NOT_FOUND.' })
-  @IsOptional() @IsString() @Length(1, 64, { message: 'personId must be the id createPerson answered' })
+  @Field(() => LinkedAccountInput, { nullable: true, description: 'Form A: the bank-linking widget result. Give it alone.' })
+  @IsOptional()
+  @ValidateNested()
+  linked?: LinkedAccountInput;
+  @Field(() => ID, {
+    nullable: true,
+    description:
+      "Form B: the account holder, the caller's APPROVED person from createPerson (with account). Another caller's person is NOT_FOUND.",
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64, { message: 'personId must be the id createPerson answered' })
   personId?: string;
-  @Field(() => BankAccountInput, { nullable: true, description: 'Form B: the raw account details (with personId).' }) @IsOptional() @ValidateNested() account?: BankAccountInput;
+  @Field(() => BankAccountInput, { nullable: true, description: 'Form B: the raw account details (with personId).' })
+  @IsOptional()
+  @ValidateNested()
+  account?: BankAccountInput;
 }
 
 export enum BankAccountCheckStatus {
@@ -95,10 +149,15 @@ registerEnumType(BankAccountCheckStatus, {
 @ObjectType({ description: 'Result of a bank account check (masked facts only).' })
 export class BankAccountCheck {
   @Field(() => BankAccountCheckStatus, { description: 'The overall result.' }) status!: BankAccountCheckStatus;
-  @Field(() => String, { nullable: true, description: 'Reusable token for ACCOUNT_TOKEN funding (funding.accountToken; linked accounts).' }) accountToken!: string | null;
+  @Field(() => String, { nullable: true, description: 'Reusable token for ACCOUNT_TOKEN funding (funding.accountToken; linked accounts).' })
+  accountToken!: string | null;
   @Field(() => String, { nullable: true, description: 'VALID or INVALID (raw details).' }) accountStatus!: string | null;
-  @Field(() => String, { nullable: true, description: "The gateway's explanation (raw details), when it gives one." }) message!: string | null;
-  @Field(() => String, { nullable: true, description: 'The account name the bank reports (linked accounts).' }) bankAccountName!: string | null;
-  @Field(() => String, { nullable: true, description: 'The account number with all but the last digits masked (linked accounts).' }) accountNumberMasked!: string | null;
-  @Field(() => String, { nullable: true, description: 'The routing number with all but the last digits masked (linked accounts).' }) routingNumberMasked!: string | null;
+  @Field(() => String, { nullable: true, description: "The gateway's explanation (raw details), when it gives one." }) message!:
+    string | null;
+  @Field(() => String, { nullable: true, description: 'The account name the bank reports (linked accounts).' }) bankAccountName!:
+    string | null;
+  @Field(() => String, { nullable: true, description: 'The account number with all but the last digits masked (linked accounts).' })
+  accountNumberMasked!: string | null;
+  @Field(() => String, { nullable: true, description: 'The routing number with all but the last digits masked (linked accounts).' })
+  routingNumberMasked!: string | null;
 }

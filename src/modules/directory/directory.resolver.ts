@@ -11,7 +11,7 @@ export class DirectoryResolver {
   @Authorized()
   @Query(() => AliasResolution, {
     description:
-      'Look up who receives payments sent to an alias (PIX key, UPI VPA, PayNow mobile, …) on a country\'s instant payment rail. ' +
+      "Look up who receives payments sent to an alias (PIX key, UPI VPA, PayNow mobile, …) on a country's instant payment rail. " +
       'Not found is an answer (AliasNotFound). The directory has a quota: each caller may look up a limited number of aliases ' +
       'per minute (RATE_LIMITED with extensions.retryAfterSeconds beyond it). Any authenticated caller.',
   })
@@ -20,13 +20,19 @@ export class DirectoryResolver {
   }
 
   @Authorized()
-  @Query(() => Bank, { nullable: true, description: 'A bank by its national code, or null when the directory does not know it. Cached for a few minutes. Any authenticated caller.' })
+  @Query(() => Bank, {
+    nullable: true,
+    description:
+      'A bank by its national code, or null when the directory does not know it. Cached for a few minutes. Any authenticated caller.',
+  })
   bank(@Args() args: BankArgs, @Ctx() ctx: GraphQLContext): Promise<Bank | null> {
     return this.directory.bank(ctx, args.countryCode, args.bankCode);
   }
 
   @Authorized()
-  @Query(() => BankConnection, { description: 'The banks of a country, sorted by name, page by page (Relay connection). Any authenticated caller.' })
+  @Query(() => BankConnection, {
+    description: 'The banks of a country, sorted by name, page by page (Relay connection). Any authenticated caller.',
+  })
   async banks(@Args() args: BanksArgs): Promise<BankConnection> {
     return offsetConnection(await this.directory.listBanks(args.countryCode, pageRequest(args.first, args.after)));
   }
@@ -36,7 +42,10 @@ export class DirectoryResolver {
 export class AliasAccountResolver {
   constructor(private readonly directory: DirectoryService) {}
 
-  @FieldResolver(() => Bank, { nullable: true, description: 'The receiving bank from the bank directory (batched and cached), or null when unknown there.' })
+  @FieldResolver(() => Bank, {
+    nullable: true,
+    description: 'The receiving bank from the bank directory (batched and cached), or null when unknown there.',
+  })
   bank(@Root() account: AliasAccount, @Ctx() ctx: GraphQLContext): Promise<Bank | null> {
     return this.directory.bank(ctx, account.countryCode, account.bankCode);
   }

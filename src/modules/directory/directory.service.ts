@@ -100,7 +100,14 @@ export class DirectoryService {
       results.push(r);
       if (r.banks.length < size) break; // the list ended on this page
     }
-    return { items: results.flatMap((r) => r.banks).slice(skip, skip + limit).map(toBankView), offset, total: results[0]?.totalResults ?? 0 };
+    return {
+      items: results
+        .flatMap((r) => r.banks)
+        .slice(skip, skip + limit)
+        .map(toBankView),
+      offset,
+      total: results[0]?.totalResults ?? 0,
+    };
   }
 
   /**
@@ -148,7 +155,6 @@ export class DirectoryService {
 function toBankView(b: UpstreamBank): BankView {
   return { bankCode: b.bankCode, name: b.bankName, countryCode: b.countryCode, swift: b.swift ?? null };
 }
-
 
 /** Every letter/digit except the last `keep` becomes '*'; separators stay (so "123.456.789-01" → "***.***.***-01"). */
 function maskKeepLast(value: string, keep: number): string {

@@ -6,12 +6,12 @@ import { ALIAS_RAILS as ALIAS_KEY_TYPES } from './directory.service';
 
 const ALIAS_COUNTRIES = Object.keys(ALIAS_KEY_TYPES);
 
-@ObjectType({ simpleResolvers: true, description: 'A bank of the gateway\'s bank directory.' })
+@ObjectType({ simpleResolvers: true, description: "A bank of the gateway's bank directory." })
 export class Bank {
   @Field({ description: 'National bank code (ABA routing number in the US, COMPE code in Brazil, …).' })
   bankCode!: string;
 
-  @Field({ description: 'The bank\'s name.' })
+  @Field({ description: "The bank's name." })
   name!: string;
 
   @Field({ description: 'ISO 3166-1 alpha-2 country of the bank.' })
@@ -59,7 +59,11 @@ export class ResolveAliasArgs {
 
   @Field({
     description:
-      'Kind of key: ' + Object.entries(ALIAS_KEY_TYPES).map(([c, k]) => `${c}: ${k.join(', ')}`).join('; ') + '.',
+      'Kind of key: ' +
+      Object.entries(ALIAS_KEY_TYPES)
+        .map(([c, k]) => `${c}: ${k.join(', ')}`)
+        .join('; ') +
+      '.',
   })
   @IsString()
   @Matches(/^[A-Z_]{2,20}$/, { message: 'keyType must be one of the key types of the country, e.g. CPF or EMAIL' })

@@ -1,7 +1,15 @@
 import type { PrismaClient } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import { AppError, badInput } from '../../shared/errors';
-import { corridorBounds, corridorRule, formatAmount, formatRate, fromJsonNumber, sendAmountProblem, type CorridorRule } from '../../shared/money';
+import {
+  corridorBounds,
+  corridorRule,
+  formatAmount,
+  formatRate,
+  fromJsonNumber,
+  sendAmountProblem,
+  type CorridorRule,
+} from '../../shared/money';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { PaymentMethod } from '../../upstream/gateway/gateway.types';
 
@@ -33,7 +41,12 @@ interface CorridorView {
   maxAmount: { amount: string; currency: string };
 }
 
-function corridorView(rule: CorridorRule, sourceCurrency: string, destinationCurrency: string, destinationCountry: string | null): CorridorView {
+function corridorView(
+  rule: CorridorRule,
+  sourceCurrency: string,
+  destinationCurrency: string,
+  destinationCountry: string | null,
+): CorridorView {
   const { min, max } = corridorBounds(rule, sourceCurrency);
   return { sourceCurrency, destinationCurrency, destinationCountry, minAmount: min, maxAmount: max };
 }
@@ -56,7 +69,12 @@ export class FxService {
 
   /** The rule that applies to one corridor (a configured one, else the default). */
   corridor(sourceCurrency: string, destinationCurrency: string, destinationCountry?: string | null): CorridorView {
-    return corridorView(corridorRule(this.corridors, sourceCurrency, destinationCurrency, destinationCountry), sourceCurrency, destinationCurrency, destinationCountry ?? null);
+    return corridorView(
+      corridorRule(this.corridors, sourceCurrency, destinationCurrency, destinationCountry),
+      sourceCurrency,
+      destinationCurrency,
+      destinationCountry ?? null,
+    );
   }
 
   async createQuote(ownerId: string, args: CreateQuoteArgs): Promise<QuoteView> {

@@ -35,11 +35,17 @@ export class CreateQuoteInput {
   @IsISO4217CurrencyCode({ message: 'destinationCurrency must be an ISO 4217 currency code such as BRL' })
   destinationCurrency!: string;
 
-  @Field(() => PaymentMethod, { description: 'How the sender will pay (use the funding type of the transfer: CARD for CARD, BANK_ACCOUNT for bank funding).' })
+  @Field(() => PaymentMethod, {
+    description: 'How the sender will pay (use the funding type of the transfer: CARD for CARD, BANK_ACCOUNT for bank funding).',
+  })
   @IsEnum(PaymentMethod, { message: 'paymentMethod must be one of the PaymentMethod values, e.g. CARD or BANK_ACCOUNT' })
   paymentMethod!: GatewayPaymentMethod;
 
-  @Field(() => DecimalScalar, { nullable: true, description: 'Amount sent, in sourceCurrency: a Decimal string greater than 0 with no more decimals than the currency has (e.g. "100.10" for USD). Required for a quote used by a transfer.' })
+  @Field(() => DecimalScalar, {
+    nullable: true,
+    description:
+      'Amount sent, in sourceCurrency: a Decimal string greater than 0 with no more decimals than the currency has (e.g. "100.10" for USD). Required for a quote used by a transfer.',
+  })
   @IsOptional()
   sourceAmount?: string;
 
@@ -60,10 +66,16 @@ export class Quote {
   @Field(() => DecimalScalar, { description: 'Units of the destination currency per unit of the source currency (exact decimal string).' })
   rate!: string;
 
-  @Field(() => Money, { nullable: true, description: 'What the sender pays, in the source currency; null when the quote was asked without sourceAmount.' })
+  @Field(() => Money, {
+    nullable: true,
+    description: 'What the sender pays, in the source currency; null when the quote was asked without sourceAmount.',
+  })
   source!: Money | null;
 
-  @Field(() => Money, { nullable: true, description: 'What the recipient gets, in the destination currency; null when the quote was asked without sourceAmount.' })
+  @Field(() => Money, {
+    nullable: true,
+    description: 'What the recipient gets, in the destination currency; null when the quote was asked without sourceAmount.',
+  })
   destination!: Money | null;
 
   @Field(() => PaymentMethod, { description: 'The payment method the rate was priced for.' })
@@ -73,7 +85,10 @@ export class Quote {
   expiresAt!: Date;
 }
 
-@ObjectType({ description: 'A corridor (source currency → destination currency, optionally one destination country) and how much one transfer through it may send.' })
+@ObjectType({
+  description:
+    'A corridor (source currency → destination currency, optionally one destination country) and how much one transfer through it may send.',
+})
 export class Corridor {
   @Field({ description: 'ISO 4217 source currency.' })
   sourceCurrency!: string;
@@ -84,9 +99,14 @@ export class Corridor {
   @Field(() => String, { nullable: true, description: 'ISO 3166-1 alpha-2 destination country the rule is for; null: any.' })
   destinationCountry!: string | null;
 
-  @Field(() => Money, { description: 'The least one transfer may send, in the source currency (createQuote and createTransfer refuse less with BAD_USER_INPUT, extensions.minAmount).' })
+  @Field(() => Money, {
+    description:
+      'The least one transfer may send, in the source currency (createQuote and createTransfer refuse less with BAD_USER_INPUT, extensions.minAmount).',
+  })
   minAmount!: Money;
 
-  @Field(() => Money, { description: 'The most one transfer may send, in the source currency (more: BAD_USER_INPUT, extensions.maxAmount).' })
+  @Field(() => Money, {
+    description: 'The most one transfer may send, in the source currency (more: BAD_USER_INPUT, extensions.maxAmount).',
+  })
   maxAmount!: Money;
 }

@@ -6,7 +6,12 @@ import { FxV1Service } from './fxv1.service';
 
 /** A refused FX v1 request names a pair the gateway has no rate for (the rest: the default mapping). */
 const FXV1_UPSTREAM_ERRORS: UpstreamErrorRule[] = [
-  { service: 'gateway', operation: 'createFxQuoteV1', kind: 'rejected', to: () => badInput('The gateway offers no rate for this currency pair; check both currency codes') },
+  {
+    service: 'gateway',
+    operation: 'createFxQuoteV1',
+    kind: 'rejected',
+    to: () => badInput('The gateway offers no rate for this currency pair; check both currency codes'),
+  },
 ];
 
 /** fxv1: indicative rates (gateway FX v1) before the payment method is known. */

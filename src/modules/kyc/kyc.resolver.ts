@@ -10,7 +10,8 @@ export class KycResolver {
 
   @Authorized()
   @Mutation(() => PersonResult, {
-    description: 'Any authenticated caller: KYC check of a person without storing it (gateway /person/validate); id is always null. A REJECTED person is an answer, not an error.',
+    description:
+      'Any authenticated caller: KYC check of a person without storing it (gateway /person/validate); id is always null. A REJECTED person is an answer, not an error.',
   })
   async validatePerson(@Arg('input', { description: 'The person to check.' }) input: PersonInput): Promise<PersonResult> {
     const r = await this.kyc.validatePerson(input);
@@ -22,7 +23,10 @@ export class KycResolver {
     description:
       'Any authenticated caller: creates the KYC person, owned by the caller; an APPROVED one gets an id to use as createTransfer.personId. A REJECTED person is an answer (no id), not an error. Not idempotent: each call asks the gateway again.',
   })
-  async createPerson(@Arg('input', { description: 'The person to create.' }) input: PersonInput, @Ctx() ctx: GraphQLContext): Promise<PersonResult> {
+  async createPerson(
+    @Arg('input', { description: 'The person to create.' }) input: PersonInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<PersonResult> {
     const caller = requireCaller(ctx);
     const r = await this.kyc.createPerson(caller.userId, input);
     return { ...r, status: r.status as PersonStatus };

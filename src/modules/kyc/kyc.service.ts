@@ -23,7 +23,15 @@ type PersonDetails = PersonArgs;
 
 /** The sender of a transfer, from what createPerson kept: the KYC'd person is the sender (nothing is asked twice). */
 export interface Sender {
-  customer: { firstName: string; lastName: string; email: string; phoneNumber: string; documentNumber: string; documentType: string; countryCode: string };
+  customer: {
+    firstName: string;
+    lastName: string;
+    email: string;
+    phoneNumber: string;
+    documentNumber: string;
+    documentType: string;
+    countryCode: string;
+  };
   address: PostalAddress;
 }
 
@@ -32,7 +40,9 @@ export function senderOf(details: unknown): Sender | string {
   const p = (details ?? null) as PersonDetails | null;
   if (!p) return 'the person was created before senders were kept; create the person again with createPerson';
   if (p.type !== 'INDIVIDUAL') return 'the person must be an INDIVIDUAL to send money';
-  const missing = (['firstName', 'lastName', 'identificationType', 'identification', 'email', 'phoneNumber', 'address'] as const).filter((k) => !p[k]);
+  const missing = (['firstName', 'lastName', 'identificationType', 'identification', 'email', 'phoneNumber', 'address'] as const).filter(
+    (k) => !p[k],
+  );
   if (missing.length) return `the person has no ${missing.join(', ')}; create a person with them (createPerson)`;
   return {
     customer: {

@@ -34,23 +34,61 @@ registerEnumType(PersonType, {
     'A payment person for KYC. The sender of a transfer is built from it: a person that will send needs type INDIVIDUAL, firstName and lastName (at most 35 characters each when paying by card), identificationType and identification, email, phoneNumber and address.',
 })
 export class PersonInput {
-  @Field(() => PersonType, { defaultValue: PersonType.INDIVIDUAL, description: 'INDIVIDUAL (default) or BUSINESS.' }) @IsIn(Object.values(PersonType), { message: 'type must be INDIVIDUAL or BUSINESS' }) type!: PersonType;
-  @Field({ nullable: true, description: 'First name (1 to 100 characters); required for an INDIVIDUAL.' }) @IsOptional() @IsString() @Length(1, 100, { message: 'firstName must be 1 to 100 characters' }) firstName?: string;
-  @Field({ nullable: true, description: 'Last name (1 to 100 characters); required for an INDIVIDUAL.' }) @IsOptional() @IsString() @Length(1, 100, { message: 'lastName must be 1 to 100 characters' }) lastName?: string;
-  @Field({ nullable: true, description: 'Registered company name (1 to 200 characters); required for a BUSINESS.' }) @IsOptional() @IsString() @Length(1, 200, { message: 'companyName must be 1 to 200 characters' }) companyName?: string;
+  @Field(() => PersonType, { defaultValue: PersonType.INDIVIDUAL, description: 'INDIVIDUAL (default) or BUSINESS.' })
+  @IsIn(Object.values(PersonType), { message: 'type must be INDIVIDUAL or BUSINESS' })
+  type!: PersonType;
+  @Field({ nullable: true, description: 'First name (1 to 100 characters); required for an INDIVIDUAL.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100, { message: 'firstName must be 1 to 100 characters' })
+  firstName?: string;
+  @Field({ nullable: true, description: 'Last name (1 to 100 characters); required for an INDIVIDUAL.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100, { message: 'lastName must be 1 to 100 characters' })
+  lastName?: string;
+  @Field({ nullable: true, description: 'Registered company name (1 to 200 characters); required for a BUSINESS.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200, { message: 'companyName must be 1 to 200 characters' })
+  companyName?: string;
   @Field({ nullable: true, description: 'e.g. NATIONAL_ID, PASSPORT, DRIVER_LICENSE, TAX_ID, SSN, CPF' })
-  @IsOptional() @Matches(/^[A-Z_]{2,32}$/, { message: 'identificationType must be 2 to 32 capital letters or "_", e.g. PASSPORT' })
+  @IsOptional()
+  @Matches(/^[A-Z_]{2,32}$/, { message: 'identificationType must be 2 to 32 capital letters or "_", e.g. PASSPORT' })
   identificationType?: string;
-  @Field({ nullable: true, description: 'The identification number (1 to 64 characters; personRequirements gives the pattern of a country).' }) @IsOptional() @IsString() @Length(1, 64, { message: 'identification must be 1 to 64 characters' }) identification?: string;
+  @Field({
+    nullable: true,
+    description: 'The identification number (1 to 64 characters; personRequirements gives the pattern of a country).',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64, { message: 'identification must be 1 to 64 characters' })
+  identification?: string;
   @Field({ nullable: true, description: 'M or F' }) @IsOptional() @IsIn(['M', 'F'], { message: 'gender must be M or F' }) gender?: string;
-  @Field({ nullable: true, description: 'E-mail address, e.g. ana@example.com (required with an address; a sender needs it).' }) @IsOptional() @IsEmail({}, { message: 'email must be an email address such as ana@example.com' }) email?: string;
-  @Field({ nullable: true, description: 'E.164 phone number, e.g. +14155550100 (required with an address; a sender needs it).' }) @IsOptional() @Matches(E164, { message: E164_MESSAGE }) phoneNumber?: string;
-  @Field(() => AddressInput, { nullable: true, description: "The person's address; its countryCode is the person's country (and the identification's)." }) @IsOptional() @ValidateNested() address?: AddressInput;
+  @Field({ nullable: true, description: 'E-mail address, e.g. ana@example.com (required with an address; a sender needs it).' })
+  @IsOptional()
+  @IsEmail({}, { message: 'email must be an email address such as ana@example.com' })
+  email?: string;
+  @Field({ nullable: true, description: 'E.164 phone number, e.g. +14155550100 (required with an address; a sender needs it).' })
+  @IsOptional()
+  @Matches(E164, { message: E164_MESSAGE })
+  phoneNumber?: string;
+  @Field(() => AddressInput, {
+    nullable: true,
+    description: "The person's address; its countryCode is the person's country (and the identification's).",
+  })
+  @IsOptional()
+  @ValidateNested()
+  address?: AddressInput;
 }
 
 @ObjectType({ description: 'The KYC decision. `id` is set when createPerson stored an APPROVED person.' })
 export class PersonResult {
-  @Field(() => ID, { nullable: true, description: 'The stored person (createPerson with APPROVED only): pass it as createTransfer.personId. Null otherwise.' }) id!: string | null;
+  @Field(() => ID, {
+    nullable: true,
+    description: 'The stored person (createPerson with APPROVED only): pass it as createTransfer.personId. Null otherwise.',
+  })
+  id!: string | null;
   @Field(() => PersonStatus, { description: 'The KYC decision.' }) status!: PersonStatus;
   @Field(() => String, { nullable: true, description: 'Why the person was rejected.' }) message!: string | null;
 }

@@ -6,7 +6,13 @@ import { LegacyCardService } from './legacy-card.service';
 
 /** A 400 refusal of the legacy check is the caller's input (the rest: the default mapping). */
 const LEGACY_CARD_UPSTREAM_ERRORS: UpstreamErrorRule[] = [
-  { service: 'gateway', operation: 'checkCardLegacy', kind: 'rejected', status: [400], to: () => badInput('The gateway refused the card check: check the card token, names and address') },
+  {
+    service: 'gateway',
+    operation: 'checkCardLegacy',
+    kind: 'rejected',
+    status: [400],
+    to: () => badInput('The gateway refused the card check: check the card token, names and address'),
+  },
 ];
 
 /** legacy: the gateway's legacy card check (CARD_CHECK_LEGACY_ENABLED); binds the card like checkCard. */
@@ -15,6 +21,8 @@ export const legacyCardModule = defineModule({
   upstreamErrors: LEGACY_CARD_UPSTREAM_ERRORS,
   resolvers: [LegacyCardResolver],
   create: ({ upstream, config, provided }) => ({
-    resolvers: [new LegacyCardResolver(new LegacyCardService(upstream.gateway, config.cardCheckLegacyEnabled, provided.get('credentials')))],
+    resolvers: [
+      new LegacyCardResolver(new LegacyCardService(upstream.gateway, config.cardCheckLegacyEnabled, provided.get('credentials'))),
+    ],
   }),
 });

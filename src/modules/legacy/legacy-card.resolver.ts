@@ -13,7 +13,11 @@ export class LegacyCardResolver {
       'Customers: the legacy card check (no charge), for integrations that still need it. Only when the deployment enables it ' +
       '(CARD_CHECK_LEGACY_ENABLED); otherwise FORBIDDEN — use checkCard.',
   })
-  checkCardLegacy(@Arg('input', () => CheckCardLegacyInput, { description: 'The card token, the cardholder and your idempotency key.' }) input: CheckCardLegacyInput, @Ctx() ctx: GraphQLContext): Promise<LegacyCardCheck> {
+  checkCardLegacy(
+    @Arg('input', () => CheckCardLegacyInput, { description: 'The card token, the cardholder and your idempotency key.' })
+    input: CheckCardLegacyInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<LegacyCardCheck> {
     return this.cards.check(ctx.caller!, ctx.clientIp, input) as Promise<LegacyCardCheck>;
   }
 }

@@ -31,18 +31,17 @@ export class LegacyCardService {
   async check(caller: Caller, clientIp: string, c: LegacyCardCheckCommand) {
     if (!this.enabled) throw new AppError('FORBIDDEN', 'The legacy card check is not enabled on this deployment; use checkCard');
     await this.credentials.assertCheckable('card', c.cardToken, caller.userId);
-    const r = await this.gateway
-      .checkCardLegacy({
-        externalPaymentId: externalIdFor(caller.userId, c.idempotencyKey),
-        ipAddress: clientIp,
-        sender: {
-          firstName: c.firstName,
-          lastName: c.lastName,
-          ...(c.email ? { email: c.email } : {}),
-          ...(c.address ? { address: gatewayCheckAddress(c.address, 'alpha3') } : {}),
-          paymentMethod: { type: 'CARD', cardTokenId: c.cardToken },
-        },
-      });
+    const r = await this.gateway.checkCardLegacy({
+      externalPaymentId: externalIdFor(caller.userId, c.idempotencyKey),
+      ipAddress: clientIp,
+      sender: {
+        firstName: c.firstName,
+        lastName: c.lastName,
+        ...(c.email ? { email: c.email } : {}),
+        ...(c.address ? { address: gatewayCheckAddress(c.address, 'alpha3') } : {}),
+        paymentMethod: { type: 'CARD', cardTokenId: c.cardToken },
+      },
+    });
     if (r.status !== 'REJECTED') await this.credentials.bind('card', c.cardToken, caller.userId); // as checkCard: a rejected check binds nothing
     return {
       paymentId: r.paymentId,

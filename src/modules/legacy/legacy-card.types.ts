@@ -48,7 +48,7 @@ export class CheckCardLegacyInput {
 
 @ObjectType({ description: 'Result of the legacy card check (gateway POST /check-card-account).' })
 export class LegacyCardCheck {
-  @Field(() => ID, { description: 'The gateway\'s id of the check.' })
+  @Field(() => ID, { description: "The gateway's id of the check." })
   paymentId!: string;
 
   @Field(() => LegacyCardCheckStatus, { description: 'APPROVED, REJECTED or CHALLENGE.' })

@@ -11,7 +11,9 @@ export class NoticeResolver {
 
   @Authorized('admin')
   @Mutation(() => SystemNotice, { description: 'Admin: broadcast a notice to every connected app, on every instance.' })
-  async publishSystemNotice(@Arg('input', { description: 'The text and severity.' }) input: PublishSystemNoticeInput): Promise<SystemNotice> {
+  async publishSystemNotice(
+    @Arg('input', { description: 'The text and severity.' }) input: PublishSystemNoticeInput,
+  ): Promise<SystemNotice> {
     return toNotice(await this.notices.publish(input.message, input.severity));
   }
 

@@ -6,10 +6,29 @@ import { PlatformService } from './platform.service';
 
 /** The platform operations this module passes through. */
 const PLATFORM_OPERATIONS = [
-  'getPerson', 'createPerson', 'updatePerson', 'getComplianceLevels', 'uploadDocument', 'checkAddress', 'createPayoutQuote',
-  'createFundingAccount', 'createGatewayRecipientAccount', 'getPayoutSchema', 'listDestinations', 'listDestinationBanks',
-  'createFxTransaction', 'getFxTransaction', 'listFxTransactions', 'getFxTransactionStatusHistory', 'cancelFxTransaction',
-  'getFxTransactionMetadata', 'setFxTransactionMetadata', 'getFxTransactionLimits', 'listWallets', 'getWallet', 'depositToWallet',
+  'getPerson',
+  'createPerson',
+  'updatePerson',
+  'getComplianceLevels',
+  'uploadDocument',
+  'checkAddress',
+  'createPayoutQuote',
+  'createFundingAccount',
+  'createGatewayRecipientAccount',
+  'getPayoutSchema',
+  'listDestinations',
+  'listDestinationBanks',
+  'createFxTransaction',
+  'getFxTransaction',
+  'listFxTransactions',
+  'getFxTransactionStatusHistory',
+  'cancelFxTransaction',
+  'getFxTransactionMetadata',
+  'setFxTransactionMetadata',
+  'getFxTransactionLimits',
+  'listWallets',
+  'getWallet',
+  'depositToWallet',
 ] as const;
 
 /** A request the platform refuses as invalid (400/422) is the caller's input, with the platform's scrubbed reason. */

@@ -7,7 +7,10 @@ import { badInput } from '../../shared/errors';
 import type { OffsetPage, PageWindow } from '../../shared/page';
 import { positiveAmountProblem } from '../../shared/money';
 
-interface Money { amount: string; currency: string }
+interface Money {
+  amount: string;
+  currency: string;
+}
 import type { AdminService } from '../admin/admin.service';
 
 const CURRENCY = /^[A-Z]{3}$/;
@@ -105,8 +108,16 @@ export class PlatformService {
     return this.remittances.getFxTransaction(id);
   }
 
-  async fxTransactions(args: { status?: string; externalTransactionId?: string }, { offset, limit }: PageWindow): Promise<OffsetPage<Record<string, unknown>>> {
-    const page = await this.remittances.listFxTransactions({ status: args.status, externalTransactionId: args.externalTransactionId, limit, offset });
+  async fxTransactions(
+    args: { status?: string; externalTransactionId?: string },
+    { offset, limit }: PageWindow,
+  ): Promise<OffsetPage<Record<string, unknown>>> {
+    const page = await this.remittances.listFxTransactions({
+      status: args.status,
+      externalTransactionId: args.externalTransactionId,
+      limit,
+      offset,
+    });
     const items = Array.isArray(page.transactions) ? (page.transactions as unknown[]).filter(isObject) : [];
     return { items, offset, total: typeof page.total === 'number' ? page.total : offset + items.length };
   }
@@ -142,7 +153,9 @@ export class PlatformService {
   }
 
   deposit(amount: Money) {
-    const problem = CURRENCY.test(amount.currency) ? positiveAmountProblem('amount.amount', amount.amount, amount.currency) : 'amount.currency must be an ISO 4217 code such as "USD"';
+    const problem = CURRENCY.test(amount.currency)
+      ? positiveAmountProblem('amount.amount', amount.amount, amount.currency)
+      : 'amount.currency must be an ISO 4217 code such as "USD"';
     if (problem) throw badInput(problem);
     return this.remittances.depositToWallet(amount.currency, { amount: amount.amount });
   }

@@ -14,7 +14,7 @@ registerEnumType(PlatformPayoutSchemaKind, {
   description: 'Which payout form the remittances platform describes.',
   valuesConfig: {
     RECIPIENT: { description: 'The fields of a payout recipient.' },
-    ACCOUNT: { description: 'The fields of a recipient\'s payout account.' },
+    ACCOUNT: { description: "The fields of a recipient's payout account." },
     TRANSACTION: { description: 'The fields of a payout transaction.' },
   },
 });
@@ -82,7 +82,7 @@ export class PlatformFxTransactionsArgs {
 
 export const PlatformFxTransactionConnection = connectionType<Record<string, unknown>>(JSONObjectScalar, {
   name: 'PlatformFxTransactionConnection',
-  description: 'FX transactions at the remittances platform, in the platform\'s order (Relay connection).',
+  description: "FX transactions at the remittances platform, in the platform's order (Relay connection).",
   edges: 'The transactions of this page.',
   pageInfo: 'Where this page sits in the whole list.',
   totalCount: 'How many transactions match, over all pages.',
@@ -93,5 +93,3 @@ export const PlatformFxTransactionConnection = connectionType<Record<string, unk
   },
 });
 export type PlatformFxTransactionConnection = CountedConnection<Record<string, unknown>>;
-
-

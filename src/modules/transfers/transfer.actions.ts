@@ -66,10 +66,14 @@ export class TransferActions {
       // Only once it is no longer ACTION_REQUIRED can a resume of ours have happened (then a new challenge would be a new resume).
       doneMeanwhile: async (t) => t.status !== 'ACTION_REQUIRED' && (await this.doneByKey(t.id, caller, operation, key)),
       check: async (t) => {
-        if (t.status !== 'ACTION_REQUIRED') throw new AppError('INVALID_STATE', `Only a transfer in ACTION_REQUIRED can be resumed (it is ${t.status})`);
+        if (t.status !== 'ACTION_REQUIRED')
+          throw new AppError('INVALID_STATE', `Only a transfer in ACTION_REQUIRED can be resumed (it is ${t.status})`);
       },
       record: async (t) => {
-        await this.prisma.sagaStep.updateMany({ where: { transferId: t.id, step: 'check' }, data: { state: 'PENDING', updatedAt: this.clock.now() } });
+        await this.prisma.sagaStep.updateMany({
+          where: { transferId: t.id, step: 'check' },
+          data: { state: 'PENDING', updatedAt: this.clock.now() },
+        });
         // Due at once (a wake-up): should this process stop before the saga runs, the worker re-runs the check.
         // The challenge is behind us: PENDING shows no next action (a new challenge sets one again).
         await this.repo.transition({
@@ -86,16 +90,37 @@ export class TransferActions {
 
   /** Captures an AUTHORIZED transfer's payment (`amount`: a partial capture, already formatted; null: all of it). */
   capture(caller: Caller, t0: TransferRow, input: { idempotencyKey: string }, amount: string | null): Promise<TransferRow> {
-    return this.moneyAction(caller, t0, 'captureTransfer', input.idempotencyKey, { transferId: t0.id, amount }, { amount, requestedBy: caller.userId, idempotencyKey: input.idempotencyKey });
+    return this.moneyAction(
+      caller,
+      t0,
+      'captureTransfer',
+      input.idempotencyKey,
+      { transferId: t0.id, amount },
+      { amount, requestedBy: caller.userId, idempotencyKey: input.idempotencyKey },
+    );
   }
 
   /** Voids an AUTHORIZED transfer's payment (the authorization is released; the transfer ends VOIDED). */
   void(caller: Caller, t0: TransferRow, input: { idempotencyKey: string }): Promise<TransferRow> {
     const key = input.idempotencyKey;
-    return this.moneyAction(caller, t0, 'voidTransfer', key, { transferId: t0.id }, { target: 'VOIDED', failureCode: 'VOIDED_BY_REQUEST', requestedBy: caller.userId, idempotencyKey: key });
+    return this.moneyAction(
+      caller,
+      t0,
+      'voidTransfer',
+      key,
+      { transferId: t0.id },
+      { target: 'VOIDED', failureCode: 'VOIDED_BY_REQUEST', requestedBy: caller.userId, idempotencyKey: key },
+    );
   }
 
-  private moneyAction(caller: Caller, t0: TransferRow, operation: 'captureTransfer' | 'voidTransfer', key: string, args: Action['args'], intent: Record<string, unknown>): Promise<TransferRow> {
+  private moneyAction(
+    caller: Caller,
+    t0: TransferRow,
+    operation: 'captureTransfer' | 'voidTransfer',
+    key: string,
+    args: Action['args'],
+    intent: Record<string, unknown>,
+  ): Promise<TransferRow> {
     const step = operation === 'captureTransfer' ? 'capture' : 'void';
     return this.run({
       operation,
@@ -150,13 +175,18 @@ export class TransferActions {
    */
   private async doneByKey(transferId: string, caller: Caller, action: ActionName, key: string): Promise<boolean> {
     if (action === 'resumeTransfer') {
-      const events = await this.prisma.transferEvent.findMany({ where: { transferId, actor: caller.userId, cause: 'mutation' }, select: { detail: true } });
+      const events = await this.prisma.transferEvent.findMany({
+        where: { transferId, actor: caller.userId, cause: 'mutation' },
+        select: { detail: true },
+      });
       return events.some((e) => {
         const d = eventDetail(e.detail);
         return d.action === action && d.idempotencyKey === key;
       });
     }
-    const step = await this.prisma.sagaStep.findUnique({ where: { transferId_step: { transferId, step: action === 'captureTransfer' ? 'capture' : 'void' } } });
+    const step = await this.prisma.sagaStep.findUnique({
+      where: { transferId_step: { transferId, step: action === 'captureTransfer' ? 'capture' : 'void' } },
+    });
     const req = step ? moneyStepRequest(step.request) : null;
     return req?.requestedBy === caller.userId && req.idempotencyKey === key;
   }
@@ -173,10 +203,16 @@ export class TransferActions {
 
   private async assertMoneyActionAllowed(t: TransferRow, action: 'capture' | 'void'): Promise<void> {
     if (t.status !== 'AUTHORIZED')
-      throw new AppError('INVALID_STATE', `Only an AUTHORIZED transfer can be ${action === 'capture' ? 'captured' : 'voided'} (it is ${t.status})`);
+      throw new AppError(
+        'INVALID_STATE',
+        `Only an AUTHORIZED transfer can be ${action === 'capture' ? 'captured' : 'voided'} (it is ${t.status})`,
+      );
     const existing = await this.prisma.sagaStep.findMany({ where: { transferId: t.id, step: { in: ['capture', 'void'] } } });
     const live = existing.filter((s) => s.state !== 'FAILED' || s.step === 'void');
     if (live.length)
-      throw new AppError('INVALID_STATE', `A ${live[0]!.step} of this transfer is already ${live[0]!.state === 'SUCCEEDED' ? 'done' : 'in progress'}; a payment is captured or voided once`);
+      throw new AppError(
+        'INVALID_STATE',
+        `A ${live[0]!.step} of this transfer is already ${live[0]!.state === 'SUCCEEDED' ? 'done' : 'in progress'}; a payment is captured or voided once`,
+      );
   }
 }

@@ -34,7 +34,14 @@ export interface TransferDetails {
   ipAddress: string;
   sender: Sender;
   recipient: {
-    customer: { firstName: string; lastName: string; email?: string | null; phoneNumber?: string | null; documentNumber?: string | null; documentType?: string | null };
+    customer: {
+      firstName: string;
+      lastName: string;
+      email?: string | null;
+      phoneNumber?: string | null;
+      documentNumber?: string | null;
+      documentType?: string | null;
+    };
     address: PostalAddress;
     destination: { type: 'WALLET' | 'PIX'; walletId?: string | null; pixKeyType?: string | null; pixKey?: string | null };
   };
@@ -62,7 +69,15 @@ function assertDetails(v: unknown): asserts v is TransferDetails {
   const d = s.object(v, '');
   s.strings(d, '', ['ipAddress', 'fxId', 'quoteExpiresAt']);
   const sender = s.object(d.sender, 'sender');
-  s.strings(s.object(sender.customer, 'sender.customer'), 'sender.customer', ['firstName', 'lastName', 'email', 'phoneNumber', 'documentNumber', 'documentType', 'countryCode']);
+  s.strings(s.object(sender.customer, 'sender.customer'), 'sender.customer', [
+    'firstName',
+    'lastName',
+    'email',
+    'phoneNumber',
+    'documentNumber',
+    'documentType',
+    'countryCode',
+  ]);
   s.address(sender.address, 'sender.address');
   const r = s.object(d.recipient, 'recipient');
   const rc = s.object(r.customer, 'recipient.customer');
@@ -75,7 +90,13 @@ function assertDetails(v: unknown): asserts v is TransferDetails {
   const f = s.object(d.funding, 'funding');
   s.oneOf(f.type, 'funding.type', FUNDING_TYPES);
   s.optionalStrings(f, 'funding', ['cardToken', 'accountToken']);
-  if (f.bankAccount != null) s.strings(s.object(f.bankAccount, 'funding.bankAccount'), 'funding.bankAccount', ['accountType', 'accountNumber', 'routingNumber', 'countryCode']);
+  if (f.bankAccount != null)
+    s.strings(s.object(f.bankAccount, 'funding.bankAccount'), 'funding.bankAccount', [
+      'accountType',
+      'accountNumber',
+      'routingNumber',
+      'countryCode',
+    ]);
 }
 
 // ── transfers.next_action ──────────────────────────────────────────────────────────────────────────
@@ -150,7 +171,12 @@ export function authorizationOutcome(json: Prisma.JsonValue | null): Authorizati
   const s = new Shape('saga_steps.response (authorize)');
   const r = s.object(json, '');
   if (typeof r.approved !== 'boolean') throw new ColumnError(s.column, 'approved', 'a boolean');
-  return { paymentId: s.string(r, '', 'paymentId'), status: s.string(r, '', 'status'), approved: r.approved, message: s.optionalString(r, '', 'message') };
+  return {
+    paymentId: s.string(r, '', 'paymentId'),
+    status: s.string(r, '', 'status'),
+    approved: r.approved,
+    message: s.optionalString(r, '', 'message'),
+  };
 }
 
 /** Where a settled capture/void step found the payment (saga_steps.response), e.g. { status: 'CAPTURED' }. */
@@ -226,7 +252,8 @@ class Shape {
   }
 
   optionalStrings(o: Record<string, unknown>, path: string, keys: readonly string[]): void {
-    for (const k of keys) if (o[k] != null && typeof o[k] !== 'string') throw new ColumnError(this.column, join(path, k), 'a string or absent');
+    for (const k of keys)
+      if (o[k] != null && typeof o[k] !== 'string') throw new ColumnError(this.column, join(path, k), 'a string or absent');
   }
 
   oneOf<T extends string>(v: unknown, path: string, values: readonly T[]): T {

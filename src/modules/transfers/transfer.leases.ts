@@ -42,7 +42,8 @@ export class TransferLeases {
   }
 
   async release(transferId: string, owner: string): Promise<void> {
-    await this.prisma.$executeRaw`UPDATE transfers SET lease_owner = NULL, lease_until = NULL WHERE id = ${transferId} AND lease_owner = ${owner}`;
+    await this.prisma
+      .$executeRaw`UPDATE transfers SET lease_owner = NULL, lease_until = NULL WHERE id = ${transferId} AND lease_owner = ${owner}`;
   }
 
   /** Claims up to `limit` due transfers whose lease is free or expired (FOR UPDATE SKIP LOCKED: N workers never collide). */
@@ -122,7 +123,8 @@ export class TransferLeases {
   /** Pushes lease_until forward if `owner` still holds the lease. */
   async renew(transferId: string, owner: string): Promise<boolean> {
     const until = new Date(this.clock.nowMs() + this.leaseMs);
-    const n = await this.prisma.$executeRaw`UPDATE transfers SET lease_until = ${until} WHERE id = ${transferId} AND lease_owner = ${owner}`;
+    const n = await this.prisma
+      .$executeRaw`UPDATE transfers SET lease_until = ${until} WHERE id = ${transferId} AND lease_owner = ${owner}`;
     return n === 1;
   }
 

@@ -27,7 +27,10 @@ export class TransferLoaders {
 
   constructor(prisma: PrismaClient) {
     this.refusals = new DataLoader<string, TransferRefusal[]>(async (ids) => {
-      const rows = await prisma.transferRefusal.findMany({ where: { transferId: { in: [...ids] } }, orderBy: [{ at: 'desc' }, { id: 'desc' }] });
+      const rows = await prisma.transferRefusal.findMany({
+        where: { transferId: { in: [...ids] } },
+        orderBy: [{ at: 'desc' }, { id: 'desc' }],
+      });
       const by = new Map<string, TransferRefusal[]>();
       for (const r of rows) {
         const list = by.get(r.transferId) ?? [];

@@ -47,7 +47,11 @@ export function createTransfersModule(deps: {
   const { config, prisma, pubsub, gateway, clock } = deps;
   const logger = deps.logger.child({ module: 'transfers' });
   const s = config.saga;
-  const idempotency = new IdempotencyService(prisma, clock, { ttlMs: s.idempotencyTtlMs, waitMs: s.idempotencyWaitMs, staleAfterMs: Math.max(s.leaseMs, 60_000) });
+  const idempotency = new IdempotencyService(prisma, clock, {
+    ttlMs: s.idempotencyTtlMs,
+    waitMs: s.idempotencyWaitMs,
+    staleAfterMs: Math.max(s.leaseMs, 60_000),
+  });
   const repository = new TransferRepository(prisma, pubsub, clock, logger);
   const saga = new TransferSaga(
     prisma,
@@ -55,7 +59,13 @@ export function createTransfersModule(deps: {
     gateway,
     clock,
     logger,
-    { leaseMs: s.leaseMs, reconcileAfterMs: s.reconcileAfterMs, captureWindowMs: s.captureWindowMs, retryBaseMs: s.retryBaseMs, retryMaxMs: s.retryMaxMs },
+    {
+      leaseMs: s.leaseMs,
+      reconcileAfterMs: s.reconcileAfterMs,
+      captureWindowMs: s.captureWindowMs,
+      retryBaseMs: s.retryBaseMs,
+      retryMaxMs: s.retryMaxMs,
+    },
     crashHook(s.crashAt, config.production),
   );
   const remittances = deps.remittances;
@@ -81,7 +91,11 @@ export function createTransfersModule(deps: {
     corridors: config.corridors,
     platform,
   });
-  const worker = new TransferWorker(saga, idempotency, logger, { pollIntervalMs: s.pollIntervalMs, batchSize: s.batchSize, concurrency: s.concurrency });
+  const worker = new TransferWorker(saga, idempotency, logger, {
+    pollIntervalMs: s.pollIntervalMs,
+    batchSize: s.batchSize,
+    concurrency: s.concurrency,
+  });
   if (s.workerEnabled) service.nudge = () => worker.nudge();
   if (deps.remittances) saga.reconciler = new PlatformReconciler(deps.remittances, service, clock, logger);
   const subscriptions = new TransferSubscriptions(prisma, pubsub, repository, service);

@@ -49,7 +49,9 @@ export class PlatformFacts implements TransferEventSink {
    * platform transaction id. Anything else is a mismatch: the event has no effect.
    */
   private async transferOfEvent(e: PlatformTransactionEvent): Promise<TransferRow | ApplyOutcome> {
-    const byExternal = e.externalTransactionId ? await this.prisma.transfer.findUnique({ where: { externalPaymentId: e.externalTransactionId } }) : null;
+    const byExternal = e.externalTransactionId
+      ? await this.prisma.transfer.findUnique({ where: { externalPaymentId: e.externalTransactionId } })
+      : null;
     const byTransaction = await this.prisma.transfer.findUnique({ where: { externalTransactionId: e.transactionId } });
     if (byTransaction && e.externalTransactionId && byExternal?.id !== byTransaction.id)
       return { applied: false, transferId: byExternal?.id ?? byTransaction.id, reason: 'mismatch', mismatch: 'transaction_conflict' };
@@ -71,7 +73,10 @@ export class PlatformFacts implements TransferEventSink {
     const found = await this.transferOfEvent(e);
     if ('applied' in found) {
       if (found.applied === false && found.reason === 'mismatch')
-        this.logger.warn({ transferId: found.transferId, mismatch: found.mismatch, source: e.source.kind }, 'platform event contradicts the transfer we know: no effect');
+        this.logger.warn(
+          { transferId: found.transferId, mismatch: found.mismatch, source: e.source.kind },
+          'platform event contradicts the transfer we know: no effect',
+        );
       return found;
     }
     const t = found;
@@ -93,11 +98,13 @@ export class PlatformFacts implements TransferEventSink {
         ...base,
         detail: { action: 'platform compliance', value: c.newStatus },
         decide: async (row, tx) => {
-          if (boundElsewhere(row, e)) return (skipped = mismatchOf(t.id)), { skip: 'mismatch' };
-          if (c.newStatus === row.complianceStatus) return (skipped = { applied: false, transferId: t.id, reason: 'no_change' }), { skip: 'no change' };
-          if (row.complianceStatus && COMPLIANCE_FINAL.has(row.complianceStatus)) return (skipped = { applied: false, transferId: t.id, reason: 'stale' }), { skip: 'stale' };
+          if (boundElsewhere(row, e)) return ((skipped = mismatchOf(t.id)), { skip: 'mismatch' });
+          if (c.newStatus === row.complianceStatus)
+            return ((skipped = { applied: false, transferId: t.id, reason: 'no_change' }), { skip: 'no change' });
+          if (row.complianceStatus && COMPLIANCE_FINAL.has(row.complianceStatus))
+            return ((skipped = { applied: false, transferId: t.id, reason: 'stale' }), { skip: 'stale' });
           const rowStatus = row.status as TransferStatus;
-          if (isTerminal(rowStatus)) return (skipped = { applied: false, transferId: t.id, reason: 'terminal' }), { skip: 'terminal' };
+          if (isTerminal(rowStatus)) return ((skipped = { applied: false, transferId: t.id, reason: 'terminal' }), { skip: 'terminal' });
           // REJECTED only while no money can have moved: once an authorization was attempted (its outcome may not be
           // recorded yet), the saga finishes it and then voids (→ VOIDED). Counted under the row lock, which the
           // saga's authorize intent takes too (recordIntent): the two are ordered, never interleaved.
@@ -112,7 +119,9 @@ export class PlatformFacts implements TransferEventSink {
               complianceStatus: c.newStatus,
               // A decision is a wake-up, recorded with the fact (atomically: see TransferRepository, Scheduling).
               ...(decided ? WAKE(this.clock.now()) : {}),
-              ...(rejectedEarly ? { failureCode: 'COMPLIANCE_REJECTED', failureMessage: 'Compliance review rejected the transfer before any money moved' } : {}),
+              ...(rejectedEarly
+                ? { failureCode: 'COMPLIANCE_REJECTED', failureMessage: 'Compliance review rejected the transfer before any money moved' }
+                : {}),
             },
           };
         },
@@ -138,12 +147,13 @@ export class PlatformFacts implements TransferEventSink {
       ...base,
       detail: { action: `platform ${c.type}`, value: c.newStatus, ...(c.type === 'payout' ? { amount: c.amount } : {}) },
       decide: async (row, tx) => {
-        if (boundElsewhere(row, e)) return (skipped = mismatchOf(t.id)), { skip: 'mismatch' };
+        if (boundElsewhere(row, e)) return ((skipped = mismatchOf(t.id)), { skip: 'mismatch' });
         const current = isStatus ? row.upstreamTransactionStatus : row.payoutStatus;
-        if (c.newStatus === current) return (skipped = { applied: false, transferId: t.id, reason: 'no_change' }), { skip: 'no change' };
-        if (rankOf(c.newStatus) <= rankOf(current)) return (skipped = { applied: false, transferId: t.id, reason: 'stale' }), { skip: 'stale' };
+        if (c.newStatus === current) return ((skipped = { applied: false, transferId: t.id, reason: 'no_change' }), { skip: 'no change' });
+        if (rankOf(c.newStatus) <= rankOf(current))
+          return ((skipped = { applied: false, transferId: t.id, reason: 'stale' }), { skip: 'stale' });
         const rowStatus = row.status as TransferStatus;
-        if (isTerminal(rowStatus)) return (skipped = { applied: false, transferId: t.id, reason: 'terminal' }), { skip: 'terminal' };
+        if (isTerminal(rowStatus)) return ((skipped = { applied: false, transferId: t.id, reason: 'terminal' }), { skip: 'terminal' });
         const facts = {
           upstreamTransactionStatus: isStatus ? c.newStatus : row.upstreamTransactionStatus,
           payoutStatus: isStatus ? row.payoutStatus : c.newStatus,
@@ -153,7 +163,10 @@ export class PlatformFacts implements TransferEventSink {
         // under the row lock, which the capture and void intents take too (recordIntent, whileStatusUnchanged): either
         // the intent comes first (this event waits for the saga) or this event does (no capture or void is started).
         if (target && rowStatus === 'AUTHORIZED') {
-          const busy = (await tx.sagaStep.count({ where: { transferId: t.id, step: { in: ['capture', 'void'] }, state: { in: ['PENDING', 'UNKNOWN'] } } })) > 0;
+          const busy =
+            (await tx.sagaStep.count({
+              where: { transferId: t.id, step: { in: ['capture', 'void'] }, state: { in: ['PENDING', 'UNKNOWN'] } },
+            })) > 0;
           if (busy || status !== 'AUTHORIZED') target = null;
         }
         const failure = target?.failureCode ? { failureCode: target.failureCode, failureMessage: target.failureMessage } : {};
@@ -174,7 +187,10 @@ export class PlatformFacts implements TransferEventSink {
     const got = await this.saga.leases
       .withLease(transferId, this.owner, 0, () => this.saga.advance(transferId, { cause: 'webhook', actor: 'webhook', upstreamRef: ref }))
       .catch((err) => {
-        this.logger.warn({ err: { message: (err as Error).message }, transferId }, 'saga after a platform event failed; the worker retries');
+        this.logger.warn(
+          { err: { message: (err as Error).message }, transferId },
+          'saga after a platform event failed; the worker retries',
+        );
         return null;
       });
     if (!got) {

@@ -10,10 +10,7 @@
  * is `webhook`.
  */
 
-export type PlatformEventSource =
-  | { kind: 'webhook'; inboxId: string; eventName: string }
-  | { kind: 'reconcile' }
-  | { kind: 'test' };
+export type PlatformEventSource = { kind: 'webhook'; inboxId: string; eventName: string } | { kind: 'reconcile' } | { kind: 'test' };
 
 export type PlatformChange =
   /** TransactionStatusChanged (newStatus values of the remittances document). */

@@ -39,7 +39,14 @@ export class PlatformReconciler {
     const compliance = str(tx.complianceStatus);
     if (compliance) changes.push({ type: 'compliance', oldStatus: null, newStatus: compliance });
     const payout = str(tx.payoutStatus);
-    if (payout) changes.push({ type: 'payout', oldStatus: null, newStatus: payout, gatewayPaymentId: str(tx.gatewayPaymentId), amount: money(tx.amount) });
+    if (payout)
+      changes.push({
+        type: 'payout',
+        oldStatus: null,
+        newStatus: payout,
+        gatewayPaymentId: str(tx.gatewayPaymentId),
+        amount: money(tx.amount),
+      });
     const status = str(tx.status);
     if (status) changes.push({ type: 'status', oldStatus: null, newStatus: status });
     let applied = 0;
@@ -75,7 +82,13 @@ function money(v: unknown): { total: string; currency: string } | null {
  * absent/0: never asks (next look at `cap`).
  */
 export async function reconcileIfQuiet(
-  deps: { prisma: PrismaClient; clock: Clock; logger: Logger; reconciler: { reconcile(t: TransferRow): Promise<number> } | null; afterMs: number },
+  deps: {
+    prisma: PrismaClient;
+    clock: Clock;
+    logger: Logger;
+    reconciler: { reconcile(t: TransferRow): Promise<number> } | null;
+    afterMs: number;
+  },
   t: TransferRow,
   cap: number | null,
 ): Promise<'again' | Date | null> {
@@ -92,7 +105,10 @@ export async function reconcileIfQuiet(
   try {
     if ((await reconciler.reconcile(t)) > 0) return 'again';
   } catch (err) {
-    deps.logger.warn({ transferId: t.id, err: { message: (err as Error).message } }, 'reconciling with the platform failed; will try again');
+    deps.logger.warn(
+      { transferId: t.id, err: { message: (err as Error).message } },
+      'reconciling with the platform failed; will try again',
+    );
   }
   const next = now + Math.min(quietFor, 3600_000);
   return new Date(cap === null ? next : Math.min(cap, next));

@@ -68,7 +68,7 @@ export type Shown = {
   capturedAmount: string | null;
   failureCode: string | null;
   failureMessage: string | null;
-}
+};
 export const shownOf = (t: Pick<TransferRow, 'status' | 'nextAction' | 'capturedAmount' | 'failureCode' | 'failureMessage'>): Shown => ({
   status: t.status,
   nextAction: t.nextAction ?? null,
@@ -123,14 +123,25 @@ export class TransferRepository {
       if (!row) throw new Error(`transfer ${req.transferId} not found`);
       const from = row.status as TransferStatus;
       if (req.expectedSeq !== undefined && row.eventSeq !== req.expectedSeq) {
-        return { ok: false as const, transfer: row, reason: `eventSeq ${row.eventSeq} ≠ expected ${req.expectedSeq}`, kind: 'conflict' as const };
+        return {
+          ok: false as const,
+          transfer: row,
+          reason: `eventSeq ${row.eventSeq} ≠ expected ${req.expectedSeq}`,
+          kind: 'conflict' as const,
+        };
       }
       const decision = await req.decide?.(row, tx);
       if (decision && 'skip' in decision) return { ok: false as const, transfer: row, reason: decision.skip, kind: 'skipped' as const };
       if (decision) req = { ...req, to: decision.to, patch: decision.patch, detail: { ...(req.detail ?? {}), ...(decision.detail ?? {}) } };
       const to = req.to ?? from;
       let reason = refusal(from, to, req.cause);
-      if (!reason && from === to && isTerminal(from) && req.patch && Object.keys(req.patch).some((k) => k !== 'nextRunAt' && k !== 'wakeSeq')) {
+      if (
+        !reason &&
+        from === to &&
+        isTerminal(from) &&
+        req.patch &&
+        Object.keys(req.patch).some((k) => k !== 'nextRunAt' && k !== 'wakeSeq')
+      ) {
         // Terminal transfers never change (upstream facts are still recorded by the caller as no-ops).
         reason = `${from} is terminal`;
       }
@@ -160,7 +171,9 @@ export class TransferRepository {
       if (!updated) return { ok: false as const, transfer: row, reason: 'concurrent update', kind: 'conflict' as const };
       const shown = shownOf(updated);
       const isShown = !sameShown(shownOf(row), shown);
-      const transfer = isShown ? await tx.transfer.update({ where: { id: row.id }, data: { version: row.version + 1, updatedAt: at } }) : updated;
+      const transfer = isShown
+        ? await tx.transfer.update({ where: { id: row.id }, data: { version: row.version + 1, updatedAt: at } })
+        : updated;
       await tx.transferEvent.create({
         data: {
           transferId: row.id,
@@ -180,7 +193,10 @@ export class TransferRepository {
     });
     if (result.ok && result.shown) await this.publish(result.transfer);
     else if (result.kind === 'refused')
-      this.logger.warn({ transferId: req.transferId, from: result.transfer.status, to: req.to, cause: req.cause, reason: result.reason }, 'transfer transition refused');
+      this.logger.warn(
+        { transferId: req.transferId, from: result.transfer.status, to: req.to, cause: req.cause, reason: result.reason },
+        'transfer transition refused',
+      );
     return result;
   }
 
@@ -215,7 +231,8 @@ export class TransferRepository {
    */
   async deferIfNoWake(transferId: string, wakeSeq: number, nextRunAt: Date | null, owner?: string): Promise<boolean> {
     const n = owner
-      ? await this.prisma.$executeRaw`UPDATE transfers SET next_run_at = ${nextRunAt} WHERE id = ${transferId} AND wake_seq = ${wakeSeq} AND lease_owner = ${owner}`
+      ? await this.prisma
+          .$executeRaw`UPDATE transfers SET next_run_at = ${nextRunAt} WHERE id = ${transferId} AND wake_seq = ${wakeSeq} AND lease_owner = ${owner}`
       : await this.prisma.$executeRaw`UPDATE transfers SET next_run_at = ${nextRunAt} WHERE id = ${transferId} AND wake_seq = ${wakeSeq}`;
     return n === 1;
   }

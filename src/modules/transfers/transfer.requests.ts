@@ -7,7 +7,13 @@
 import type { Quote } from '../../generated/prisma/client';
 import { gatewayPaymentAddress } from '../../shared/address';
 import { dec, formatAmount, convert } from '../../shared/money';
-import type { AccountCheckRequest, CardCheckRequest, PaymentCustomer, PullPushPaymentRequest, TokenPullPaymentRequest } from '../../upstream/gateway/gateway.types';
+import type {
+  AccountCheckRequest,
+  CardCheckRequest,
+  PaymentCustomer,
+  PullPushPaymentRequest,
+  TokenPullPaymentRequest,
+} from '../../upstream/gateway/gateway.types';
 import { accountCheckRequest, cardCheckRequest, holderOf, type BankCheckArgs, type CardCheckArgs } from '../checks/checks.service';
 import { alpha3 } from '../../shared/countries';
 import type { Sender } from '../kyc/kyc.service';
@@ -15,7 +21,10 @@ import type { TransferDetails } from './transfer.columns';
 import type { TransferRow } from './transfer.repository';
 
 /** The transfer row's fields a payment is built from. */
-export type PaymentFields = Pick<TransferRow, 'externalPaymentId' | 'sendAmount' | 'sendCurrency' | 'receiveAmount' | 'receiveCurrency' | 'rate'>;
+export type PaymentFields = Pick<
+  TransferRow,
+  'externalPaymentId' | 'sendAmount' | 'sendCurrency' | 'receiveAmount' | 'receiveCurrency' | 'rate'
+>;
 
 // ── createTransfer ─────────────────────────────────────────────────────────────────────────────────
 
@@ -38,8 +47,12 @@ export function newTransferDetails(a: {
 }
 
 /** What the recipient gets: the quote's destination amount, or the source amount converted at its rate. */
-export function receiveAmountOf(quote: Pick<Quote, 'destinationAmount' | 'destinationCurrency' | 'rate'> & { sourceAmount: NonNullable<Quote['sourceAmount']> }): string {
-  return quote.destinationAmount !== null ? formatAmount(quote.destinationAmount, quote.destinationCurrency) : convert(quote.sourceAmount, quote.rate, quote.destinationCurrency);
+export function receiveAmountOf(
+  quote: Pick<Quote, 'destinationAmount' | 'destinationCurrency' | 'rate'> & { sourceAmount: NonNullable<Quote['sourceAmount']> },
+): string {
+  return quote.destinationAmount !== null
+    ? formatAmount(quote.destinationAmount, quote.destinationCurrency)
+    : convert(quote.sourceAmount, quote.rate, quote.destinationCurrency);
 }
 
 // ── funding check ──────────────────────────────────────────────────────────────────────────────────
@@ -55,7 +68,13 @@ export function accountCheck(d: TransferDetails, key: string): AccountCheckReque
   const b = d.funding.bankAccount!;
   const args: BankCheckArgs = {
     holder: holderOf(d.sender),
-    account: { type: 'BANK_ACCOUNT', accountType: b.accountType, accountNumber: b.accountNumber, routingNumber: b.routingNumber, countryCode: b.countryCode },
+    account: {
+      type: 'BANK_ACCOUNT',
+      accountType: b.accountType,
+      accountNumber: b.accountNumber,
+      routingNumber: b.routingNumber,
+      countryCode: b.countryCode,
+    },
   };
   return accountCheckRequest(args, d.ipAddress, key);
 }
@@ -103,7 +122,10 @@ export function paymentRequest(t: PaymentFields, d: TransferDetails): PullPushPa
     recipient: {
       customer: strip(customer(d.recipient.customer, d.recipient.address.countryCode)),
       customerAddress: address(d.recipient.address),
-      destination: dest.type === 'WALLET' ? { type: 'WALLET', wallet: { walletId: dest.walletId! } } : { type: 'PIX', pix: { keyType: dest.pixKeyType!, key: dest.pixKey! } },
+      destination:
+        dest.type === 'WALLET'
+          ? { type: 'WALLET', wallet: { walletId: dest.walletId! } }
+          : { type: 'PIX', pix: { keyType: dest.pixKeyType!, key: dest.pixKey! } },
     },
   };
 }
@@ -115,6 +137,10 @@ export function tokenPullPaymentRequest(t: PaymentFields, d: TransferDetails): T
     ipAddress: d.ipAddress,
     capture: false,
     amount: { total: formatAmount(t.sendAmount, t.sendCurrency), currency: t.sendCurrency },
-    sender: { firstName: d.sender.customer.firstName, lastName: d.sender.customer.lastName, paymentMethod: { type: 'BANK_DEPOSIT', accountTokenId: d.funding.accountToken! } },
+    sender: {
+      firstName: d.sender.customer.firstName,
+      lastName: d.sender.customer.lastName,
+      paymentMethod: { type: 'BANK_DEPOSIT', accountTokenId: d.funding.accountToken! },
+    },
   };
 }

@@ -30,7 +30,10 @@ export class TransferResolver {
   ) {}
 
   @Authorized()
-  @Query(() => Transfer, { nullable: true, description: "A transfer: customers see their own (another's id is NOT_FOUND); back-office and admin see all." })
+  @Query(() => Transfer, {
+    nullable: true,
+    description: "A transfer: customers see their own (another's id is NOT_FOUND); back-office and admin see all.",
+  })
   async transfer(@Arg('id', () => ID, { description: 'The transfer id.' }) id: string, @Ctx() ctx: GraphQLContext): Promise<Transfer> {
     return toTransfer(await this.service.getVisible(requireCaller(ctx), id));
   }
@@ -38,11 +41,12 @@ export class TransferResolver {
   @Authorized()
   @Query(() => TransferConnection, {
     description:
-      'Transfers, newest first (Relay connection; stable cursors on createdAt + id: `first` 1 to 100, default 20; pass pageInfo.endCursor as `after`). Customers: only their own; back-office and admins: all, or one owner\'s with filter.ownerId.',
+      "Transfers, newest first (Relay connection; stable cursors on createdAt + id: `first` 1 to 100, default 20; pass pageInfo.endCursor as `after`). Customers: only their own; back-office and admins: all, or one owner's with filter.ownerId.",
   })
   async transfers(
     @Args() page: PageArgs,
-    @Arg('filter', () => TransferFilter, { nullable: true, description: 'Optional filters; all given ones must match.' }) filter: TransferFilter | undefined,
+    @Arg('filter', () => TransferFilter, { nullable: true, description: 'Optional filters; all given ones must match.' })
+    filter: TransferFilter | undefined,
     @Ctx() ctx: GraphQLContext,
   ): Promise<TransferConnection> {
     const size = pageSize(page.first);
@@ -51,7 +55,9 @@ export class TransferResolver {
     return connectionOf(edges, r.hasNextPage, Boolean(page.after));
   }
 
-  @FieldResolver(() => TransferEventConnection, { description: 'The audit trail, oldest first (Relay connection: `first` 1 to 100, default 50; `after` an endCursor of this list).' })
+  @FieldResolver(() => TransferEventConnection, {
+    description: 'The audit trail, oldest first (Relay connection: `first` 1 to 100, default 50; `after` an endCursor of this list).',
+  })
   async events(@Root() t: Transfer, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<TransferEventConnection> {
     const first = pageSize(page.first, 50);
     const afterSeq = decodeSeq(page.after);
@@ -96,16 +102,22 @@ export class TransferResolver {
     description:
       'Any authenticated caller, for themselves: creates the transfer (PENDING) and returns at once; checks, authorization and payout continue in the background (follow transferUpdated). Idempotent on idempotencyKey. Errors: BAD_USER_INPUT, NOT_FOUND (quote, person or funding token not yours — the same answer as an unknown one; a card not checked by you with checkCard recently), QUOTE_EXPIRED, QUOTE_ALREADY_USED, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_IN_PROGRESS, RATE_LIMITED.',
   })
-  async createTransfer(@Arg('input', { description: 'The transfer to create.' }) input: CreateTransferInput, @Ctx() ctx: GraphQLContext): Promise<Transfer> {
+  async createTransfer(
+    @Arg('input', { description: 'The transfer to create.' }) input: CreateTransferInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Transfer> {
     return toTransfer(await this.service.create(requireCaller(ctx), input, ctx.clientIp));
   }
 
   @Authorized()
   @Mutation(() => Transfer, {
     description:
-      'After the 3-D Secure challenge: re-runs the card check and continues. Owner, back-office or admin (another customer\'s transfer is NOT_FOUND). INVALID_STATE unless the transfer is in ACTION_REQUIRED. Idempotent on idempotencyKey.',
+      "After the 3-D Secure challenge: re-runs the card check and continues. Owner, back-office or admin (another customer's transfer is NOT_FOUND). INVALID_STATE unless the transfer is in ACTION_REQUIRED. Idempotent on idempotencyKey.",
   })
-  async resumeTransfer(@Arg('input', { description: 'The transfer and your idempotency key.' }) input: ResumeTransferInput, @Ctx() ctx: GraphQLContext): Promise<Transfer> {
+  async resumeTransfer(
+    @Arg('input', { description: 'The transfer and your idempotency key.' }) input: ResumeTransferInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Transfer> {
     return toTransfer(await this.service.resume(requireCaller(ctx), input));
   }
 
@@ -114,16 +126,22 @@ export class TransferResolver {
     description:
       'Back-office/admin: capture the authorization (partial allowed, never more than authorized, once). INVALID_STATE unless AUTHORIZED and not already captured or voided. Idempotent on idempotencyKey.',
   })
-  async captureTransfer(@Arg('input', { description: 'The transfer, the amount and your idempotency key.' }) input: CaptureTransferInput, @Ctx() ctx: GraphQLContext): Promise<Transfer> {
+  async captureTransfer(
+    @Arg('input', { description: 'The transfer, the amount and your idempotency key.' }) input: CaptureTransferInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Transfer> {
     return toTransfer(await this.service.capture(requireCaller(ctx), input));
   }
 
   @Authorized()
   @Mutation(() => Transfer, {
     description:
-      'Releases the authorization before capture (owner, back-office or admin; another customer\'s transfer is NOT_FOUND). INVALID_STATE unless AUTHORIZED and not already captured or voided. Idempotent on idempotencyKey.',
+      "Releases the authorization before capture (owner, back-office or admin; another customer's transfer is NOT_FOUND). INVALID_STATE unless AUTHORIZED and not already captured or voided. Idempotent on idempotencyKey.",
   })
-  async voidTransfer(@Arg('input', { description: 'The transfer and your idempotency key.' }) input: VoidTransferInput, @Ctx() ctx: GraphQLContext): Promise<Transfer> {
+  async voidTransfer(
+    @Arg('input', { description: 'The transfer and your idempotency key.' }) input: VoidTransferInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Transfer> {
     return toTransfer(await this.service.void(requireCaller(ctx), input));
   }
 
@@ -132,12 +150,19 @@ export class TransferResolver {
     description:
       'The transfer now, then every version in order (none skipped): one message per change an app shows (see Transfer.version). With afterVersion: every version after it first (resume after a reconnect). Completes once the transfer is terminal and its last version was sent, at once if it already was (after the versions after afterVersion, if any). Owner, back-office or admin.',
     subscribe: ({ args, context, info }) =>
-      transferSubscriptionsFor(info.schema).subscribe(requireCaller(context as GraphQLContext), args.transferId as string, args.afterVersion as number | undefined),
+      transferSubscriptionsFor(info.schema).subscribe(
+        requireCaller(context as GraphQLContext),
+        args.transferId as string,
+        args.afterVersion as number | undefined,
+      ),
   })
   transferUpdated(
     @Root() t: Transfer,
-    @Arg('transferId', () => ID, { description: 'The transfer to follow (another customer\'s is NOT_FOUND).' }) _transferId: string,
-    @Arg('afterVersion', () => Int, { nullable: true, description: 'The last version you have: every later version is sent first, then live changes. Omit for the current state first.' })
+    @Arg('transferId', () => ID, { description: "The transfer to follow (another customer's is NOT_FOUND)." }) _transferId: string,
+    @Arg('afterVersion', () => Int, {
+      nullable: true,
+      description: 'The last version you have: every later version is sent first, then live changes. Omit for the current state first.',
+    })
     _afterVersion?: number,
   ): Transfer {
     return t;

@@ -6,7 +6,18 @@ import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { Payment } from '../../upstream/gateway/gateway.types';
 import { isUnknownOutcome, isUpstreamError, type MoneyMovingResult, type UpstreamError } from '../../upstream/http/upstream.errors';
 import { evaluateCardCheck } from '../checks/checks.service';
-import { authorizationOutcome, checkOutcome, moneyStepRequest, nextAction, NO_NEXT_ACTION, paymentStatus, transferDetails, type AuthorizationOutcome, type CheckOutcome, type PaymentState } from './transfer.columns';
+import {
+  authorizationOutcome,
+  checkOutcome,
+  moneyStepRequest,
+  nextAction,
+  NO_NEXT_ACTION,
+  paymentStatus,
+  transferDetails,
+  type AuthorizationOutcome,
+  type CheckOutcome,
+  type PaymentState,
+} from './transfer.columns';
 import type { CrashHook } from './transfer.faults';
 import { TransferLeases } from './transfer.leases';
 import { platformTarget, type PlatformTarget } from './transfer.platform';
@@ -88,12 +99,27 @@ export class TransferSaga {
    * steps under the same lock (PlatformFacts.applyPlatformEvent), so the two are ordered — either the rejection
    * comes first (REJECTED, no intent is written, no money moves) or it sees the intent (the saga authorizes, then voids).
    */
-  recordIntent(t: TransferRow, step: StepName, request: Record<string, unknown>, opts: { whileStatusUnchanged: true }): Promise<SagaStep | null>;
-  recordIntent(t: TransferRow, step: StepName, request: Record<string, unknown>, opts?: { whileStatusUnchanged: true }): Promise<SagaStep | null> {
+  recordIntent(
+    t: TransferRow,
+    step: StepName,
+    request: Record<string, unknown>,
+    opts: { whileStatusUnchanged: true },
+  ): Promise<SagaStep | null>;
+  recordIntent(
+    t: TransferRow,
+    step: StepName,
+    request: Record<string, unknown>,
+    opts?: { whileStatusUnchanged: true },
+  ): Promise<SagaStep | null> {
     return this.steps.record(t, step, request, opts);
   }
 
-  private settle(s: SagaStep, state: StepState, response?: CheckOutcome | AuthorizationOutcome | PaymentState, lastError?: string): Promise<void> {
+  private settle(
+    s: SagaStep,
+    state: StepState,
+    response?: CheckOutcome | AuthorizationOutcome | PaymentState,
+    lastError?: string,
+  ): Promise<void> {
     return this.steps.settle(s, state, response, lastError);
   }
 
@@ -116,21 +142,59 @@ export class TransferSaga {
     return (await this.repo.scheduleIfUnchanged(t.id, t.eventSeq, t.wakeSeq, at)) ? 'wait' : 'again';
   }
 
-  private async move(t: TransferRow, to: TransferStatus | undefined, ctx: SagaContext, detail: Record<string, unknown>, patch: TransferPatch = {}, cause?: Cause) {
-    return this.repo.transition({ transferId: t.id, to, cause: cause ?? ctx.cause, actor: ctx.actor, upstreamRef: ctx.upstreamRef ?? null, detail, patch, guard: (row) => (row.status === t.status ? null : `status moved to ${row.status}`) });
+  private async move(
+    t: TransferRow,
+    to: TransferStatus | undefined,
+    ctx: SagaContext,
+    detail: Record<string, unknown>,
+    patch: TransferPatch = {},
+    cause?: Cause,
+  ) {
+    return this.repo.transition({
+      transferId: t.id,
+      to,
+      cause: cause ?? ctx.cause,
+      actor: ctx.actor,
+      upstreamRef: ctx.upstreamRef ?? null,
+      detail,
+      patch,
+      guard: (row) => (row.status === t.status ? null : `status moved to ${row.status}`),
+    });
   }
 
   /** Moves the transfer where recorded platform facts call for (cause webhook: the platform decided it). */
-  private async followPlatform(t: TransferRow, target: PlatformTarget, ctx: SagaContext, detail: Record<string, unknown>): Promise<'again'> {
-    await this.move(t, target.to, ctx, { action: 'platform catch-up', ...detail }, {
-      ...(target.failureCode ? { failureCode: target.failureCode, failureMessage: target.failureMessage } : {}),
-    }, 'webhook');
+  private async followPlatform(
+    t: TransferRow,
+    target: PlatformTarget,
+    ctx: SagaContext,
+    detail: Record<string, unknown>,
+  ): Promise<'again'> {
+    await this.move(
+      t,
+      target.to,
+      ctx,
+      { action: 'platform catch-up', ...detail },
+      {
+        ...(target.failureCode ? { failureCode: target.failureCode, failureMessage: target.failureMessage } : {}),
+      },
+      'webhook',
+    );
     return 'again';
   }
 
   /** Waiting on the platform: ask it when it has been quiet (transfer.reconciler.ts), else sleep until `cap` at the latest. */
   private async waitOnPlatform(t: TransferRow, cap: number | null): Promise<Next> {
-    const next = await reconcileIfQuiet({ prisma: this.prisma, clock: this.clock, logger: this.logger, reconciler: this.reconciler, afterMs: this.opts.reconcileAfterMs ?? 0 }, t, cap);
+    const next = await reconcileIfQuiet(
+      {
+        prisma: this.prisma,
+        clock: this.clock,
+        logger: this.logger,
+        reconciler: this.reconciler,
+        afterMs: this.opts.reconcileAfterMs ?? 0,
+      },
+      t,
+      cap,
+    );
     return next === 'again' ? 'again' : this.waitUntil(t, next);
   }
 
@@ -158,7 +222,8 @@ export class TransferSaga {
     // Before authorization every move is the saga's own (check outcome, authorization): the worker's decision,
     // whoever runs the saga — a platform event's kick included (the table allows none of them to `webhook`; a
     // refused move would leave a settled check unapplied).
-    const ctx: SagaContext = (status === 'PENDING' || status === 'ACTION_REQUIRED') && runCtx.cause !== 'worker' ? { ...runCtx, cause: 'worker' } : runCtx;
+    const ctx: SagaContext =
+      (status === 'PENDING' || status === 'ACTION_REQUIRED') && runCtx.cause !== 'worker' ? { ...runCtx, cause: 'worker' } : runCtx;
     if (isTerminal(status)) {
       await this.steps.abandonCheck(t.id, status);
       if (t.nextRunAt) await this.repo.deferIfNoWake(t.id, t.wakeSeq, null);
@@ -181,11 +246,18 @@ export class TransferSaga {
         if (authorize?.state === 'SUCCEEDED') return this.applyAuthorization(t, authorizationOutcome(authorize.response), ctx);
         const d = transferDetails(t.details);
         if (now > Date.parse(d.quoteExpiresAt)) {
-          await this.move(t, 'EXPIRED', ctx, { action: 'watchdog', reason: 'quote expired before authorization' }, {
-            failureCode: 'QUOTE_EXPIRED',
-            failureMessage: 'The quote expired before the payment was authorized; get a new quote',
-            nextAction: NO_NEXT_ACTION,
-          }, 'timer');
+          await this.move(
+            t,
+            'EXPIRED',
+            ctx,
+            { action: 'watchdog', reason: 'quote expired before authorization' },
+            {
+              failureCode: 'QUOTE_EXPIRED',
+              failureMessage: 'The quote expired before the payment was authorized; get a new quote',
+              nextAction: NO_NEXT_ACTION,
+            },
+            'timer',
+          );
           return 'again';
         }
         if (status === 'ACTION_REQUIRED') return this.waitUntil(t, new Date(Date.parse(d.quoteExpiresAt) + 1));
@@ -193,14 +265,18 @@ export class TransferSaga {
         if (d.funding.type !== 'ACCOUNT_TOKEN' && check?.state !== 'SUCCEEDED') return this.runCheck(t, check, ctx);
         // A settled check that did not approve, yet the transfer is still PENDING: its move (→ ACTION_REQUIRED /
         // DECLINED) was lost (crash between the two writes, or refused). Run it again (same key): it applies it.
-        if (d.funding.type !== 'ACCOUNT_TOKEN' && (check ? checkOutcome(check.response) : null) !== 'APPROVED') return this.runCheck(t, check, ctx);
+        if (d.funding.type !== 'ACCOUNT_TOKEN' && (check ? checkOutcome(check.response) : null) !== 'APPROVED')
+          return this.runCheck(t, check, ctx);
         const intent = await this.recordIntent(t, 'authorize', { externalPaymentId: t.externalPaymentId, fxId: d.fxId }, LOCKED);
         if (!intent) return 'again'; // the transfer moved meanwhile (e.g. compliance rejected it): decide anew
         return this.runAuthorize(t, intent, ctx);
       }
       case 'AUTHORIZED': {
         // A settled capture/void whose effect is not on the transfer yet (crash between the two writes): apply it.
-        for (const [name, x] of [['capture', capture], ['void', voidStep]] as const) {
+        for (const [name, x] of [
+          ['capture', capture],
+          ['void', voidStep],
+        ] as const) {
           const found = x ? paymentStatus(x.response) : null;
           if (x && found !== null && SETTLED_PAYMENT_STATES.has(found)) return this.applyPaymentState(t, x, ctx, found, name);
         }
@@ -210,22 +286,30 @@ export class TransferSaga {
         if (released) return this.followPlatform(t, released, ctx, { upstreamStatus: t.upstreamTransactionStatus });
         const windowEnds = (t.authorizedAt?.getTime() ?? now) + this.opts.captureWindowMs;
         if (!capture && !voidStep) {
-          if (now >= windowEnds) return this.startVoid(t, { target: 'EXPIRED', failureCode: 'CAPTURE_WINDOW_EXPIRED', cause: 'timer' }, { ...ctx, cause: 'timer' });
+          if (now >= windowEnds)
+            return this.startVoid(
+              t,
+              { target: 'EXPIRED', failureCode: 'CAPTURE_WINDOW_EXPIRED', cause: 'timer' },
+              { ...ctx, cause: 'timer' },
+            );
           if (t.complianceStatus === 'Approved') {
             const c = await this.recordIntent(t, 'capture', { amount: null, requestedBy: 'compliance Approved' }, LOCKED);
             return c ? this.runCapture(t, c, ctx) : 'again';
           }
-          if (t.complianceStatus === 'Rejected') return this.startVoid(t, { target: 'VOIDED', failureCode: 'COMPLIANCE_REJECTED', requestedBy: 'compliance Rejected' }, ctx);
+          if (t.complianceStatus === 'Rejected')
+            return this.startVoid(t, { target: 'VOIDED', failureCode: 'COMPLIANCE_REJECTED', requestedBy: 'compliance Rejected' }, ctx);
         }
         // Any failure after authorization releases it.
-        if (capture?.state === 'FAILED' && !voidStep) return this.startVoid(t, { target: 'VOIDED', failureCode: 'CAPTURE_FAILED', requestedBy: 'compensation' }, ctx);
+        if (capture?.state === 'FAILED' && !voidStep)
+          return this.startVoid(t, { target: 'VOIDED', failureCode: 'CAPTURE_FAILED', requestedBy: 'compensation' }, ctx);
         return this.waitOnPlatform(t, windowEnds);
       }
       case 'CAPTURED':
       case 'PAYOUT_PENDING': {
         // Platform facts recorded before our own step settled (events arrive in any order): apply them now.
         const target = platformTarget(status, t);
-        if (target) return this.followPlatform(t, target, ctx, { upstreamStatus: t.upstreamTransactionStatus, payoutStatus: t.payoutStatus });
+        if (target)
+          return this.followPlatform(t, target, ctx, { upstreamStatus: t.upstreamTransactionStatus, payoutStatus: t.payoutStatus });
         return this.waitOnPlatform(t, null);
       }
       default:
@@ -234,7 +318,11 @@ export class TransferSaga {
   }
 
   /** Writes a void intent under the row lock and runs it (or looks again if the transfer moved meanwhile). */
-  private async startVoid(t: TransferRow, request: { target: TransferStatus; failureCode: string; requestedBy?: string; cause?: Cause }, ctx: SagaContext): Promise<Next> {
+  private async startVoid(
+    t: TransferRow,
+    request: { target: TransferStatus; failureCode: string; requestedBy?: string; cause?: Cause },
+    ctx: SagaContext,
+  ): Promise<Next> {
     const v = await this.recordIntent(t, 'void', request, LOCKED);
     return v ? this.runVoid(t, v, ctx) : 'again';
   }
@@ -251,20 +339,33 @@ export class TransferSaga {
         this.crash.at('check', 'after');
         await this.settle(s, 'SUCCEEDED', { outcome: res.status, reasons: res.reasons, lastFour: res.lastFour });
         if (res.status === 'CHALLENGE') {
-          await this.move(t, 'ACTION_REQUIRED', ctx, { action: 'card check', outcome: 'CHALLENGE' }, {
-            nextAction: { type: 'THREE_DS_CHALLENGE', redirectUrl: res.redirectUrl },
-          });
+          await this.move(
+            t,
+            'ACTION_REQUIRED',
+            ctx,
+            { action: 'card check', outcome: 'CHALLENGE' },
+            {
+              nextAction: { type: 'THREE_DS_CHALLENGE', redirectUrl: res.redirectUrl },
+            },
+          );
           return 'again';
         }
         if (res.status === 'FAILED') {
-          await this.move(t, 'DECLINED', ctx, { action: 'card check', outcome: 'FAILED', reasons: res.reasons }, {
-            failureCode: 'CARD_CHECK_FAILED',
-            failureMessage: `The card check failed: ${res.reasons.join(', ')}`,
-            nextAction: NO_NEXT_ACTION,
-          });
+          await this.move(
+            t,
+            'DECLINED',
+            ctx,
+            { action: 'card check', outcome: 'FAILED', reasons: res.reasons },
+            {
+              failureCode: 'CARD_CHECK_FAILED',
+              failureMessage: `The card check failed: ${res.reasons.join(', ')}`,
+              nextAction: NO_NEXT_ACTION,
+            },
+          );
           return 'again';
         }
-        if (t.status === 'PENDING' && nextAction(t.nextAction) !== null) await this.move(t, undefined, ctx, { action: 'card check', outcome: 'APPROVED' }, { nextAction: NO_NEXT_ACTION });
+        if (t.status === 'PENDING' && nextAction(t.nextAction) !== null)
+          await this.move(t, undefined, ctx, { action: 'card check', outcome: 'APPROVED' }, { nextAction: NO_NEXT_ACTION });
         return 'again';
       }
       const res = await this.gateway.checkBankAccount(accountCheck(d, stepKey(t, 'check')));
@@ -272,16 +373,28 @@ export class TransferSaga {
       const ok = res.status === 'APPROVED' && res.accountVerification.accountStatus === 'VALID';
       await this.settle(s, 'SUCCEEDED', { outcome: ok ? 'APPROVED' : 'FAILED' });
       if (!ok) {
-        await this.move(t, 'DECLINED', ctx, { action: 'account check', outcome: 'DECLINED' }, {
-          failureCode: 'ACCOUNT_CHECK_FAILED',
-          failureMessage: `The bank account check failed${res.accountVerification.message ? `: ${res.accountVerification.message}` : ''}`,
-        });
+        await this.move(
+          t,
+          'DECLINED',
+          ctx,
+          { action: 'account check', outcome: 'DECLINED' },
+          {
+            failureCode: 'ACCOUNT_CHECK_FAILED',
+            failureMessage: `The bank account check failed${res.accountVerification.message ? `: ${res.accountVerification.message}` : ''}`,
+          },
+        );
       }
       return 'again';
     } catch (e) {
       if (isUpstreamError(e) && !e.retryable && e.kind === 'rejected') {
         await this.settle(s, 'FAILED', undefined, errorText(e));
-        await this.move(t, 'FAILED', ctx, { action: 'check', error: errorText(e) }, { failureCode: 'CHECK_REJECTED', failureMessage: 'The funding check request was refused upstream' });
+        await this.move(
+          t,
+          'FAILED',
+          ctx,
+          { action: 'check', error: errorText(e) },
+          { failureCode: 'CHECK_REJECTED', failureMessage: 'The funding check request was refused upstream' },
+        );
         return 'again';
       }
       return this.retryLater(t, s, 'PENDING', messageOf(e));
@@ -304,11 +417,19 @@ export class TransferSaga {
       if (isUpstreamError(e) && (e.kind === 'rejected' || e.kind === 'not_found') && !e.retryable) {
         await this.settle(s, 'FAILED', undefined, errorText(e));
         const expired = e.upstreamCode === 'QUOTE_EXPIRED';
-        await this.move(t, expired ? 'EXPIRED' : 'FAILED', ctx, { action: 'authorize', error: errorText(e) }, {
-          failureCode: expired ? 'QUOTE_EXPIRED' : 'AUTHORIZATION_REJECTED',
-          failureMessage: expired ? 'The quote expired before the payment was authorized; get a new quote' : 'The payment request was refused by the gateway',
-          nextAction: NO_NEXT_ACTION,
-        });
+        await this.move(
+          t,
+          expired ? 'EXPIRED' : 'FAILED',
+          ctx,
+          { action: 'authorize', error: errorText(e) },
+          {
+            failureCode: expired ? 'QUOTE_EXPIRED' : 'AUTHORIZATION_REJECTED',
+            failureMessage: expired
+              ? 'The quote expired before the payment was authorized; get a new quote'
+              : 'The payment request was refused by the gateway',
+            nextAction: NO_NEXT_ACTION,
+          },
+        );
         return 'again';
       }
       return this.retryLater(t, s, 'PENDING', messageOf(e));
@@ -327,21 +448,33 @@ export class TransferSaga {
    */
   private async applyAuthorization(t: TransferRow, p: AuthorizationOutcome, ctx: SagaContext): Promise<'again'> {
     if (p.approved && (p.status === 'AUTHORIZED' || p.status === 'CAPTURED')) {
-      await this.move(t, 'AUTHORIZED', ctx, { action: 'authorize', paymentStatus: p.status }, {
-        authorizedAt: this.clock.now(),
-        nextAction: NO_NEXT_ACTION,
-        nextRunAt: this.clock.now(),
-      });
+      await this.move(
+        t,
+        'AUTHORIZED',
+        ctx,
+        { action: 'authorize', paymentStatus: p.status },
+        {
+          authorizedAt: this.clock.now(),
+          nextAction: NO_NEXT_ACTION,
+          nextRunAt: this.clock.now(),
+        },
+      );
     } else if (p.status === 'VOIDED' || p.status === 'CANCELLED') {
       // Replay of a payment that was released meanwhile (e.g. after a long outage).
       await this.move(t, 'AUTHORIZED', ctx, { action: 'authorize', paymentStatus: p.status }, { authorizedAt: this.clock.now() });
       await this.recordIntent(t, 'void', { target: p.status === 'VOIDED' ? 'VOIDED' : 'EXPIRED', failureCode: 'AUTHORIZATION_RELEASED' });
     } else {
-      await this.move(t, 'DECLINED', ctx, { action: 'authorize', paymentStatus: p.status }, {
-        failureCode: 'PAYMENT_DECLINED',
-        failureMessage: p.message ? `The payment was declined: ${p.message}` : 'The payment was declined',
-        nextAction: NO_NEXT_ACTION,
-      });
+      await this.move(
+        t,
+        'DECLINED',
+        ctx,
+        { action: 'authorize', paymentStatus: p.status },
+        {
+          failureCode: 'PAYMENT_DECLINED',
+          failureMessage: p.message ? `The payment was declined: ${p.message}` : 'The payment was declined',
+          nextAction: NO_NEXT_ACTION,
+        },
+      );
     }
     return 'again';
   }
@@ -355,12 +488,19 @@ export class TransferSaga {
       return 'again';
     }
     const amount = moneyStepRequest(s.request).amount ?? undefined;
-    return this.callGateway(t, s, ctx, 'capture', () => this.gateway.capturePayment(t.externalPaymentId, amount ? { amount } : {}), async (e) => {
-      if (e.retryable || (e.kind !== 'rejected' && e.kind !== 'not_found')) return null;
-      await this.settle(s, 'FAILED', undefined, errorText(e));
-      await this.move(t, undefined, ctx, { action: 'capture', outcome: 'refused', error: errorText(e) });
-      return 'again'; // AUTHORIZED + failed capture → compensation (void)
-    });
+    return this.callGateway(
+      t,
+      s,
+      ctx,
+      'capture',
+      () => this.gateway.capturePayment(t.externalPaymentId, amount ? { amount } : {}),
+      async (e) => {
+        if (e.retryable || (e.kind !== 'rejected' && e.kind !== 'not_found')) return null;
+        await this.settle(s, 'FAILED', undefined, errorText(e));
+        await this.move(t, undefined, ctx, { action: 'capture', outcome: 'refused', error: errorText(e) });
+        return 'again'; // AUTHORIZED + failed capture → compensation (void)
+      },
+    );
   }
 
   private async runVoid(t: TransferRow, s: SagaStep, ctx: SagaContext): Promise<Next> {
@@ -373,8 +513,13 @@ export class TransferSaga {
     }
     // Retried until confirmed (the gateway's 7-day auto-cancel is the backstop); a 404: the gateway has no such
     // payment, there is nothing to release.
-    return this.callGateway(t, s, ctx, 'void', () => this.gateway.voidPayment(t.externalPaymentId), async (e) =>
-      e.status === 404 ? this.reconcile(t, s, ctx, 'VOIDED', 'void') : null,
+    return this.callGateway(
+      t,
+      s,
+      ctx,
+      'void',
+      () => this.gateway.voidPayment(t.externalPaymentId),
+      async (e) => (e.status === 404 ? this.reconcile(t, s, ctx, 'VOIDED', 'void') : null),
     );
   }
 
@@ -409,7 +554,12 @@ export class TransferSaga {
   private async reconcile(t: TransferRow, s: SagaStep, ctx: SagaContext, status: string, step: MoneyStep): Promise<'again'> {
     switch (status) {
       case 'CAPTURED':
-        await this.settle(s, step === 'capture' ? 'SUCCEEDED' : 'FAILED', { status }, step === 'void' ? 'payment already captured' : undefined);
+        await this.settle(
+          s,
+          step === 'capture' ? 'SUCCEEDED' : 'FAILED',
+          { status },
+          step === 'void' ? 'payment already captured' : undefined,
+        );
         break;
       case 'VOIDED':
       case 'CANCELLED':
@@ -437,9 +587,16 @@ export class TransferSaga {
     } else if (paymentStatus === 'VOIDED' || paymentStatus === 'CANCELLED') {
       const target: TransferStatus = paymentStatus === 'CANCELLED' ? 'EXPIRED' : step === 'void' ? (req.target ?? 'VOIDED') : 'VOIDED';
       const code = paymentStatus === 'CANCELLED' ? 'AUTHORIZATION_CANCELLED' : req.failureCode;
-      await this.move(t, target, ctx, detail, {
-        ...(code ? { failureCode: code, failureMessage: failureMessage(code) } : {}),
-      }, target === 'EXPIRED' && ctx.cause === 'mutation' ? 'worker' : undefined);
+      await this.move(
+        t,
+        target,
+        ctx,
+        detail,
+        {
+          ...(code ? { failureCode: code, failureMessage: failureMessage(code) } : {}),
+        },
+        target === 'EXPIRED' && ctx.cause === 'mutation' ? 'worker' : undefined,
+      );
     }
     return 'again';
   }

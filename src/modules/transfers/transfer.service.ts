@@ -66,7 +66,10 @@ const TRANSFER_ID_NAMESPACE = '3c1f7a52-9d0e-4b6a-8f2e-5a7c1d9b0e44';
 
 /** RFC 9562 UUIDv5 (SHA-1, name-based) of `name` in `namespace`. */
 export function uuidV5(namespace: string, name: string): string {
-  const h = createHash('sha1').update(Buffer.from(namespace.replace(/-/g, ''), 'hex')).update(name, 'utf8').digest();
+  const h = createHash('sha1')
+    .update(Buffer.from(namespace.replace(/-/g, ''), 'hex'))
+    .update(name, 'utf8')
+    .digest();
   h[6] = (h[6]! & 0x0f) | 0x50;
   h[8] = (h[8]! & 0x3f) | 0x80;
   const x = h.subarray(0, 16).toString('hex');
@@ -81,7 +84,6 @@ export function uuidV5(namespace: string, name: string): string {
  */
 export const createTransferId = (ownerId: string, idempotencyKey: string, args: unknown): string =>
   uuidV5(TRANSFER_ID_NAMESPACE, JSON.stringify([ownerId, idempotencyKey, requestHash(args)]));
-
 
 /**
  * The transfer use cases (API-facing) and the TransferEventSink the webhook inbox feeds. Money-moving work is
@@ -113,7 +115,11 @@ export class TransferService implements TransferEventSink {
 
   /** A transfer the caller may see: owner, back-office or admin. Anything else is NOT_FOUND (never FORBIDDEN). */
   /** `read`: how the row is read (transfer.subscriptions.ts shares one read between concurrent subscribers). */
-  async getVisible(caller: Caller, id: string, read: (id: string) => Promise<TransferRow | null> = (x) => this.repo.get(x)): Promise<TransferRow> {
+  async getVisible(
+    caller: Caller,
+    id: string,
+    read: (id: string) => Promise<TransferRow | null> = (x) => this.repo.get(x),
+  ): Promise<TransferRow> {
     const t = /^[0-9a-f-]{36}$/i.test(id) ? await read(id) : null;
     if (!t || (!isStaff(caller) && t.ownerId !== caller.userId)) throw notFound('Transfer');
     return t;
@@ -130,7 +136,8 @@ export class TransferService implements TransferEventSink {
       where.ownerId = caller.userId;
     } else if (f?.ownerId) where.ownerId = f.ownerId;
     if (f?.status?.length) where.status = { in: f.status as TransferStatus[] };
-    if (f?.createdFrom || f?.createdTo) where.createdAt = { ...(f.createdFrom ? { gte: f.createdFrom } : {}), ...(f.createdTo ? { lt: f.createdTo } : {}) };
+    if (f?.createdFrom || f?.createdTo)
+      where.createdAt = { ...(f.createdFrom ? { gte: f.createdFrom } : {}), ...(f.createdTo ? { lt: f.createdTo } : {}) };
     // corridor: source currency → destination currency and/or destination country (each optional)
     if (f?.sourceCurrency) where.sendCurrency = f.sourceCurrency.toUpperCase();
     if (f?.destinationCurrency) where.receiveCurrency = f.destinationCurrency.toUpperCase();
@@ -172,7 +179,8 @@ export class TransferService implements TransferEventSink {
     if (f.type === 'ACCOUNT_TOKEN' && !f.accountToken) throw badInput('funding.accountToken is required for ACCOUNT_TOKEN funding');
     const d = a.recipient.destination;
     if (d.type === 'WALLET' && !d.walletId) throw badInput('recipient.destination.walletId is required for a WALLET destination');
-    if (d.type === 'PIX' && (!d.pixKeyType || !d.pixKey)) throw badInput('recipient.destination.pixKeyType and pixKey are required for a PIX destination');
+    if (d.type === 'PIX' && (!d.pixKeyType || !d.pixKey))
+      throw badInput('recipient.destination.pixKeyType and pixKey are required for a PIX destination');
   }
 
   /**
@@ -181,74 +189,101 @@ export class TransferService implements TransferEventSink {
    */
   private async insert(caller: Caller, id: string, a: CreateTransferArgs, clientIp: string): Promise<string> {
     const now = this.clock.now();
-    return this.prisma.$transaction(async (tx) => {
-      const made = async () => {
-        const t = await tx.transfer.findUnique({ where: { id }, select: { ownerId: true } });
-        return t !== null && t.ownerId === caller.userId;
-      };
-      if (await made()) return id;
-      const quote = await tx.quote.findUnique({ where: { id: a.quoteId } });
-      if (!quote || quote.ownerId !== caller.userId) throw notFound('Quote');
-      if (quote.usedByTransferId) throw new AppError('QUOTE_ALREADY_USED', 'This quote was already used by another transfer; get a new quote');
-      if (quote.expiresAt.getTime() <= now.getTime()) throw new AppError('QUOTE_EXPIRED', 'The quote has expired; get a new quote');
-      if (quote.sourceAmount === null) throw badInput('The quote has no sourceAmount; get a quote with the amount to send');
-      // The corridor is where the money goes: the recipient's country (a quote priced for another country does not apply)
-      const country = a.recipient.address.countryCode.toUpperCase();
-      if (quote.destinationCountry && quote.destinationCountry.toUpperCase() !== country)
-        throw badInput(`quoteId: the quote was priced for another destination country than recipient.address.countryCode; get a quote with destinationCountry ${country}`, { field: 'quoteId' });
-      const amountProblem = sendAmountProblem("The quote's sourceAmount", quote.sourceAmount, { ...quote, destinationCountry: country }, this.opts.corridors);
-      if (amountProblem) throw badInput(amountProblem.message, amountProblem.details);
-      const methods = QUOTE_METHODS_FOR_FUNDING[a.funding.type];
-      if (!methods.includes(quote.paymentMethod))
-        throw badInput(`quoteId: the quote was priced for paymentMethod ${quote.paymentMethod}, which does not fund a ${a.funding.type} transfer; get a quote with paymentMethod ${methods.join(' or ')} (or change funding.type)`);
-      const person = await tx.person.findUnique({ where: { id: a.personId } });
-      if (!person || person.ownerId !== caller.userId) throw notFound('Person');
-      if (person.status !== 'APPROVED') throw badInput('The sender person is not APPROVED by KYC');
-      const sender = senderOf(person.details);
-      if (typeof sender === 'string') throw badInput(`personId: ${sender}`);
-      if (a.funding.type === 'CARD') {
-        const nameProblem = cardholderNameProblem(sender);
-        if (nameProblem) throw badInput(nameProblem, { field: 'personId' });
-      }
-      // The funding credential must be the caller's own (staff included): bound by the caller's own check.
-      if (a.funding.type === 'CARD') await this.credentials.assertUsable(tx, 'card', a.funding.cardToken!, caller.userId);
-      if (a.funding.type === 'ACCOUNT_TOKEN') await this.credentials.assertUsable(tx, 'account_token', a.funding.accountToken!, caller.userId);
-      const receive = receiveAmountOf({ ...quote, sourceAmount: quote.sourceAmount });
-      const claimed = await tx.quote.updateMany({ where: { id: quote.id, usedByTransferId: null }, data: { usedByTransferId: id } });
-      // a duplicate of this very request (one that took over a claim it thought abandoned) may have just committed it
-      if (claimed.count !== 1 && (await made())) return id;
-      if (claimed.count !== 1) throw new AppError('QUOTE_ALREADY_USED', 'This quote was already used by another transfer; get a new quote');
-      const details = newTransferDetails({ clientIp, sender, recipient: a.recipient, funding: a.funding, quote });
-      await tx.transfer.create({
-        data: {
-          id,
-          ownerId: caller.userId,
-          status: 'PENDING',
-          version: 1,
-          eventSeq: 1,
-          quoteId: quote.id,
-          personId: person.id,
-          sendAmount: quote.sourceAmount,
-          sendCurrency: quote.sourceCurrency,
-          receiveAmount: receive,
-          receiveCurrency: quote.destinationCurrency,
-          rate: quote.rate,
-          externalPaymentId: id,
-          fundingType: a.funding.type.toLowerCase(),
-          destinationCountry: a.recipient.address.countryCode.toUpperCase(),
-          details: JSON.parse(JSON.stringify(details)) as Prisma.InputJsonValue,
-          nextRunAt: now,
-          createdAt: now,
-          updatedAt: now,
-          events: { create: { seq: 1, version: 1, shown: { ...CREATED_SHOWN }, fromStatus: null, toStatus: 'PENDING', cause: 'mutation', actor: caller.userId, detail: { action: 'createTransfer' }, at: now } },
-        },
+    return this.prisma
+      .$transaction(async (tx) => {
+        const made = async () => {
+          const t = await tx.transfer.findUnique({ where: { id }, select: { ownerId: true } });
+          return t !== null && t.ownerId === caller.userId;
+        };
+        if (await made()) return id;
+        const quote = await tx.quote.findUnique({ where: { id: a.quoteId } });
+        if (!quote || quote.ownerId !== caller.userId) throw notFound('Quote');
+        if (quote.usedByTransferId)
+          throw new AppError('QUOTE_ALREADY_USED', 'This quote was already used by another transfer; get a new quote');
+        if (quote.expiresAt.getTime() <= now.getTime()) throw new AppError('QUOTE_EXPIRED', 'The quote has expired; get a new quote');
+        if (quote.sourceAmount === null) throw badInput('The quote has no sourceAmount; get a quote with the amount to send');
+        // The corridor is where the money goes: the recipient's country (a quote priced for another country does not apply)
+        const country = a.recipient.address.countryCode.toUpperCase();
+        if (quote.destinationCountry && quote.destinationCountry.toUpperCase() !== country)
+          throw badInput(
+            `quoteId: the quote was priced for another destination country than recipient.address.countryCode; get a quote with destinationCountry ${country}`,
+            { field: 'quoteId' },
+          );
+        const amountProblem = sendAmountProblem(
+          "The quote's sourceAmount",
+          quote.sourceAmount,
+          { ...quote, destinationCountry: country },
+          this.opts.corridors,
+        );
+        if (amountProblem) throw badInput(amountProblem.message, amountProblem.details);
+        const methods = QUOTE_METHODS_FOR_FUNDING[a.funding.type];
+        if (!methods.includes(quote.paymentMethod))
+          throw badInput(
+            `quoteId: the quote was priced for paymentMethod ${quote.paymentMethod}, which does not fund a ${a.funding.type} transfer; get a quote with paymentMethod ${methods.join(' or ')} (or change funding.type)`,
+          );
+        const person = await tx.person.findUnique({ where: { id: a.personId } });
+        if (!person || person.ownerId !== caller.userId) throw notFound('Person');
+        if (person.status !== 'APPROVED') throw badInput('The sender person is not APPROVED by KYC');
+        const sender = senderOf(person.details);
+        if (typeof sender === 'string') throw badInput(`personId: ${sender}`);
+        if (a.funding.type === 'CARD') {
+          const nameProblem = cardholderNameProblem(sender);
+          if (nameProblem) throw badInput(nameProblem, { field: 'personId' });
+        }
+        // The funding credential must be the caller's own (staff included): bound by the caller's own check.
+        if (a.funding.type === 'CARD') await this.credentials.assertUsable(tx, 'card', a.funding.cardToken!, caller.userId);
+        if (a.funding.type === 'ACCOUNT_TOKEN')
+          await this.credentials.assertUsable(tx, 'account_token', a.funding.accountToken!, caller.userId);
+        const receive = receiveAmountOf({ ...quote, sourceAmount: quote.sourceAmount });
+        const claimed = await tx.quote.updateMany({ where: { id: quote.id, usedByTransferId: null }, data: { usedByTransferId: id } });
+        // a duplicate of this very request (one that took over a claim it thought abandoned) may have just committed it
+        if (claimed.count !== 1 && (await made())) return id;
+        if (claimed.count !== 1)
+          throw new AppError('QUOTE_ALREADY_USED', 'This quote was already used by another transfer; get a new quote');
+        const details = newTransferDetails({ clientIp, sender, recipient: a.recipient, funding: a.funding, quote });
+        await tx.transfer.create({
+          data: {
+            id,
+            ownerId: caller.userId,
+            status: 'PENDING',
+            version: 1,
+            eventSeq: 1,
+            quoteId: quote.id,
+            personId: person.id,
+            sendAmount: quote.sourceAmount,
+            sendCurrency: quote.sourceCurrency,
+            receiveAmount: receive,
+            receiveCurrency: quote.destinationCurrency,
+            rate: quote.rate,
+            externalPaymentId: id,
+            fundingType: a.funding.type.toLowerCase(),
+            destinationCountry: a.recipient.address.countryCode.toUpperCase(),
+            details: JSON.parse(JSON.stringify(details)) as Prisma.InputJsonValue,
+            nextRunAt: now,
+            createdAt: now,
+            updatedAt: now,
+            events: {
+              create: {
+                seq: 1,
+                version: 1,
+                shown: { ...CREATED_SHOWN },
+                fromStatus: null,
+                toStatus: 'PENDING',
+                cause: 'mutation',
+                actor: caller.userId,
+                detail: { action: 'createTransfer' },
+                at: now,
+              },
+            },
+          },
+        });
+        return id;
+      })
+      .then(async (transferId) => {
+        const t = await this.repo.get(transferId);
+        if (t) await this.repo.publish(t);
+        return transferId;
       });
-      return id;
-    }).then(async (transferId) => {
-      const t = await this.repo.get(transferId);
-      if (t) await this.repo.publish(t);
-      return transferId;
-    });
   }
 
   // ── resume / capture / void (TransferActions) ──────────────────────────────────────────────────────
@@ -263,7 +298,7 @@ export class TransferService implements TransferEventSink {
     if (!isStaff(caller)) throw forbidden('Only back-office or admin can capture');
     const t0 = await this.getVisible(caller, input.transferId);
     if (input.amount != null) {
-      if (!(dec(input.amount).gt(0))) throw badInput('amount must be greater than 0');
+      if (!dec(input.amount).gt(0)) throw badInput('amount must be greater than 0');
       if (!fitsMinorUnits(input.amount, t0.sendCurrency)) throw badInput(`amount has more decimals than ${t0.sendCurrency} allows`);
       if (dec(input.amount).gt(dec(t0.sendAmount))) throw badInput('amount must not exceed the authorized amount');
     }

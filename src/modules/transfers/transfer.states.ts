@@ -85,7 +85,8 @@ export function refusal(from: TransferStatus, to: TransferStatus, cause: Cause):
 export function allTransitions(): { from: TransferStatus; to: TransferStatus; causes: readonly Cause[] }[] {
   const out: { from: TransferStatus; to: TransferStatus; causes: readonly Cause[] }[] = [];
   for (const [from, tos] of Object.entries(TRANSITIONS)) {
-    for (const [to, causes] of Object.entries(tos ?? {})) out.push({ from: from as TransferStatus, to: to as TransferStatus, causes: causes! });
+    for (const [to, causes] of Object.entries(tos ?? {}))
+      out.push({ from: from as TransferStatus, to: to as TransferStatus, causes: causes! });
   }
   return out;
 }

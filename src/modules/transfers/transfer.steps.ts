@@ -7,7 +7,8 @@ export type StepName = 'check' | 'authorize' | 'capture' | 'void';
 export type StepState = 'SUCCEEDED' | 'FAILED' | 'UNKNOWN' | 'PENDING';
 
 /** The Idempotency-Key a step sends upstream: the authorization's is the payment's own id, the others derive from it. */
-export const stepKey = (t: Pick<TransferRow, 'externalPaymentId'>, step: StepName) => (step === 'authorize' ? t.externalPaymentId : `${t.externalPaymentId}:${step}`);
+export const stepKey = (t: Pick<TransferRow, 'externalPaymentId'>, step: StepName) =>
+  step === 'authorize' ? t.externalPaymentId : `${t.externalPaymentId}:${step}`;
 
 /**
  * The saga's intent log (saga_steps): one row per (transfer, step), written PENDING before the upstream call
@@ -29,7 +30,12 @@ export class SagaStepLog {
    * Writes the intent row (idempotent: the (transfer, step) row is unique) — with `whileStatusUnchanged`, only if
    * the transfer is still in the status `t` was read in, checked under the transfer's row lock (null otherwise).
    */
-  async record(t: TransferRow, step: StepName, request: Record<string, unknown>, opts?: { whileStatusUnchanged: true }): Promise<SagaStep | null> {
+  async record(
+    t: TransferRow,
+    step: StepName,
+    request: Record<string, unknown>,
+    opts?: { whileStatusUnchanged: true },
+  ): Promise<SagaStep | null> {
     const key = stepKey(t, step);
     const now = this.clock.now();
     const insert = (db: Pick<PrismaClient, '$executeRaw'>) => db.$executeRaw`
@@ -53,7 +59,12 @@ export class SagaStepLog {
   }
 
   /** Records an attempt's result: the state, what it found (saga_steps.response, kept when absent) and the last error. */
-  async settle(s: SagaStep, state: StepState, response?: CheckOutcome | AuthorizationOutcome | PaymentState, lastError?: string): Promise<void> {
+  async settle(
+    s: SagaStep,
+    state: StepState,
+    response?: CheckOutcome | AuthorizationOutcome | PaymentState,
+    lastError?: string,
+  ): Promise<void> {
     await this.prisma.sagaStep.update({
       where: { id: s.id },
       data: {

@@ -50,7 +50,10 @@ export class TransferSubscriptions {
     if (afterVersion != null && afterVersion > t.version) {
       // a version this transfer never had (e.g. another transfer's): waiting for it would silently skip versions
       await sub.return?.();
-      throw badInput(`afterVersion is beyond the transfer's current version (${t.version}): pass the last version you received of this transfer`, { field: 'afterVersion' });
+      throw badInput(
+        `afterVersion is beyond the transfer's current version (${t.version}): pass the last version you received of this transfer`,
+        { field: 'afterVersion' },
+      );
     }
     return untilStarted(sub, this.stream(t.id, afterVersion ?? null, t, sub));
   }
@@ -73,7 +76,7 @@ export class TransferSubscriptions {
   async subscribeList(caller: Caller, ownerId: string | null | undefined, changedSince?: Date | null): Promise<AsyncIterable<Transfer>> {
     let owner: string | null;
     if (isStaff(caller)) owner = ownerId ?? null;
-    else if (ownerId && ownerId !== caller.userId) throw forbidden("A customer can follow only its own transfers");
+    else if (ownerId && ownerId !== caller.userId) throw forbidden('A customer can follow only its own transfers');
     else owner = caller.userId;
     // Subscribed now (not when the client first pulls), so no change after the subscription started is missed.
     const sub = this.pubsub.subscribe<TransferChangedMessage>(owner ? ownerTransfersTopic(owner) : allTransfersTopic);
@@ -83,7 +86,9 @@ export class TransferSubscriptions {
         // read after subscribing: a change committed meanwhile is in this read or arrives live (deduped by version)
         replay = await this.repo.changedSince(owner, changedSince, LIST_REPLAY_LIMIT + 1);
         if (replay.length > LIST_REPLAY_LIMIT)
-          throw badInput(`More than ${LIST_REPLAY_LIMIT} transfers changed since changedSince: read them with the transfers query, then subscribe with a later changedSince`);
+          throw badInput(
+            `More than ${LIST_REPLAY_LIMIT} transfers changed since changedSince: read them with the transfers query, then subscribe with a later changedSince`,
+          );
       } catch (e) {
         await sub.return?.();
         throw e;
@@ -92,7 +97,11 @@ export class TransferSubscriptions {
     return untilStarted(sub, this.listStream(sub, owner, replay));
   }
 
-  private async *listStream(sub: AsyncIterableIterator<TransferChangedMessage>, owner: string | null, replay: TransferRow[]): AsyncGenerator<Transfer> {
+  private async *listStream(
+    sub: AsyncIterableIterator<TransferChangedMessage>,
+    owner: string | null,
+    replay: TransferRow[],
+  ): AsyncGenerator<Transfer> {
     const sent = new Map<string, number>(); // transferId → last version sent (bounded, oldest forgotten first)
     try {
       for (const r of replay) {
@@ -116,7 +125,12 @@ export class TransferSubscriptions {
   }
 
   /** `current`: the row read after `sub` was subscribed; the first message unless afterVersion is given. */
-  private async *stream(transferId: string, afterVersion: number | null, current: TransferRow, sub: AsyncIterableIterator<unknown>): AsyncGenerator<Transfer> {
+  private async *stream(
+    transferId: string,
+    afterVersion: number | null,
+    current: TransferRow,
+    sub: AsyncIterableIterator<unknown>,
+  ): AsyncGenerator<Transfer> {
     let pending: Promise<IteratorResult<unknown>> | null = null;
     try {
       let last = afterVersion ?? -1;
@@ -193,7 +207,14 @@ function versionView(cur: TransferRow, e: TransferEvent, version: number): Trans
   if (!v) {
     // what was shown then (events from before `shown` was recorded: the current fields)
     const shown = eventShown(e.shown);
-    const then = shown ? { nextAction: shown.nextAction, capturedAmount: shown.capturedAmount, failureCode: shown.failureCode, failureMessage: shown.failureMessage } : {};
+    const then = shown
+      ? {
+          nextAction: shown.nextAction,
+          capturedAmount: shown.capturedAmount,
+          failureCode: shown.failureCode,
+          failureMessage: shown.failureMessage,
+        }
+      : {};
     views.set(e, (v = toTransfer({ ...cur, ...(then as Partial<TransferRow>), status: e.toStatus, version, updatedAt: e.at })));
   }
   return v;
@@ -246,7 +267,11 @@ export class BatchedReads<T> {
   }
 
   private start(key: string): Promise<T> {
-    const entry: { startedAt: number; running: Promise<T>; next: Promise<T> | null } = { startedAt: performance.now(), running: this.read(key), next: null };
+    const entry: { startedAt: number; running: Promise<T>; next: Promise<T> | null } = {
+      startedAt: performance.now(),
+      running: this.read(key),
+      next: null,
+    };
     this.state.set(key, entry);
     // runs before the `next` chain (registered first): forget the key unless someone waits for the next read
     const done = () => {

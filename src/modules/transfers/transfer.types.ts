@@ -1,16 +1,5 @@
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
-import {
-  IsEmail,
-  IsEnum,
-  IsIn,
-  IsISO31661Alpha2,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Length,
-  Matches,
-  ValidateNested,
-} from 'class-validator';
+import { IsEmail, IsEnum, IsIn, IsISO31661Alpha2, IsOptional, IsString, IsUUID, Length, Matches, ValidateNested } from 'class-validator';
 import { DecimalScalar } from '../../graphql/scalars';
 import { Money } from '../../graphql/money.types';
 import { AddressInput } from '../../graphql/address.types';
@@ -18,7 +7,9 @@ import { AFTER_CURSOR_HINT, type Connection, connectionType } from '../../graphq
 import { E164, E164_MESSAGE } from '../checks/checks.types';
 import { TRANSFER_STATUSES } from './transfer.states';
 
-export const TransferStatusEnum = Object.fromEntries(TRANSFER_STATUSES.map((s) => [s, s])) as { [K in (typeof TRANSFER_STATUSES)[number]]: K };
+export const TransferStatusEnum = Object.fromEntries(TRANSFER_STATUSES.map((s) => [s, s])) as {
+  [K in (typeof TRANSFER_STATUSES)[number]]: K;
+};
 registerEnumType(TransferStatusEnum, {
   name: 'TransferStatus',
   description:
@@ -26,7 +17,10 @@ registerEnumType(TransferStatusEnum, {
   valuesConfig: {
     PENDING: { description: 'Created; checks and the authorization are running in the background. Follow it with transferUpdated.' },
     ACTION_REQUIRED: { description: 'Waiting for the sender: see nextAction (e.g. a 3-D Secure challenge), then call resumeTransfer.' },
-    AUTHORIZED: { description: 'The funds are authorized (held) but not taken yet: back-office may captureTransfer, the owner or back-office may voidTransfer.' },
+    AUTHORIZED: {
+      description:
+        'The funds are authorized (held) but not taken yet: back-office may captureTransfer, the owner or back-office may voidTransfer.',
+    },
     CAPTURED: { description: 'The funds were taken; the payout to the recipient has not started yet.' },
     PAYOUT_PENDING: { description: 'The remittances platform is paying the recipient out.' },
     COMPLETED: { description: 'Final: the recipient was paid.' },
@@ -44,7 +38,9 @@ export enum NextActionType {
 registerEnumType(NextActionType, {
   name: 'NextActionType',
   description: 'What the sender must do before the transfer can continue.',
-  valuesConfig: { THREE_DS_CHALLENGE: { description: 'Open nextAction.redirectUrl (3-D Secure challenge of the card issuer), then call resumeTransfer.' } },
+  valuesConfig: {
+    THREE_DS_CHALLENGE: { description: 'Open nextAction.redirectUrl (3-D Secure challenge of the card issuer), then call resumeTransfer.' },
+  },
 });
 
 export enum FundingType {
@@ -54,11 +50,18 @@ export enum FundingType {
 }
 registerEnumType(FundingType, {
   name: 'FundingType',
-  description: 'How the sender pays: CARD (token from the tokenizer), BANK_ACCOUNT (raw details), ACCOUNT_TOKEN (from a linked-account check).',
+  description:
+    'How the sender pays: CARD (token from the tokenizer), BANK_ACCOUNT (raw details), ACCOUNT_TOKEN (from a linked-account check).',
   valuesConfig: {
-    CARD: { description: 'A card, by the token UUID from the client-side tokenizer (funding.cardToken), that the caller checked with checkCard within CARD_CHECK_MAX_AGE_S (else NOT_FOUND). Checked again (possibly with 3-D Secure) before authorization.' },
+    CARD: {
+      description:
+        'A card, by the token UUID from the client-side tokenizer (funding.cardToken), that the caller checked with checkCard within CARD_CHECK_MAX_AGE_S (else NOT_FOUND). Checked again (possibly with 3-D Secure) before authorization.',
+    },
     BANK_ACCOUNT: { description: 'A bank account by its raw details (funding.bankAccount).' },
-    ACCOUNT_TOKEN: { description: 'A bank account linked earlier: the accountToken answered to the caller by checkBankAccount with `linked` (funding.accountToken); anyone else\'s is NOT_FOUND.' },
+    ACCOUNT_TOKEN: {
+      description:
+        "A bank account linked earlier: the accountToken answered to the caller by checkBankAccount with `linked` (funding.accountToken); anyone else's is NOT_FOUND.",
+    },
   },
 });
 
@@ -80,77 +83,170 @@ const DOC_TYPE_MESSAGE = '$property must be 2 to 32 capital letters or "_", e.g.
 
 @InputType({ description: 'The recipient person (contact and document optional).' })
 export class RecipientCustomerInput {
-  @Field({ description: 'First name (1 to 100 characters).' }) @IsString() @Length(1, 100, { message: 'firstName must be 1 to 100 characters' }) firstName!: string;
-  @Field({ description: 'Last name (1 to 100 characters).' }) @IsString() @Length(1, 100, { message: 'lastName must be 1 to 100 characters' }) lastName!: string;
-  @Field({ nullable: true, description: 'E-mail address (optional).' }) @IsOptional() @IsEmail({}, { message: 'email must be an email address such as ana@example.com' }) email?: string;
-  @Field({ nullable: true, description: 'E.164, e.g. +5511912345678 (optional).' }) @IsOptional() @Matches(E164, { message: E164_MESSAGE }) phoneNumber?: string;
-  @Field({ nullable: true, description: 'Number of an identity document (1 to 64 characters, optional).' }) @IsOptional() @IsString() @Length(1, 64, { message: 'documentNumber must be 1 to 64 characters' }) documentNumber?: string;
-  @Field({ nullable: true, description: 'Kind of document, e.g. PASSPORT, NATIONAL_ID, CPF (optional).' }) @IsOptional() @Matches(/^[A-Z_]{2,32}$/, { message: DOC_TYPE_MESSAGE }) documentType?: string;
+  @Field({ description: 'First name (1 to 100 characters).' })
+  @IsString()
+  @Length(1, 100, { message: 'firstName must be 1 to 100 characters' })
+  firstName!: string;
+  @Field({ description: 'Last name (1 to 100 characters).' })
+  @IsString()
+  @Length(1, 100, { message: 'lastName must be 1 to 100 characters' })
+  lastName!: string;
+  @Field({ nullable: true, description: 'E-mail address (optional).' })
+  @IsOptional()
+  @IsEmail({}, { message: 'email must be an email address such as ana@example.com' })
+  email?: string;
+  @Field({ nullable: true, description: 'E.164, e.g. +5511912345678 (optional).' })
+  @IsOptional()
+  @Matches(E164, { message: E164_MESSAGE })
+  phoneNumber?: string;
+  @Field({ nullable: true, description: 'Number of an identity document (1 to 64 characters, optional).' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64, { message: 'documentNumber must be 1 to 64 characters' })
+  documentNumber?: string;
+  @Field({ nullable: true, description: 'Kind of document, e.g. PASSPORT, NATIONAL_ID, CPF (optional).' })
+  @IsOptional()
+  @Matches(/^[A-Z_]{2,32}$/, { message: DOC_TYPE_MESSAGE })
+  documentType?: string;
 }
 
 @InputType({ description: 'Where the money goes: a wallet, or a PIX key (BRL).' })
 export class DestinationInput {
-  @Field(() => DestinationType, { description: 'WALLET or PIX; give the fields of that type.' }) @IsEnum(DestinationType, { message: 'type must be WALLET or PIX' }) type!: DestinationType;
-  @Field({ nullable: true, description: 'WALLET: the gateway wallet id of the recipient (1 to 128 characters). Required for WALLET.' }) @IsOptional() @IsString() @Length(1, 128, { message: 'walletId must be 1 to 128 characters' }) walletId?: string;
-  @Field({ nullable: true, description: 'PIX: the kind of key, CPF, CNPJ, EMAIL, PHONE or EVP (random key). Required for PIX.' }) @IsOptional() @IsIn(['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP'], { message: 'pixKeyType must be CPF, CNPJ, EMAIL, PHONE or EVP' }) pixKeyType?: string;
-  @Field({ nullable: true, description: 'PIX: the key itself (1 to 77 characters), e.g. a CPF, an e-mail address or an E.164 phone number. Required for PIX. Check it first with resolveAlias.' }) @IsOptional() @IsString() @Length(1, 77, { message: 'pixKey must be 1 to 77 characters' }) pixKey?: string;
+  @Field(() => DestinationType, { description: 'WALLET or PIX; give the fields of that type.' })
+  @IsEnum(DestinationType, { message: 'type must be WALLET or PIX' })
+  type!: DestinationType;
+  @Field({ nullable: true, description: 'WALLET: the gateway wallet id of the recipient (1 to 128 characters). Required for WALLET.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 128, { message: 'walletId must be 1 to 128 characters' })
+  walletId?: string;
+  @Field({ nullable: true, description: 'PIX: the kind of key, CPF, CNPJ, EMAIL, PHONE or EVP (random key). Required for PIX.' })
+  @IsOptional()
+  @IsIn(['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'EVP'], { message: 'pixKeyType must be CPF, CNPJ, EMAIL, PHONE or EVP' })
+  pixKeyType?: string;
+  @Field({
+    nullable: true,
+    description:
+      'PIX: the key itself (1 to 77 characters), e.g. a CPF, an e-mail address or an E.164 phone number. Required for PIX. Check it first with resolveAlias.',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 77, { message: 'pixKey must be 1 to 77 characters' })
+  pixKey?: string;
 }
 
 @InputType({ description: 'The recipient: customer + address + destination.' })
 export class RecipientInput {
   @Field(() => RecipientCustomerInput, { description: 'The recipient as a person.' }) @ValidateNested() customer!: RecipientCustomerInput;
-  @Field(() => AddressInput, { description: "The recipient's address; its countryCode is the corridor's destination country." }) @ValidateNested() address!: AddressInput;
-  @Field(() => DestinationInput, { description: 'Where the recipient receives the money.' }) @ValidateNested() destination!: DestinationInput;
+  @Field(() => AddressInput, { description: "The recipient's address; its countryCode is the corridor's destination country." })
+  @ValidateNested()
+  address!: AddressInput;
+  @Field(() => DestinationInput, { description: 'Where the recipient receives the money.' })
+  @ValidateNested()
+  destination!: DestinationInput;
 }
 
 @InputType({ description: 'A bank account for BANK_ACCOUNT funding (US: ABA routing number).' })
 export class FundingBankAccountInput {
-  @Field({ description: 'SAVINGS or CHECKING' }) @IsIn(['SAVINGS', 'CHECKING'], { message: 'accountType must be SAVINGS or CHECKING' }) accountType!: string;
-  @Field({ description: 'Account number: 4 to 34 letters or digits, no spaces. Never echoed back.' }) @Matches(/^[A-Za-z0-9]{4,34}$/, { message: 'accountNumber must be 4 to 34 letters or digits' }) accountNumber!: string;
-  @Field({ description: 'ABA routing number: 9 digits.' }) @Matches(/^\d{9}$/, { message: 'routingNumber must be a 9-digit ABA routing number' }) routingNumber!: string;
-  @Field({ defaultValue: 'US', description: 'ISO 3166-1 alpha-2 country of the account (default "US").' }) @IsISO31661Alpha2(ALPHA2) countryCode!: string;
+  @Field({ description: 'SAVINGS or CHECKING' })
+  @IsIn(['SAVINGS', 'CHECKING'], { message: 'accountType must be SAVINGS or CHECKING' })
+  accountType!: string;
+  @Field({ description: 'Account number: 4 to 34 letters or digits, no spaces. Never echoed back.' })
+  @Matches(/^[A-Za-z0-9]{4,34}$/, { message: 'accountNumber must be 4 to 34 letters or digits' })
+  accountNumber!: string;
+  @Field({ description: 'ABA routing number: 9 digits.' })
+  @Matches(/^\d{9}$/, { message: 'routingNumber must be a 9-digit ABA routing number' })
+  routingNumber!: string;
+  @Field({ defaultValue: 'US', description: 'ISO 3166-1 alpha-2 country of the account (default "US").' })
+  @IsISO31661Alpha2(ALPHA2)
+  countryCode!: string;
 }
 
 @InputType({ description: 'How the sender pays: exactly the field of its type.' })
 export class FundingInput {
-  @Field(() => FundingType, { description: 'CARD, BANK_ACCOUNT or ACCOUNT_TOKEN; give the field of that type (BAD_USER_INPUT when it is missing).' }) @IsEnum(FundingType, { message: 'type must be CARD, BANK_ACCOUNT or ACCOUNT_TOKEN' }) type!: FundingType;
-  @Field({ nullable: true, description: 'CARD: the card token UUID from the tokenizer (checked with checkCard).' }) @IsOptional() @IsUUID('all', { message: 'cardToken must be the token UUID from the tokenizer' }) cardToken?: string;
-  @Field(() => FundingBankAccountInput, { nullable: true, description: 'BANK_ACCOUNT: the raw account details.' }) @IsOptional() @ValidateNested() bankAccount?: FundingBankAccountInput;
-  @Field({ nullable: true, description: 'ACCOUNT_TOKEN: the accountToken from checkBankAccount(linked).' }) @IsOptional() @IsString() @Length(1, 128, { message: 'accountToken must be the accountToken returned by checkBankAccount (1 to 128 characters)' }) accountToken?: string;
+  @Field(() => FundingType, {
+    description: 'CARD, BANK_ACCOUNT or ACCOUNT_TOKEN; give the field of that type (BAD_USER_INPUT when it is missing).',
+  })
+  @IsEnum(FundingType, { message: 'type must be CARD, BANK_ACCOUNT or ACCOUNT_TOKEN' })
+  type!: FundingType;
+  @Field({ nullable: true, description: 'CARD: the card token UUID from the tokenizer (checked with checkCard).' })
+  @IsOptional()
+  @IsUUID('all', { message: 'cardToken must be the token UUID from the tokenizer' })
+  cardToken?: string;
+  @Field(() => FundingBankAccountInput, { nullable: true, description: 'BANK_ACCOUNT: the raw account details.' })
+  @IsOptional()
+  @ValidateNested()
+  bankAccount?: FundingBankAccountInput;
+  @Field({ nullable: true, description: 'ACCOUNT_TOKEN: the accountToken from checkBankAccount(linked).' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 128, { message: 'accountToken must be the accountToken returned by checkBankAccount (1 to 128 characters)' })
+  accountToken?: string;
 }
 
 const TRANSFER_ID_MESSAGE = 'transferId must be the id of a transfer (a UUID)';
 const KEY = { message: 'idempotencyKey must be 8 to 128 letters, digits, "-", "_" or ":"' };
 const KEY_RE = /^[A-Za-z0-9_:-]{8,128}$/;
-const IDEMPOTENCY_KEY_DOC = 'Your key for this request: 8 to 128 letters, digits, "-", "_" or ":" (e.g. a UUID), new for every new intent and reused on every retry of it. Keys are per caller and operation and remembered for at least 24 hours.';
+const IDEMPOTENCY_KEY_DOC =
+  'Your key for this request: 8 to 128 letters, digits, "-", "_" or ":" (e.g. a UUID), new for every new intent and reused on every retry of it. Keys are per caller and operation and remembered for at least 24 hours.';
 
-@InputType({ description: "A new transfer: a quote, the KYC-approved sender (the person createPerson stored: nothing about the sender is asked again), the recipient and the funding. The customer's IP is taken from the request." })
+@InputType({
+  description:
+    "A new transfer: a quote, the KYC-approved sender (the person createPerson stored: nothing about the sender is asked again), the recipient and the funding. The customer's IP is taken from the request.",
+})
 export class CreateTransferInput {
-  @Field({ description: IDEMPOTENCY_KEY_DOC + ' A retry with the same key and arguments returns the same transfer (no second transfer); the same key with other arguments is IDEMPOTENCY_KEY_REUSED; while the first request still runs, IDEMPOTENCY_IN_PROGRESS.' }) @Matches(KEY_RE, KEY) idempotencyKey!: string;
-  @Field(() => ID, { description: 'A quote of yours from createQuote, with a sourceAmount, not expired (QUOTE_EXPIRED) and not used by another transfer (QUOTE_ALREADY_USED), priced for a payment method of the funding (CARD: CARD, CREDIT_CARD, DEBIT_CARD or AFT; BANK_ACCOUNT and ACCOUNT_TOKEN: BANK_ACCOUNT or ACH; else BAD_USER_INPUT). Someone else\'s quote is NOT_FOUND.' }) @IsUUID('all', { message: 'quoteId must be the id returned by createQuote' }) quoteId!: string;
-  @Field(() => ID, { description: "The sender: the id createPerson answered with status APPROVED (another caller's person is NOT_FOUND). The sender's name, contact, identification and address are the person's; it must be an INDIVIDUAL with all of them (else BAD_USER_INPUT)." }) @IsUUID('all', { message: 'personId must be the id returned by createPerson' }) personId!: string;
+  @Field({
+    description:
+      IDEMPOTENCY_KEY_DOC +
+      ' A retry with the same key and arguments returns the same transfer (no second transfer); the same key with other arguments is IDEMPOTENCY_KEY_REUSED; while the first request still runs, IDEMPOTENCY_IN_PROGRESS.',
+  })
+  @Matches(KEY_RE, KEY)
+  idempotencyKey!: string;
+  @Field(() => ID, {
+    description:
+      "A quote of yours from createQuote, with a sourceAmount, not expired (QUOTE_EXPIRED) and not used by another transfer (QUOTE_ALREADY_USED), priced for a payment method of the funding (CARD: CARD, CREDIT_CARD, DEBIT_CARD or AFT; BANK_ACCOUNT and ACCOUNT_TOKEN: BANK_ACCOUNT or ACH; else BAD_USER_INPUT). Someone else's quote is NOT_FOUND.",
+  })
+  @IsUUID('all', { message: 'quoteId must be the id returned by createQuote' })
+  quoteId!: string;
+  @Field(() => ID, {
+    description:
+      "The sender: the id createPerson answered with status APPROVED (another caller's person is NOT_FOUND). The sender's name, contact, identification and address are the person's; it must be an INDIVIDUAL with all of them (else BAD_USER_INPUT).",
+  })
+  @IsUUID('all', { message: 'personId must be the id returned by createPerson' })
+  personId!: string;
   @Field(() => RecipientInput, { description: 'Who receives the money, and where.' }) @ValidateNested() recipient!: RecipientInput;
   @Field(() => FundingInput, { description: 'How the sender pays.' }) @ValidateNested() funding!: FundingInput;
 }
 
 @InputType({ description: 'Continue a transfer in ACTION_REQUIRED after the sender completed the challenge.' })
 export class ResumeTransferInput {
-  @Field(() => ID, { description: 'The transfer (in ACTION_REQUIRED; otherwise INVALID_STATE).' }) @IsUUID('all', { message: TRANSFER_ID_MESSAGE }) transferId!: string;
-  @Field({ description: IDEMPOTENCY_KEY_DOC + ' A retry with the same key answers the transfer as it is now, without resuming twice.' }) @Matches(KEY_RE, KEY) idempotencyKey!: string;
+  @Field(() => ID, { description: 'The transfer (in ACTION_REQUIRED; otherwise INVALID_STATE).' })
+  @IsUUID('all', { message: TRANSFER_ID_MESSAGE })
+  transferId!: string;
+  @Field({ description: IDEMPOTENCY_KEY_DOC + ' A retry with the same key answers the transfer as it is now, without resuming twice.' })
+  @Matches(KEY_RE, KEY)
+  idempotencyKey!: string;
 }
 
 @InputType({ description: 'Take (capture) the authorized funds of a transfer.' })
 export class CaptureTransferInput {
-  @Field(() => ID, { description: 'The transfer (in AUTHORIZED; otherwise INVALID_STATE).' }) @IsUUID('all', { message: TRANSFER_ID_MESSAGE }) transferId!: string;
+  @Field(() => ID, { description: 'The transfer (in AUTHORIZED; otherwise INVALID_STATE).' })
+  @IsUUID('all', { message: TRANSFER_ID_MESSAGE })
+  transferId!: string;
   @Field({ description: IDEMPOTENCY_KEY_DOC + ' A retry with the same key captures once.' }) @Matches(KEY_RE, KEY) idempotencyKey!: string;
-  @Field(() => DecimalScalar, { nullable: true, description: 'Partial capture in the send currency; omitted = the authorized amount. Never more.' })
+  @Field(() => DecimalScalar, {
+    nullable: true,
+    description: 'Partial capture in the send currency; omitted = the authorized amount. Never more.',
+  })
   @IsOptional()
   amount?: string;
 }
 
 @InputType({ description: 'Release the authorization of a transfer before capture.' })
 export class VoidTransferInput {
-  @Field(() => ID, { description: 'The transfer (in AUTHORIZED and not being captured; otherwise INVALID_STATE).' }) @IsUUID('all', { message: TRANSFER_ID_MESSAGE }) transferId!: string;
+  @Field(() => ID, { description: 'The transfer (in AUTHORIZED and not being captured; otherwise INVALID_STATE).' })
+  @IsUUID('all', { message: TRANSFER_ID_MESSAGE })
+  transferId!: string;
   @Field({ description: IDEMPOTENCY_KEY_DOC + ' A retry with the same key voids once.' }) @Matches(KEY_RE, KEY) idempotencyKey!: string;
 }
 
@@ -159,23 +255,38 @@ export class VoidTransferInput {
     'List filter (all given fields must match): status, creation date range (inclusive from, exclusive to), owner (back-office/admin; a customer may pass only its own id, another is FORBIDDEN), corridor (source currency, destination currency, destination country) and sendAmount range (inclusive).',
 })
 export class TransferFilter {
-  @Field(() => [TransferStatusEnum], { nullable: true, description: 'Only transfers in one of these statuses.' }) @IsOptional() @IsIn(TRANSFER_STATUSES, { each: true, message: 'status must list TransferStatus values such as PENDING or COMPLETED' }) status?: string[];
+  @Field(() => [TransferStatusEnum], { nullable: true, description: 'Only transfers in one of these statuses.' })
+  @IsOptional()
+  @IsIn(TRANSFER_STATUSES, { each: true, message: 'status must list TransferStatus values such as PENDING or COMPLETED' })
+  status?: string[];
   @Field({ nullable: true, description: 'Only transfers created at or after this time (inclusive).' }) @IsOptional() createdFrom?: Date;
   @Field({ nullable: true, description: 'Only transfers created before this time (exclusive).' }) @IsOptional() createdTo?: Date;
-  @Field(() => ID, { nullable: true, description: "Back-office/admin: only this customer's transfers. A customer may pass only its own id (another → FORBIDDEN)." })
-  @IsOptional() @IsString() @Length(1, 128, { message: 'ownerId must be 1 to 128 characters' })
+  @Field(() => ID, {
+    nullable: true,
+    description: "Back-office/admin: only this customer's transfers. A customer may pass only its own id (another → FORBIDDEN).",
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 128, { message: 'ownerId must be 1 to 128 characters' })
   ownerId?: string;
   @Field({ nullable: true, description: 'Corridor: the send currency (ISO 4217), e.g. USD.' })
-  @IsOptional() @Matches(/^[A-Za-z]{3}$/, { message: 'sourceCurrency must be an ISO 4217 code such as USD' })
+  @IsOptional()
+  @Matches(/^[A-Za-z]{3}$/, { message: 'sourceCurrency must be an ISO 4217 code such as USD' })
   sourceCurrency?: string;
   @Field({ nullable: true, description: 'Corridor: the receive currency (ISO 4217), e.g. BRL.' })
-  @IsOptional() @Matches(/^[A-Za-z]{3}$/, { message: 'destinationCurrency must be an ISO 4217 code such as BRL' })
+  @IsOptional()
+  @Matches(/^[A-Za-z]{3}$/, { message: 'destinationCurrency must be an ISO 4217 code such as BRL' })
   destinationCurrency?: string;
   @Field({ nullable: true, description: "Corridor: the recipient's country (ISO 3166-1 alpha-2), e.g. BR." })
-  @IsOptional() @IsISO31661Alpha2({ message: 'destinationCountry must be an ISO 3166-1 alpha-2 code such as BR' })
+  @IsOptional()
+  @IsISO31661Alpha2({ message: 'destinationCountry must be an ISO 3166-1 alpha-2 code such as BR' })
   destinationCountry?: string;
-  @Field(() => DecimalScalar, { nullable: true, description: 'sendAmount at least this (inclusive), in the send currency.' }) @IsOptional() minSendAmount?: string;
-  @Field(() => DecimalScalar, { nullable: true, description: 'sendAmount at most this (inclusive), in the send currency.' }) @IsOptional() maxSendAmount?: string;
+  @Field(() => DecimalScalar, { nullable: true, description: 'sendAmount at least this (inclusive), in the send currency.' })
+  @IsOptional()
+  minSendAmount?: string;
+  @Field(() => DecimalScalar, { nullable: true, description: 'sendAmount at most this (inclusive), in the send currency.' })
+  @IsOptional()
+  maxSendAmount?: string;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'What the sender must do before the transfer can continue (status ACTION_REQUIRED).' })
@@ -186,31 +297,62 @@ export class NextAction {
 
 @ObjectType({ simpleResolvers: true, description: 'Why a transfer ended without paying out.' })
 export class Failure {
-  @Field({ description: 'Stable reason code, e.g. PAYMENT_DECLINED, CARD_CHECK_FAILED, QUOTE_EXPIRED, COMPLIANCE_REJECTED, CAPTURE_WINDOW_EXPIRED.' }) code!: string;
+  @Field({
+    description:
+      'Stable reason code, e.g. PAYMENT_DECLINED, CARD_CHECK_FAILED, QUOTE_EXPIRED, COMPLIANCE_REJECTED, CAPTURE_WINDOW_EXPIRED.',
+  })
+  code!: string;
   @Field({ description: 'What happened, for people (may change; branch on code).' }) message!: string;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'One entry of the audit trail: every recorded change of the transfer (platform facts included), oldest first.' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'One entry of the audit trail: every recorded change of the transfer (platform facts included), oldest first.',
+})
 export class TransferEventNode {
-  @Field(() => Int, { description: 'Position in the audit trail: 1, 2, … for every recorded change (= the transfer\'s lastEventSeq after it).' }) seq!: number;
-  @Field(() => Int, { nullable: true, description: 'The transfer version this change produced, when it changed what an app shows; null for a fact recorded for the audit trail only (no version, no subscription message).' }) version!: number | null;
+  @Field(() => Int, {
+    description: "Position in the audit trail: 1, 2, … for every recorded change (= the transfer's lastEventSeq after it).",
+  })
+  seq!: number;
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      'The transfer version this change produced, when it changed what an app shows; null for a fact recorded for the audit trail only (no version, no subscription message).',
+  })
+  version!: number | null;
   @Field(() => TransferStatusEnum, { nullable: true, description: 'The status before; null for the creation.' }) fromStatus!: string | null;
   @Field(() => TransferStatusEnum, { description: 'The status after (equal to fromStatus when only details changed).' }) toStatus!: string;
   @Field({ description: 'mutation | worker | webhook | timer' }) cause!: string;
-  @Field(() => String, { nullable: true, description: 'Who caused it: the user id of the caller for mutations, or worker, webhook, timer.' }) actor!: string | null;
-  @Field(() => String, { nullable: true, description: "The upstream reference behind it (a platform transaction id or a webhook delivery id), when there is one." }) upstreamRef!: string | null;
-  @Field(() => String, { nullable: true, description: 'What happened, e.g. authorize, capture, void, compliance Approved.' }) action!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'Who caused it: the user id of the caller for mutations, or worker, webhook, timer.',
+  })
+  actor!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'The upstream reference behind it (a platform transaction id or a webhook delivery id), when there is one.',
+  })
+  upstreamRef!: string | null;
+  @Field(() => String, { nullable: true, description: 'What happened, e.g. authorize, capture, void, compliance Approved.' }) action!:
+    string | null;
   @Field({ description: 'When it happened.' }) at!: Date;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'A change the transfer refused and that had no effect: an out-of-order or late upstream fact, or a request its status did not allow (back-office).' })
+@ObjectType({
+  simpleResolvers: true,
+  description:
+    'A change the transfer refused and that had no effect: an out-of-order or late upstream fact, or a request its status did not allow (back-office).',
+})
 export class TransferRefusalNode {
   @Field(() => TransferStatusEnum, { description: 'The status at the time.' }) fromStatus!: string;
   @Field(() => TransferStatusEnum, { description: 'The status the change asked for.' }) toStatus!: string;
   @Field({ description: 'mutation | worker | webhook | timer' }) cause!: string;
-  @Field(() => String, { nullable: true, description: 'Who asked: the user id for mutations, or worker, webhook, timer.' }) actor!: string | null;
-  @Field({ description: 'Why it was refused, e.g. "COMPLETED is terminal" or "CAPTURED → AUTHORIZED is not a transition".' }) reason!: string;
-  @Field(() => String, { nullable: true, description: 'What the change was, e.g. capture, void, platform Completed.' }) action!: string | null;
+  @Field(() => String, { nullable: true, description: 'Who asked: the user id for mutations, or worker, webhook, timer.' }) actor!:
+    string | null;
+  @Field({ description: 'Why it was refused, e.g. "COMPLETED is terminal" or "CAPTURED → AUTHORIZED is not a transition".' })
+  reason!: string;
+  @Field(() => String, { nullable: true, description: 'What the change was, e.g. capture, void, platform Completed.' }) action!:
+    string | null;
   @Field({ description: 'When it was refused.' }) at!: Date;
 }
 
@@ -219,7 +361,12 @@ export const TransferEventConnection = connectionType(TransferEventNode, {
   description: "A page of a transfer's audit trail, oldest first (Relay connection).",
   edges: 'The events of this page.',
   pageInfo: 'Where this page sits in the whole trail.',
-  edge: { name: 'TransferEventEdge', description: 'An edge of a transfer event connection.', cursor: AFTER_CURSOR_HINT, node: 'The event.' },
+  edge: {
+    name: 'TransferEventEdge',
+    description: 'An edge of a transfer event connection.',
+    cursor: AFTER_CURSOR_HINT,
+    node: 'The event.',
+  },
   simpleResolvers: true,
 });
 export type TransferEventConnection = Connection<TransferEventNode>;
@@ -233,18 +380,32 @@ export class Transfer {
       '+1 on every change an app shows: status, nextAction, capturedAmount, failure (the amounts and the rate are fixed at creation). transferUpdated / myTransfers send one message per version. Platform facts that change none of these (complianceStatus, platformStatus, payout progress) are recorded in `events` without moving it.',
   })
   version!: number;
-  @Field(() => Int, { description: 'Back-office: the seq of the latest audit event (+1 on every recorded change, shown or not).' }) lastEventSeq!: number;
+  @Field(() => Int, { description: 'Back-office: the seq of the latest audit event (+1 on every recorded change, shown or not).' })
+  lastEventSeq!: number;
   @Field(() => Money, { description: 'What the sender pays, in the source currency (from the quote).' }) sendAmount!: Money;
   @Field(() => Money, { description: 'What the recipient gets, in the destination currency (from the quote).' }) receiveAmount!: Money;
-  @Field(() => DecimalScalar, { description: 'Units of the destination currency per unit of the source currency, locked by the quote.' }) rate!: string;
-  @Field(() => Money, { nullable: true, description: 'What was captured (partial captures are smaller than sendAmount).' }) capturedAmount!: Money | null;
-  @Field(() => NextAction, { nullable: true, description: 'What the sender must do now; set only in ACTION_REQUIRED.' }) nextAction!: NextAction | null;
-  @Field(() => Failure, { nullable: true, description: 'Why it ended; set in REJECTED, DECLINED, VOIDED, EXPIRED and FAILED.' }) failure!: Failure | null;
+  @Field(() => DecimalScalar, { description: 'Units of the destination currency per unit of the source currency, locked by the quote.' })
+  rate!: string;
+  @Field(() => Money, { nullable: true, description: 'What was captured (partial captures are smaller than sendAmount).' })
+  capturedAmount!: Money | null;
+  @Field(() => NextAction, { nullable: true, description: 'What the sender must do now; set only in ACTION_REQUIRED.' })
+  nextAction!: NextAction | null;
+  @Field(() => Failure, { nullable: true, description: 'Why it ended; set in REJECTED, DECLINED, VOIDED, EXPIRED and FAILED.' })
+  failure!: Failure | null;
   @Field(() => ID, { description: 'Who owns it (the customer).' }) ownerId!: string;
   @Field(() => FundingType, { description: 'How the sender pays.' }) fundingType!: string;
-  @Field(() => String, { nullable: true, description: "The recipient's country (ISO 3166-1 alpha-2): the corridor's destination." }) destinationCountry!: string | null;
-  @Field(() => String, { nullable: true, description: "The platform's compliance status, when reported (a platform fact: its changes alone do not move version)." }) complianceStatus!: string | null;
-  @Field(() => String, { nullable: true, description: "The platform's transaction status, when reported (a platform fact: its changes alone do not move version)." }) platformStatus!: string | null;
+  @Field(() => String, { nullable: true, description: "The recipient's country (ISO 3166-1 alpha-2): the corridor's destination." })
+  destinationCountry!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: "The platform's compliance status, when reported (a platform fact: its changes alone do not move version).",
+  })
+  complianceStatus!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: "The platform's transaction status, when reported (a platform fact: its changes alone do not move version).",
+  })
+  platformStatus!: string | null;
   @Field({ description: 'When it was created.' }) createdAt!: Date;
   @Field({ description: 'When version last moved (the last change an app shows).' }) updatedAt!: Date;
 }
@@ -258,4 +419,3 @@ export const TransferConnection = connectionType(Transfer, {
   simpleResolvers: true,
 });
 export type TransferConnection = Connection<Transfer>;
-

@@ -58,7 +58,8 @@ export class TransferWorker {
         // Advanced `concurrency` at a time (distinct transfers, each under its own lease: like that many instances).
         const queue = [...claimed];
         const lane = async () => {
-          for (let c = queue.shift(); c !== undefined && !this.loop.isClosed; c = queue.shift()) if (await this.runOne(c.id, c.wakeSeq)) processed++;
+          for (let c = queue.shift(); c !== undefined && !this.loop.isClosed; c = queue.shift())
+            if (await this.runOne(c.id, c.wakeSeq)) processed++;
         };
         await Promise.all(Array.from({ length: Math.min(Math.max(1, this.opts.concurrency ?? 1), queue.length) }, lane));
       }

@@ -16,13 +16,19 @@ class PersonTypeRequirements {
   @Field(() => [String], { description: 'Accepted identification types, e.g. CPF, SSN (empty when any).' })
   identificationTypes!: string[];
 
-  @Field(() => String, { nullable: true, description: 'Regular expression the identification number must match, when the country has one.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Regular expression the identification number must match, when the country has one.',
+  })
   identificationPattern!: string | null;
 
   @Field(() => String, { nullable: true, description: 'Regular expression the postal code must match, when the country has one.' })
   postalCodePattern!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Regular expression address.regionCode must match (address.region when no code is given), when the country has one.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Regular expression address.regionCode must match (address.region when no code is given), when the country has one.',
+  })
   regionCodePattern!: string | null;
 }
 
@@ -84,7 +90,7 @@ registerEnumType(VerificationType, {
   },
 });
 
-@InputType({ description: 'Runs a verification in one of the caller\'s sessions.' })
+@InputType({ description: "Runs a verification in one of the caller's sessions." })
 export class CreateVerificationInput {
   @Field(() => ID, { description: 'A session the caller started with startVerificationSession.' })
   @Length(1, 128, { message: 'sessionId must be the id of one of your verification sessions' })

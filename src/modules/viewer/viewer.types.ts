@@ -7,7 +7,7 @@ registerEnumType(RoleEnum, {
   description:
     'What the caller may do: customers own transfers, back-office and admins see all. Every operation states its roles: without a valid bearer token it answers extensions.code UNAUTHENTICATED, with a role it does not list FORBIDDEN. Every mutation is rate-limited per caller and operation (RATE_LIMITED with extensions.retryAfterSeconds).',
   valuesConfig: {
-    CUSTOMER: { description: 'An app user: sends money and sees only what it owns (others\' ids answer NOT_FOUND).' },
+    CUSTOMER: { description: "An app user: sends money and sees only what it owns (others' ids answer NOT_FOUND)." },
     BACKOFFICE: { description: 'Operations staff: read everything, capture and void transfers, onboarding at the platform.' },
     ADMIN: { description: 'Back-office rights plus agents, webhooks, system notices and money-moving platform operations.' },
   },

@@ -21,7 +21,12 @@ export class WalletService {
   ) {}
 
   async create(caller: Caller, input: { currency: string; type: string; beneficiaryId?: string }) {
-    const w = await this.gateway.createWallet({ accountAsset: input.currency, ownerId: caller.userId, beneficiaryId: input.beneficiaryId ?? caller.userId, type: input.type });
+    const w = await this.gateway.createWallet({
+      accountAsset: input.currency,
+      ownerId: caller.userId,
+      beneficiaryId: input.beneficiaryId ?? caller.userId,
+      type: input.type,
+    });
     await this.prisma.walletOwner.create({ data: { walletId: w.walletId, ownerId: caller.userId, accountAsset: w.accountAsset } });
     return walletView(w);
   }
@@ -74,7 +79,6 @@ export class WalletService {
     if (caller.role === 'customer' && row?.ownerId !== caller.userId) throw notFound('Wallet');
     return row?.accountAsset ?? null;
   }
-
 }
 
 function walletView(w: UpstreamWallet) {

@@ -48,7 +48,7 @@ export class CreateWalletInput {
 
 @ObjectType({ description: 'A wallet at the payments gateway.' })
 export class Wallet {
-  @Field(() => ID, { description: 'The gateway\'s wallet id.' })
+  @Field(() => ID, { description: "The gateway's wallet id." })
   id!: string;
 
   @Field({ description: 'Currency or asset held, e.g. "USD".' })
@@ -84,7 +84,7 @@ export class WalletBalance {
 
 @ObjectType({ description: 'One movement of a wallet.' })
 class StatementEntry {
-  @Field(() => ID, { description: 'The gateway\'s transaction id.' })
+  @Field(() => ID, { description: "The gateway's transaction id." })
   transactionId!: string;
 
   @Field(() => String, { nullable: true, description: 'The external id of the payment that caused it.' })
@@ -108,7 +108,7 @@ class StatementEntry {
 
 export const StatementConnection = connectionType(StatementEntry, {
   name: 'StatementConnection',
-  description: 'A wallet\'s movements, oldest first (Relay connection).',
+  description: "A wallet's movements, oldest first (Relay connection).",
   edges: 'The entries of this page.',
   pageInfo: 'Where this page sits.',
   totalCount: 'How many entries match the date filter in all.',

@@ -43,8 +43,7 @@ export class SecretBox {
     const parts = envelope.split('.');
     if (parts.length !== 5 || parts[0] !== VERSION) throw new SecretDecryptionError('not a v1 secret envelope');
     const [, keyId, iv, tag, ct] = parts as [string, string, string, string, string];
-    if (keyId !== this.keyId)
-      throw new SecretDecryptionError(`encrypted with key ${keyId}, but the configured key is ${this.keyId}`);
+    if (keyId !== this.keyId) throw new SecretDecryptionError(`encrypted with key ${keyId}, but the configured key is ${this.keyId}`);
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
       decipher.setAAD(Buffer.from(aad, 'utf8'));

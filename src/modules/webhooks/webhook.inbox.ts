@@ -44,7 +44,18 @@ interface InboxEventView {
   lastError: string | null;
 }
 
-const viewSelect = { id: true, eventName: true, kind: true, streamKey: true, receivedAt: true, processedAt: true, outcome: true, outcomeReason: true, attempts: true, lastError: true } as const;
+const viewSelect = {
+  id: true,
+  eventName: true,
+  kind: true,
+  streamKey: true,
+  receivedAt: true,
+  processedAt: true,
+  outcome: true,
+  outcomeReason: true,
+  attempts: true,
+  lastError: true,
+} as const;
 type ViewRow = { outcomeReason: string | null } & Omit<InboxEventView, 'reason'>;
 const toView = ({ outcomeReason, ...r }: ViewRow): InboxEventView => ({ ...r, reason: outcomeReason });
 
@@ -85,7 +96,13 @@ export class WebhookInbox {
   private async withOutcome(outcome: string, offset: number, limit: number): Promise<{ items: InboxEventView[]; total: number }> {
     const where = { outcome };
     const [rows, total] = await Promise.all([
-      this.prisma.webhookInbox.findMany({ where, select: viewSelect, orderBy: [{ processedAt: 'desc' }, { seq: 'desc' }], skip: offset, take: limit }),
+      this.prisma.webhookInbox.findMany({
+        where,
+        select: viewSelect,
+        orderBy: [{ processedAt: 'desc' }, { seq: 'desc' }],
+        skip: offset,
+        take: limit,
+      }),
       this.prisma.webhookInbox.count({ where }),
     ]);
     return { items: rows.map(toView), total };

@@ -68,7 +68,10 @@ function createWebhooksModule(deps: WebhooksDeps): WebhooksModule {
   if (!key) throw new Error('WEBHOOK_SECRET_ENCRYPTION_KEY must be base64 of 32 bytes'); // config.ts checks it first
   const box = new SecretBox(key);
   const production = config.production;
-  const secrets = new WebhookSecretStore(db.prisma, box, clock, logger, { cacheMs: config.webhooks.secretCacheMs, unsignedAccepted: !production });
+  const secrets = new WebhookSecretStore(db.prisma, box, clock, logger, {
+    cacheMs: config.webhooks.secretCacheMs,
+    unsignedAccepted: !production,
+  });
   const processor = new WebhookProcessor(
     db.prisma,
     deps.sink,
@@ -105,7 +108,10 @@ function createWebhooksModule(deps: WebhooksDeps): WebhooksModule {
       registration = 'registered';
     } catch (err) {
       if (closed) return;
-      logger.error({ err: { message: (err as Error).message }, retryInMs: delayMs }, 'webhook self-registration failed; retrying (not ready in production until it succeeds)');
+      logger.error(
+        { err: { message: (err as Error).message }, retryInMs: delayMs },
+        'webhook self-registration failed; retrying (not ready in production until it succeeds)',
+      );
       retryTimer = setTimeout(() => void register(Math.min(RETRY_MAX_MS, delayMs * 2)), delayMs);
       retryTimer.unref();
     }

@@ -47,10 +47,32 @@ export const SUBSCRIBED_EVENTS = [
 export const eventTypeOf = (name: string): EventType | null => NAMES[name.trim().toLowerCase()] ?? null;
 
 const TRANSACTION_STATUSES = [
-  'Created', 'PaymentProcessing', 'WaitingChallenge3ds', 'PaymentAuthorized', 'PaymentDeclined', 'PaymentCaptured',
-  'WaitingSettlement', 'PaymentSettled', 'ProcessingPayout', 'PayoutAccepted', 'PayoutHold', 'PayoutReleased',
-  'PayoutRejected', 'ManualReview', 'ReviewApproved', 'ReviewRejected', 'WaitingPayout', 'Paid', 'Completed',
-  'Cancelled', 'CancelRequested', 'Refunded', 'Voided', 'Error', 'PendingReversalApproval', 'BlockedPendingReview',
+  'Created',
+  'PaymentProcessing',
+  'WaitingChallenge3ds',
+  'PaymentAuthorized',
+  'PaymentDeclined',
+  'PaymentCaptured',
+  'WaitingSettlement',
+  'PaymentSettled',
+  'ProcessingPayout',
+  'PayoutAccepted',
+  'PayoutHold',
+  'PayoutReleased',
+  'PayoutRejected',
+  'ManualReview',
+  'ReviewApproved',
+  'ReviewRejected',
+  'WaitingPayout',
+  'Paid',
+  'Completed',
+  'Cancelled',
+  'CancelRequested',
+  'Refunded',
+  'Voided',
+  'Error',
+  'PendingReversalApproval',
+  'BlockedPendingReview',
 ] as const;
 const STATUS_BY_LOWER = new Map<string, string>(TRANSACTION_STATUSES.map((s) => [s.toLowerCase(), s]));
 STATUS_BY_LOWER.set('canceled', 'Cancelled');
@@ -149,7 +171,9 @@ export function eventNameOf(payload: unknown): string | null {
 export function dedupeKeyOf(eventName: string, payload: Obj): string {
   const type = eventTypeOf(eventName) ?? `unknown:${eventName.trim().toLowerCase()}`;
   const { event: _ignored, ...rest } = payload;
-  return createHash('sha256').update(`${type}\n${canonicalJson(rest)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${type}\n${canonicalJson(rest)}`)
+    .digest('hex');
 }
 
 function canonicalJson(v: unknown): string {
@@ -176,7 +200,8 @@ export function normalizeEvent(payload: unknown, receivedAt: Date): Normalized {
     const entityId = str(payload.entityId);
     const documentType = str(payload.documentType);
     const status = str(payload.verificationStatus);
-    if (!id || !entityId || !documentType || !status) return invalid('document event without id, entityId, documentType or verificationStatus');
+    if (!id || !entityId || !documentType || !status)
+      return invalid('document event without id, entityId, documentType or verificationStatus');
     const occurredAt = date(payload.occurredAt) ?? date(payload.timestamp) ?? date(payload.updatedAt) ?? receivedAt;
     const upperType = documentType.trim().toUpperCase();
     return {
@@ -228,11 +253,21 @@ export function normalizeEvent(payload: unknown, receivedAt: Date): Normalized {
     messages: messagesOf(payload),
   };
   const streamKey = `tx:${transactionId}`;
-  const one = (change: PlatformChange): Normalized => ({ kind: 'transaction', type, generation: 'current', streamKey, events: [{ ...base, change }] });
+  const one = (change: PlatformChange): Normalized => ({
+    kind: 'transaction',
+    type,
+    generation: 'current',
+    streamKey,
+    events: [{ ...base, change }],
+  });
   const oldOf = (v: unknown, f: (s: string) => string) => (str(v) ? f(v as string) : null);
 
   if (type === 'transaction.status' && str(payload.newStatus))
-    return one({ type: 'status', oldStatus: oldOf(payload.oldStatus, normalizeStatus), newStatus: normalizeStatus(payload.newStatus as string) });
+    return one({
+      type: 'status',
+      oldStatus: oldOf(payload.oldStatus, normalizeStatus),
+      newStatus: normalizeStatus(payload.newStatus as string),
+    });
   if (type === 'transaction.compliance' && str(payload.newComplianceStatus))
     return one({
       type: 'compliance',

@@ -134,7 +134,8 @@ export class WebhookProcessor {
     this.loop = new PollLoop(() => this.drain(), {
       intervalMs: opts.pollIntervalMs,
       cadence: 'steady',
-      onError: (err) => this.logger.warn({ err: { message: (err as Error).message } }, 'webhook processor pass failed; retrying at the next poll'),
+      onError: (err) =>
+        this.logger.warn({ err: { message: (err as Error).message } }, 'webhook processor pass failed; retrying at the next poll'),
     });
   }
 
@@ -262,19 +263,34 @@ export class WebhookProcessor {
     } catch (err) {
       const error = String((err as Error)?.message ?? err).slice(0, 500);
       if (attempts >= this.maxAttempts) {
-        this.logger.error({ inboxId: row.id, event: row.event_name, attempts, err: { message: error } }, 'webhook event dead-lettered; its stream goes on');
+        this.logger.error(
+          { inboxId: row.id, event: row.event_name, attempts, err: { message: error } },
+          'webhook event dead-lettered; its stream goes on',
+        );
         return { row, outcome: DEAD_LETTER, reason: null, attempts, error, at: now, retry: null };
       }
       const delay = Math.min(this.maxBackoffMs, 500 * 2 ** Math.min(attempts - 1, 16));
-      this.logger.warn({ inboxId: row.id, event: row.event_name, attempts, retryInMs: delay, err: { message: error } }, 'webhook event processing failed; will retry');
+      this.logger.warn(
+        { inboxId: row.id, event: row.event_name, attempts, retryInMs: delay, err: { message: error } },
+        'webhook event processing failed; will retry',
+      );
       return { row, outcome: null, reason: null, attempts, error, at: new Date(now.getTime() + delay), retry: 'error' };
     }
     const { outcome, reason = null } = applied;
     if (outcome === 'unknown_transfer' && now.getTime() - row.received_at.getTime() < this.graceMs) {
       const delay = Math.min(this.graceMs, 250 * 2 ** Math.min(attempts - 1, 10));
-      return { row, outcome: null, reason: null, attempts, error: 'unknown transfer', at: new Date(now.getTime() + delay), retry: 'unknown_transfer' };
+      return {
+        row,
+        outcome: null,
+        reason: null,
+        attempts,
+        error: 'unknown transfer',
+        at: new Date(now.getTime() + delay),
+        retry: 'unknown_transfer',
+      };
     }
-    if (outcome === MISMATCH) this.logger.warn({ inboxId: row.id, event: row.event_name, reason }, 'webhook event contradicts what we know: no effect');
+    if (outcome === MISMATCH)
+      this.logger.warn({ inboxId: row.id, event: row.event_name, reason }, 'webhook event contradicts what we know: no effect');
     else this.logger.debug({ inboxId: row.id, event: row.event_name, outcome }, 'webhook event processed');
     return { row, outcome, reason, attempts, error: null, at: now, retry: null };
   }
@@ -324,7 +340,10 @@ export class WebhookProcessor {
       case 'unknown':
         return { outcome: 'ignored' };
       case 'invalid':
-        this.logger.warn({ inboxId: row.id, event: row.event_name, problem: n.problem }, 'webhook event not understood; recorded and ignored');
+        this.logger.warn(
+          { inboxId: row.id, event: row.event_name, problem: n.problem },
+          'webhook event not understood; recorded and ignored',
+        );
         return { outcome: 'invalid' };
       case 'document':
         if (n.document.tenantId !== this.opts.tenantId) return { outcome: MISMATCH, reason: 'tenant' };

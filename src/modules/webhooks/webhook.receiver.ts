@@ -102,13 +102,21 @@ export class WebhookReceiver {
     }
 
     try {
-      const stored = await this.inbox.store({ eventName, payload: payload as Record<string, unknown>, signed, receivedAt: this.clock.now() });
+      const stored = await this.inbox.store({
+        eventName,
+        payload: payload as Record<string, unknown>,
+        signed,
+        receivedAt: this.clock.now(),
+      });
       this.deliveries.inc({ outcome: stored.duplicate ? 'duplicate' : signed ? 'stored' : 'unsigned' });
       if (!stored.duplicate) this.processor.nudge();
       return { status: 200, body: { received: true, duplicate: stored.duplicate } };
     } catch (err) {
       this.deliveries.inc({ outcome: 'unavailable' });
-      this.logger.warn({ err: { message: (err as Error).message }, event: eventName }, 'webhook not stored (database); the platform will retry');
+      this.logger.warn(
+        { err: { message: (err as Error).message }, event: eventName },
+        'webhook not stored (database); the platform will retry',
+      );
       return { status: 503, body: { error: 'unavailable' } };
     }
   }

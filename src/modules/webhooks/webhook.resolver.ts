@@ -25,7 +25,8 @@ export class WebhookResolver {
 
   @Authorized('backoffice', 'admin')
   @Query(() => WebhookInboxEventConnection, {
-    description: 'Back-office and admins: inbox events given up after WEBHOOK_MAX_ATTEMPTS failed attempts (outcome dead_letter), most recent first.',
+    description:
+      'Back-office and admins: inbox events given up after WEBHOOK_MAX_ATTEMPTS failed attempts (outcome dead_letter), most recent first.',
   })
   async deadLetteredWebhookEvents(@Args() args: PageArgs): Promise<WebhookInboxEventConnection> {
     const { offset, limit } = pageRequest(args.first, args.after);
@@ -47,7 +48,9 @@ export class WebhookResolver {
     description:
       'Back-office and admins: process a dead-lettered inbox event again (attempts reset; it goes first in its stream). NOT_FOUND for an unknown id, INVALID_STATE when the event is not dead-lettered.',
   })
-  async requeueWebhookEvent(@Arg('id', () => ID, { description: 'The inbox event id (deadLetteredWebhookEvents).' }) id: string): Promise<WebhookInboxEvent> {
+  async requeueWebhookEvent(
+    @Arg('id', () => ID, { description: 'The inbox event id (deadLetteredWebhookEvents).' }) id: string,
+  ): Promise<WebhookInboxEvent> {
     const result = await this.inbox.requeue(id, this.clock.now());
     if (result === 'not_found') throw notFound('Webhook event');
     if (result === 'not_dead') throw new AppError('INVALID_STATE', 'Only a dead-lettered webhook event can be requeued');
@@ -73,32 +76,47 @@ export class WebhookResolver {
       "Admin: subscribe this service's /webhooks/remittances (PUBLIC_URL) at the platform. Idempotent by URL and events (created: false when it already existed). INVALID_STATE when PUBLIC_URL is not configured.",
   })
   registerWebhookSubscription(
-    @Arg('input', () => RegisterWebhookSubscriptionInput, { nullable: true, description: 'Optional: events and whether to create a secret.' }) input?: RegisterWebhookSubscriptionInput,
+    @Arg('input', () => RegisterWebhookSubscriptionInput, {
+      nullable: true,
+      description: 'Optional: events and whether to create a secret.',
+    })
+    input?: RegisterWebhookSubscriptionInput,
   ): Promise<RegisterWebhookSubscriptionPayload> {
     return this.subscriptions.register({ events: input?.events, createSecret: input?.createSecret ?? true });
   }
 
   @Authorized('admin')
   @Mutation(() => Boolean, { description: 'Admin: delete a webhook subscription at the platform (and our copy of its secret).' })
-  deleteWebhookSubscription(@Arg('id', () => ID, { description: "The platform's subscription id (NOT_FOUND when unknown)." }) id: string): Promise<boolean> {
+  deleteWebhookSubscription(
+    @Arg('id', () => ID, { description: "The platform's subscription id (NOT_FOUND when unknown)." }) id: string,
+  ): Promise<boolean> {
     return this.subscriptions.delete(id);
   }
 
   @Authorized('admin')
   @Mutation(() => WebhookSigningSecret, {
-    description: "Admin: create or rotate the signing secret (default: this service's subscription). Stored encrypted; only the fingerprint is returned.",
+    description:
+      "Admin: create or rotate the signing secret (default: this service's subscription). Stored encrypted; only the fingerprint is returned.",
   })
   rotateWebhookSecret(
-    @Arg('subscriptionId', () => ID, { nullable: true, description: "The subscription; default: this service's own (NOT_FOUND when there is none: register one first)." })
-    subscriptionId?: string): Promise<WebhookSigningSecret> {
+    @Arg('subscriptionId', () => ID, {
+      nullable: true,
+      description: "The subscription; default: this service's own (NOT_FOUND when there is none: register one first).",
+    })
+    subscriptionId?: string,
+  ): Promise<WebhookSigningSecret> {
     return this.subscriptions.rotateSecret(subscriptionId ?? undefined);
   }
 
   @Authorized('admin')
   @Mutation(() => Boolean, { description: 'Admin: delete the signing secret (deliveries become unsigned; /readyz shows unsigned mode).' })
   deleteWebhookSecret(
-    @Arg('subscriptionId', () => ID, { nullable: true, description: "The subscription; default: this service's own (NOT_FOUND when there is none)." })
-    subscriptionId?: string): Promise<boolean> {
+    @Arg('subscriptionId', () => ID, {
+      nullable: true,
+      description: "The subscription; default: this service's own (NOT_FOUND when there is none).",
+    })
+    subscriptionId?: string,
+  ): Promise<boolean> {
     return this.subscriptions.deleteSecret(subscriptionId ?? undefined);
   }
 }

@@ -8,7 +8,11 @@ import { WEBHOOK_PATH } from './webhook.subscriptions';
  * the signature is computed over the exact bytes received, so nothing may parse (and re-serialise) the
  * body before it is verified.
  */
-export async function registerWebhookRoutes(fastify: FastifyInstance, receiver: WebhookReceiver, opts: { bodyLimit?: number } = {}): Promise<void> {
+export async function registerWebhookRoutes(
+  fastify: FastifyInstance,
+  receiver: WebhookReceiver,
+  opts: { bodyLimit?: number } = {},
+): Promise<void> {
   await fastify.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: opts.bodyLimit ?? 256 * 1024 }, (_req, body, done) => done(null, body));

@@ -101,7 +101,9 @@ export class WebhookSecretStore {
       if (mode === 'unsigned' && this.opts.unsignedAccepted === false)
         this.logger.warn('webhooks: no signing secret is stored yet — every delivery is refused until the service has registered one');
       else if (mode === 'unsigned')
-        this.logger.warn('webhooks: UNSIGNED mode — no signing secret is configured, unsigned deliveries are accepted (create one with the rotateWebhookSecret mutation)');
+        this.logger.warn(
+          'webhooks: UNSIGNED mode — no signing secret is configured, unsigned deliveries are accepted (create one with the rotateWebhookSecret mutation)',
+        );
       else this.logger.info({ fingerprints }, 'webhooks: signed mode — deliveries must carry a valid X-Service-Signature');
       this.lastMode = mode;
     }
@@ -153,7 +155,9 @@ export class WebhookSecretStore {
     try {
       return await fn();
     } finally {
-      await this.prisma.$executeRaw`DELETE FROM webhook_stream_leases WHERE stream_key = ${key} AND lease_owner = ${owner}`.catch(() => undefined);
+      await this.prisma.$executeRaw`DELETE FROM webhook_stream_leases WHERE stream_key = ${key} AND lease_owner = ${owner}`.catch(
+        () => undefined,
+      );
     }
   }
 

@@ -110,7 +110,9 @@ export class WebhookSubscriptionService {
     return webhooks.map((w) => this.view(w, own, stored));
   }
 
-  async register(opts: { events?: string[]; createSecret?: boolean } = {}): Promise<{ subscription: SubscriptionView; created: boolean; secret: SecretView | null }> {
+  async register(
+    opts: { events?: string[]; createSecret?: boolean } = {},
+  ): Promise<{ subscription: SubscriptionView; created: boolean; secret: SecretView | null }> {
     const requested = opts.events?.length ? [...new Set(opts.events)] : [...SUBSCRIBED_EVENTS];
     const unknown = requested.filter((e) => !eventTypeOf(e));
     if (unknown.length) throw badInput('unknown event names', { fields: [{ path: 'events', constraints: ['known event names'] }] });
@@ -174,7 +176,11 @@ export class WebhookSubscriptionService {
   }
 
   async storedSecrets(): Promise<SecretView[]> {
-    return (await this.secrets.list()).map((s) => ({ subscriptionId: s.subscriptionId, fingerprint: s.fingerprint, rotatedAt: s.rotatedAt }));
+    return (await this.secrets.list()).map((s) => ({
+      subscriptionId: s.subscriptionId,
+      fingerprint: s.fingerprint,
+      rotatedAt: s.rotatedAt,
+    }));
   }
 
   /**
@@ -218,9 +224,14 @@ export class WebhookSubscriptionService {
     const [{ webhooks }, stored] = await Promise.all([this.remittances.listWebhooks(), this.secrets.list()]);
     const target = webhooks.find((w) => w.id === subscriptionId);
     if (!target || target.url !== url) return;
-    const others = webhooks.filter((w) => w.id !== subscriptionId && w.url === url && covers(w.events, SUBSCRIBED_EVENTS) && this.holdsSecret(w, stored));
+    const others = webhooks.filter(
+      (w) => w.id !== subscriptionId && w.url === url && covers(w.events, SUBSCRIBED_EVENTS) && this.holdsSecret(w, stored),
+    );
     if (others.length === 0)
-      throw new AppError('INVALID_STATE', `This service relies on this webhook subscription to receive signed platform events: cannot ${what} in production (rotate the secret instead)`);
+      throw new AppError(
+        'INVALID_STATE',
+        `This service relies on this webhook subscription to receive signed platform events: cannot ${what} in production (rotate the secret instead)`,
+      );
   }
 
   private holdsSecret(sub: WebhookSubscription, stored: { subscriptionId: string; fingerprint: string }[]): boolean {

@@ -58,7 +58,11 @@ export class RegisterWebhookSubscriptionPayload {
 
 @InputType({ description: "What to subscribe this service's webhook endpoint to." })
 export class RegisterWebhookSubscriptionInput {
-  @Field(() => [String], { nullable: true, description: 'Event names (1 to 20, each known to the service; unknown names are BAD_USER_INPUT); default: every event the service processes.' })
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      'Event names (1 to 20, each known to the service; unknown names are BAD_USER_INPUT); default: every event the service processes.',
+  })
   @IsOptional()
   @ArrayMinSize(1, { message: 'events must list 1 to 20 event names (or be omitted for all)' })
   @ArrayMaxSize(20, { message: 'events must list 1 to 20 event names (or be omitted for all)' })
@@ -89,10 +93,17 @@ export class WebhookInboxEvent {
   @Field({ description: 'When the delivery was accepted.' })
   receivedAt!: Date;
 
-  @Field(() => Date, { nullable: true, description: 'When an outcome was recorded (for a dead letter: when it was given up); null while pending.' })
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When an outcome was recorded (for a dead letter: when it was given up); null while pending.',
+  })
   processedAt!: Date | null;
 
-  @Field(() => String, { nullable: true, description: 'applied | stale | no_change | terminal | unknown_value | unknown_transfer | ignored | invalid | mismatch | dead_letter; null while pending.' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'applied | stale | no_change | terminal | unknown_value | unknown_transfer | ignored | invalid | mismatch | dead_letter; null while pending.',
+  })
   outcome!: string | null;
 
   @Field(() => String, {

@@ -180,7 +180,14 @@ export class GatewayClient {
   // ── Persons ──
   /** POST /person — REJECTED comes back as a result (status + message), not an error. Not repeated. */
   createPerson(req: PersonRequest): Promise<PersonResult> {
-    return this.write({ operation: 'createPerson', method: 'POST', path: '/person', json: req, repeat: 'never', schema: personResultSchema });
+    return this.write({
+      operation: 'createPerson',
+      method: 'POST',
+      path: '/person',
+      json: req,
+      repeat: 'never',
+      schema: personResultSchema,
+    });
   }
 
   /** POST /person/validate — creates no record, so it is repeated like a read. */
@@ -190,7 +197,13 @@ export class GatewayClient {
 
   /** GET /schema/person?countryCode= — shape "not shown": a JSON object passed through. */
   getPersonSchema(countryCode: string): Promise<PersonSchema> {
-    return this.read({ operation: 'getPersonSchema', method: 'GET', path: '/schema/person', query: { countryCode }, schema: personSchemaSchema });
+    return this.read({
+      operation: 'getPersonSchema',
+      method: 'GET',
+      path: '/schema/person',
+      query: { countryCode },
+      schema: personSchemaSchema,
+    });
   }
 
   // ── Checks ──
@@ -208,7 +221,14 @@ export class GatewayClient {
 
   /** POST /check-account, Form B (raw details). DECLINED/INVALID is a result. Repeated with the same key. */
   checkBankAccount(req: AccountCheckRequest): Promise<AccountCheck> {
-    return this.write({ operation: 'checkBankAccount', method: 'POST', path: '/check-account', json: req, repeat: 'safe', schema: accountCheckSchema });
+    return this.write({
+      operation: 'checkBankAccount',
+      method: 'POST',
+      path: '/check-account',
+      json: req,
+      repeat: 'safe',
+      schema: accountCheckSchema,
+    });
   }
 
   /** POST /v2/check-card-account. A 3DS challenge is a result (redirectAcsUrl non-empty). */

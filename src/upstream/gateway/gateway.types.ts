@@ -15,7 +15,10 @@ import type { DecimalString } from '../http/upstream.json';
  */
 
 const str = z.string();
-const optStr = z.string().nullish().transform((v) => v ?? undefined);
+const optStr = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? undefined);
 const num = z.number().finite();
 
 // ── Token ────────────────────────────────────────────────────────────────────────────────────────────
@@ -288,7 +291,10 @@ export const cardCheckSchema = z.object({
   octStatus: capabilitySchema.optional(),
   aftStatus: capabilitySchema.optional(),
   /** '' when no challenge; otherwise the 3DS challenge URL. */
-  redirectAcsUrl: z.string().nullish().transform((v) => v ?? ''),
+  redirectAcsUrl: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? ''),
 });
 export type CardCheck = z.infer<typeof cardCheckSchema>;
 
@@ -412,9 +418,7 @@ type PaymentSource =
       routingNumber: string;
       accountHolder: { type: string; firstName: string; lastName: string };
     };
-type PaymentDestination =
-  | { type: 'WALLET'; wallet: { walletId: string } }
-  | { type: 'PIX'; pix: { keyType: string; key: string } };
+type PaymentDestination = { type: 'WALLET'; wallet: { walletId: string } } | { type: 'PIX'; pix: { keyType: string; key: string } };
 
 export interface PullPushPaymentRequest {
   /** The idempotency key: the same value on every attempt and every later capture/void. */

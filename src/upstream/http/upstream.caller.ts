@@ -2,13 +2,7 @@ import type { z } from 'zod';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { Metrics } from '../../shared/metrics';
-import {
-  UnknownOutcome,
-  UpstreamError,
-  type MoneyMovingResult,
-  type UpstreamErrorKind,
-  type UpstreamService,
-} from './upstream.errors';
+import { UnknownOutcome, UpstreamError, type MoneyMovingResult, type UpstreamErrorKind, type UpstreamService } from './upstream.errors';
 import { stringifyJson } from './upstream.json';
 import { redactDeep, redactForm, redactHeaders, scrubMessage } from './upstream.redact';
 import { context, propagation, SpanKind, SpanStatusCode, tracingActive, withSpan, type Span } from '../../shared/tracing';
@@ -101,9 +95,7 @@ interface CallerDeps {
   retryEnv?: Partial<RetryEnv>;
 }
 
-type AttemptResult<T> =
-  | { ok: true; value: T }
-  | { ok: false; error: UpstreamError; ambiguous: boolean; unauthorizedToken?: string };
+type AttemptResult<T> = { ok: true; value: T } | { ok: false; error: UpstreamError; ambiguous: boolean; unauthorizedToken?: string };
 
 export class UpstreamCaller {
   private readonly origin: string;
@@ -356,8 +348,7 @@ export class UpstreamCaller {
 
       if (status >= 200 && status < 300) {
         if (parseError) return fail('invalid_response', false, true, { upstreamMessage: 'body is not JSON' });
-        if (parsed === undefined && !spec.allowEmpty)
-          return fail('invalid_response', false, true, { upstreamMessage: 'empty body' });
+        if (parsed === undefined && !spec.allowEmpty) return fail('invalid_response', false, true, { upstreamMessage: 'empty body' });
         return this.validate(spec.schema, parsed, (msg) => fail('invalid_response', false, true, { upstreamMessage: msg }));
       }
 
@@ -424,11 +415,7 @@ function readErrorEnvelope(body: unknown, wwwAuthenticate?: string | string[]): 
   if (body && typeof body === 'object' && !Array.isArray(body)) {
     const b = body as Record<string, unknown>;
     const nested = b.error && typeof b.error === 'object' ? (b.error as Record<string, unknown>) : null;
-    code =
-      str(b.code) ??
-      str(nested?.code) ??
-      str(b.errorCode) ??
-      (typeof b.error === 'string' ? b.error : null);
+    code = str(b.code) ?? str(nested?.code) ?? str(b.errorCode) ?? (typeof b.error === 'string' ? b.error : null);
     message = str(b.message) ?? str(b.error_description) ?? str(nested?.message) ?? str(b.errorMessage);
   }
   if (!code && wwwAuthenticate) {

@@ -27,8 +27,7 @@ class JsonDecimal {
 
 export const jsonDecimal = (s: DecimalString): JsonDecimal => new JsonDecimal(s);
 /** Optional variant: undefined stays undefined (so the key is omitted). */
-export const jsonDecimalOpt = (s: DecimalString | undefined): JsonDecimal | undefined =>
-  s === undefined ? undefined : new JsonDecimal(s);
+export const jsonDecimalOpt = (s: DecimalString | undefined): JsonDecimal | undefined => (s === undefined ? undefined : new JsonDecimal(s));
 
 /** JSON.stringify, except that JsonDecimal values are written as bare number literals. */
 export function stringifyJson(value: unknown): string {

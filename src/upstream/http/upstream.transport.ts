@@ -101,8 +101,7 @@ const CONNECT_CODES = new Set([
 function classifyTransportError(err: unknown): TransportFailure {
   if (err instanceof TransportFailure) return err;
   const code = String((err as { code?: unknown })?.code ?? 'UNKNOWN');
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
-    return new TransportFailure('timeout', code, { cause: err });
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new TransportFailure('timeout', code, { cause: err });
   if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return new TransportFailure('too_large', code, { cause: err });
   // TLS alerts from the server (e.g. certificate required/unknown CA under TLS 1.3, where the client
   // only learns after its first write) mean the server refused the connection: nothing was processed.

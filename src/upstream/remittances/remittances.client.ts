@@ -65,12 +65,28 @@ export class RemittancesClient {
     return this.caller.call({ operation, method: 'GET', path, query, schema, timeoutClass: 'read', repeat: 'safe' });
   }
 
-  private tenantWrite<T>(operation: string, method: CallSpec<T>['method'], path: string, schema: z.ZodType<T>, json?: unknown, allowEmpty = false): Promise<T> {
+  private tenantWrite<T>(
+    operation: string,
+    method: CallSpec<T>['method'],
+    path: string,
+    schema: z.ZodType<T>,
+    json?: unknown,
+    allowEmpty = false,
+  ): Promise<T> {
     return this.caller.call({ operation, method, path, json, schema, allowEmpty, timeoutClass: 'write', repeat: 'never' });
   }
 
   private agentRead<T>(operation: string, path: string, schema: z.ZodType<T>, query?: CallSpec<T>['query']): Promise<T> {
-    return this.caller.call({ operation, method: 'GET', path, query, schema, headers: this.agentHeaders, timeoutClass: 'read', repeat: 'safe' });
+    return this.caller.call({
+      operation,
+      method: 'GET',
+      path,
+      query,
+      schema,
+      headers: this.agentHeaders,
+      timeoutClass: 'read',
+      repeat: 'safe',
+    });
   }
 
   private agentWrite<T>(

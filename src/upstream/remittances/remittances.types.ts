@@ -14,7 +14,10 @@ export type RemittancesObject = Record<string, unknown>;
 export const objectSchema = z.record(z.string(), z.unknown());
 export const emptySchema = z.unknown().transform(() => undefined as void);
 
-const optStr = z.string().nullish().transform((v) => v ?? null);
+const optStr = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? null);
 
 // ── Webhook subscriptions ──
 export interface CreateWebhookRequest {

@@ -1,12 +1,11 @@
 import { z } from 'zod';
 
 /**
- * Verification-session API (remittances-and-verification.md). Token response per RFC 6749 §5.1; session
+ * Verification-session API. Token response per RFC 6749 §5.1; session
  * and verification bodies beyond `userRef` are "not shown": requests accept extra fields, responses are
  * checked for an `id` and otherwise passed through as JSON objects.
  */
-const VERIFICATION_SCOPES = ['sessions', 'verifications'] as const;
-export type VerificationScope = (typeof VERIFICATION_SCOPES)[number];
+export type VerificationScope = 'sessions' | 'verifications';
 
 export const verificationTokenSchema = z
   .object({

@@ -48,7 +48,10 @@ serveCommands(
         await app.close();
         await closeDb();
       };
-      return { url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`, dbKind: args.databaseUrl ? 'postgres (pg)' : 'pglite' };
+      return {
+        url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`,
+        dbKind: args.databaseUrl ? 'postgres (pg)' : 'pglite',
+      };
     },
   },
   () => close(),

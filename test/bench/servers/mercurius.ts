@@ -33,24 +33,79 @@ const { pageSize, seqCursor, decodeSeq } = req<typeof RelayModule>('graphql/rela
 const SDL = /* GraphQL */ `
   scalar Decimal
   scalar DateTime
-  enum TransferStatus { PENDING ACTION_REQUIRED AUTHORIZED CAPTURED PAYOUT_PENDING COMPLETED REJECTED DECLINED VOIDED EXPIRED FAILED }
-  enum NextActionType { THREE_DS_CHALLENGE }
-  type Money { amount: Decimal! currency: String! }
-  type NextAction { type: NextActionType! redirectUrl: String }
-  type Failure { code: String! message: String! }
-  type PageInfo { hasNextPage: Boolean! hasPreviousPage: Boolean! startCursor: String endCursor: String }
-  type TransferEventNode { seq: Int! fromStatus: TransferStatus toStatus: TransferStatus! cause: String! actor: String upstreamRef: String action: String at: DateTime! }
-  type TransferEventEdge { cursor: String! node: TransferEventNode! }
-  type TransferEventConnection { edges: [TransferEventEdge!]! pageInfo: PageInfo! }
-  type Transfer {
-    id: ID! status: TransferStatus! version: Int! sendAmount: Money! receiveAmount: Money! rate: Decimal!
-    capturedAmount: Money nextAction: NextAction failure: Failure ownerId: ID! complianceStatus: String platformStatus: String
-    events(first: Int, after: String): TransferEventConnection!
-    createdAt: DateTime! updatedAt: DateTime!
+  enum TransferStatus {
+    PENDING
+    ACTION_REQUIRED
+    AUTHORIZED
+    CAPTURED
+    PAYOUT_PENDING
+    COMPLETED
+    REJECTED
+    DECLINED
+    VOIDED
+    EXPIRED
+    FAILED
   }
-  type Query { transfer(id: ID!): Transfer }
+  enum NextActionType {
+    THREE_DS_CHALLENGE
+  }
+  type Money {
+    amount: Decimal!
+    currency: String!
+  }
+  type NextAction {
+    type: NextActionType!
+    redirectUrl: String
+  }
+  type Failure {
+    code: String!
+    message: String!
+  }
+  type PageInfo {
+    hasNextPage: Boolean!
+    hasPreviousPage: Boolean!
+    startCursor: String
+    endCursor: String
+  }
+  type TransferEventNode {
+    seq: Int!
+    fromStatus: TransferStatus
+    toStatus: TransferStatus!
+    cause: String!
+    actor: String
+    upstreamRef: String
+    action: String
+    at: DateTime!
+  }
+  type TransferEventEdge {
+    cursor: String!
+    node: TransferEventNode!
+  }
+  type TransferEventConnection {
+    edges: [TransferEventEdge!]!
+    pageInfo: PageInfo!
+  }
+  type Transfer {
+    id: ID!
+    status: TransferStatus!
+    version: Int!
+    sendAmount: Money!
+    receiveAmount: Money!
+    rate: Decimal!
+    capturedAmount: Money
+    nextAction: NextAction
+    failure: Failure
+    ownerId: ID!
+    complianceStatus: String
+    platformStatus: String
+    events(first: Int, after: String): TransferEventConnection!
+    createdAt: DateTime!
+    updatedAt: DateTime!
+  }
+  type Query {
+    transfer(id: ID!): Transfer
+  }
 `;
-
 
 let close: () => Promise<void> = async () => undefined;
 
@@ -69,7 +124,9 @@ serveCommands(
       const options = {
         schema: SDL,
         jit: 1,
-        context: async (request: { headers: { authorization?: string } }): Promise<Ctx> => ({ caller: await auth.fromAuthorizationHeader(request.headers.authorization) }),
+        context: async (request: { headers: { authorization?: string } }): Promise<Ctx> => ({
+          caller: await auth.fromAuthorizationHeader(request.headers.authorization),
+        }),
         resolvers: {
           Decimal: DecimalScalar,
           DateTime: DateTimeScalar,
@@ -96,11 +153,20 @@ serveCommands(
                   cause: e.cause,
                   actor: e.actor,
                   upstreamRef: e.upstreamRef,
-                  action: typeof (e.detail as { action?: unknown } | null)?.action === 'string' ? (e.detail as { action: string }).action : null,
+                  action:
+                    typeof (e.detail as { action?: unknown } | null)?.action === 'string' ? (e.detail as { action: string }).action : null,
                   at: e.at,
                 },
               }));
-              return { edges, pageInfo: { hasNextPage: p.hasNextPage, hasPreviousPage: afterSeq > 0, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null } };
+              return {
+                edges,
+                pageInfo: {
+                  hasNextPage: p.hasNextPage,
+                  hasPreviousPage: afterSeq > 0,
+                  startCursor: edges[0]?.cursor ?? null,
+                  endCursor: edges.at(-1)?.cursor ?? null,
+                },
+              };
             },
           },
         },

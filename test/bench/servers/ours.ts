@@ -26,7 +26,8 @@ serveCommands(
       app = await createApp(config);
       const { url } = await app.start();
       const ids: string[] = [];
-      for (const s of args.seed === undefined ? [] : [args.seed].flat()) ids.push(...(await seedTransfers(app.db.prisma, s.count, s.events, { status: s.status, from: s.from })));
+      for (const s of args.seed === undefined ? [] : [args.seed].flat())
+        ids.push(...(await seedTransfers(app.db.prisma, s.count, s.events, { status: s.status, from: s.from })));
       if (args.webhookSecret) {
         await app.webhooks.secrets.put('bench-subscription', `${url}/webhooks/remittances`, args.webhookSecret, new Date());
         await app.webhooks.secrets.reload();
@@ -43,7 +44,13 @@ serveCommands(
     /** One change of a transfer (with its audit event, then the publish); t0 = just before. */
     async transition(args: { transferId: string; to?: string; cause: string }) {
       const t0 = wallMs();
-      const r = await app!.transfers.repository.transition({ transferId: args.transferId, to: args.to as never, cause: args.cause as never, actor: 'bench', patch: args.to ? undefined : { complianceStatus: 'Pending' } });
+      const r = await app!.transfers.repository.transition({
+        transferId: args.transferId,
+        to: args.to as never,
+        cause: args.cause as never,
+        actor: 'bench',
+        patch: args.to ? undefined : { complianceStatus: 'Pending' },
+      });
       if (!r.ok) throw new Error(`transition refused: ${r.reason}`);
       return { t0, t1: wallMs(), version: r.transfer.version };
     },

@@ -20,11 +20,20 @@ function ownCard(input: unknown, token: string): unknown {
   if (!card) return input;
   const h = createHash('sha256').update(token).digest('hex');
   const cardToken = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${card.slice(-12)}`;
-  return withSenderLastName({ ...(input as object), funding: { ...(input as { funding: object }).funding, cardToken } }, (input as { senderLastName?: string }).senderLastName);
+  return withSenderLastName(
+    { ...(input as object), funding: { ...(input as { funding: object }).funding, cardToken } },
+    (input as { senderLastName?: string }).senderLastName,
+  );
 }
 
 /** createTransfer (CREATE) is funded with the caller's own card (ownCard), checked as the caller first. */
-export async function gqlRaw<T = any>(url: string, query: string, variables?: Record<string, unknown>, token?: string, timeoutMs = 30_000): Promise<GqlResult<T>> {
+export async function gqlRaw<T = any>(
+  url: string,
+  query: string,
+  variables?: Record<string, unknown>,
+  token?: string,
+  timeoutMs = 30_000,
+): Promise<GqlResult<T>> {
   if (query === CREATE && token && variables?.i) {
     variables = { ...variables, i: ownCard(variables.i, token) };
     // its sender could not be created (the service is down): answer as a dead service would, so the caller retries
@@ -33,7 +42,11 @@ export async function gqlRaw<T = any>(url: string, query: string, variables?: Re
   try {
     const res = await fetch(`${url}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json, application/json',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
       body: JSON.stringify({ query, variables }),
       signal: AbortSignal.timeout(timeoutMs),
     });
@@ -66,9 +79,14 @@ export async function newPerson(url: string, token: string, lastName = 'Doe'): P
 export const quoteExpiry = new Map<string, number>();
 
 export async function newQuote(url: string, token: string, amount = '100.00', paymentMethod = 'CARD'): Promise<string> {
-  const r = await gqlRaw(url, 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id expiresAt } }', {
-    i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod, sourceAmount: amount },
-  }, token);
+  const r = await gqlRaw(
+    url,
+    'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id expiresAt } }',
+    {
+      i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod, sourceAmount: amount },
+    },
+    token,
+  );
   const id = r.body?.data?.createQuote?.id;
   if (!id) throw new Error(`createQuote: ${r.status} ${r.text.slice(0, 300)}`);
   quoteExpiry.set(id, Date.parse(r.body?.data?.createQuote?.expiresAt));

@@ -101,7 +101,9 @@ export const isLong = () => /^(1|true|yes)$/i.test(process.env.CHAOS_LONG ?? '')
 export function formatLine(r: ScenarioResult): string {
   const head = `${r.id}. ${r.name}`.padEnd(24);
   if (r.skipped) return `${head} SKIPPED: ${r.skipped}`;
-  const figs = Object.entries(r.figures).map(([k, v]) => `${k} ${v}`).join(', ');
+  const figs = Object.entries(r.figures)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
   const known = r.known?.length ? `, KNOWN BUG hits ${r.known.length}` : '';
   return `${head} operations ${r.operations}, faults injected ${r.faults}, violations ${r.violations.length}${known}${figs ? `; ${figs}` : ''} (${(r.ms / 1000).toFixed(1)} s)`;
 }

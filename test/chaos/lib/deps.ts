@@ -18,7 +18,11 @@ function pgBin(name: string): string | null {
     for (const v of readdirSync(root).sort().reverse()) if (existsSync(join(root, v, 'bin', name))) return join(root, v, 'bin', name);
   }
   try {
-    return execFileSync('sh', ['-c', `command -v ${name}`]).toString().trim() || null;
+    return (
+      execFileSync('sh', ['-c', `command -v ${name}`])
+        .toString()
+        .trim() || null
+    );
   } catch {
     return null;
   }
@@ -45,7 +49,11 @@ export function privateRedisUnavailable(): string | null {
 }
 function pgBinless(name: string): boolean {
   try {
-    return execFileSync('sh', ['-c', `command -v ${name}`]).toString().trim() !== '';
+    return (
+      execFileSync('sh', ['-c', `command -v ${name}`])
+        .toString()
+        .trim() !== ''
+    );
   } catch {
     return false;
   }
@@ -71,10 +79,25 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     chmodSync(dir, 0o700);
   }
   const run = (bin: string, args: string[]) =>
-    execFileSync(asPostgres() ? 'runuser' : bin, asPostgres() ? ['-u', 'postgres', '--', bin, ...args] : args, { stdio: 'pipe', cwd: dir, timeout: 120_000 });
+    execFileSync(asPostgres() ? 'runuser' : bin, asPostgres() ? ['-u', 'postgres', '--', bin, ...args] : args, {
+      stdio: 'pipe',
+      cwd: dir,
+      timeout: 120_000,
+    });
   run(pgBin('initdb')!, ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   const ctl = (...args: string[]) =>
-    run(pgBin('pg_ctl')!, ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '60', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`, ...args]);
+    run(pgBin('pg_ctl')!, [
+      '-D',
+      data,
+      '-l',
+      join(dir, 'log'),
+      '-w',
+      '-t',
+      '60',
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`,
+      ...args,
+    ]);
   ctl('start');
   const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
   return {
@@ -107,7 +130,9 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'rbff-chaos-redis-'));
   let proc: ChildProcess | null = null;
   const start = async () => {
-    proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+    proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+      stdio: 'ignore',
+    });
     await waitFor(() => canConnect(port), { timeoutMs: 10_000, intervalMs: 50, what: 'private redis-server listening', retryErrors: true });
   };
   const stop = async () => {

@@ -47,7 +47,15 @@ export class PaymentLedger {
     const entry = (f: PaymentFacts): Entry => {
       let e = this.byKey.get(f.externalPaymentId);
       if (!e) {
-        e = { amount: new Decimal(f.amount.total), currency: f.amount.currency, authorized: 0, declined: 0, captured: [], voided: 0, cancelled: 0 };
+        e = {
+          amount: new Decimal(f.amount.total),
+          currency: f.amount.currency,
+          authorized: 0,
+          declined: 0,
+          captured: [],
+          voided: 0,
+          cancelled: 0,
+        };
         this.byKey.set(f.externalPaymentId, e);
       }
       return e;
@@ -72,7 +80,10 @@ export class PaymentLedger {
 
   /** Counts of committed effects (for the scenario's figures). */
   counts() {
-    let authorized = 0, captured = 0, released = 0, declined = 0;
+    let authorized = 0,
+      captured = 0,
+      released = 0,
+      declined = 0;
     for (const e of this.byKey.values()) {
       authorized += e.authorized;
       captured += e.captured.length;
@@ -85,7 +96,10 @@ export class PaymentLedger {
   check(calls: SandboxCall[], transfers: TransferView[]): { violations: string[]; figures: MoneyFigures } {
     const v: string[] = [];
     const known = new Map(transfers.map((t) => [t.id, t]));
-    let authorized = new Decimal(0), captured = new Decimal(0), released = new Decimal(0), still = new Decimal(0);
+    let authorized = new Decimal(0),
+      captured = new Decimal(0),
+      released = new Decimal(0),
+      still = new Decimal(0);
     for (const [key, e] of this.byKey) {
       const t = known.get(key);
       if (!t) v.push(`payment ${key}: the gateway holds a payment for no transfer we created`);
@@ -108,7 +122,8 @@ export class PaymentLedger {
       const gw = cap ? 'captured' : isReleased ? 'released' : 'authorized';
       if (['CAPTURED', 'PAYOUT_PENDING', 'COMPLETED'].includes(t.status)) {
         if (gw !== 'captured') v.push(`transfer ${key}: ${t.status} but the gateway payment is ${gw}`);
-        else if (!t.capturedAmount || !cap!.eq(t.capturedAmount.amount)) v.push(`transfer ${key}: captured ${cap} upstream, service says ${t.capturedAmount?.amount ?? 'nothing'}`);
+        else if (!t.capturedAmount || !cap!.eq(t.capturedAmount.amount))
+          v.push(`transfer ${key}: captured ${cap} upstream, service says ${t.capturedAmount?.amount ?? 'nothing'}`);
       } else if (t.status === 'AUTHORIZED') {
         if (gw !== 'authorized') v.push(`transfer ${key}: AUTHORIZED but the gateway payment is ${gw}`);
       } else if (gw === 'authorized') {
@@ -137,10 +152,17 @@ export class PaymentLedger {
       if (p.void > 1) v.push(`call log ${key}: ${p.void} committed voids`);
       if (p.capture > 0 && p.void > 0) v.push(`call log ${key}: committed capture and void`);
     }
-    if (!authorized.eq(captured.plus(released).plus(still))) v.push(`totals: authorized ${authorized} ≠ captured ${captured} + released ${released} + still authorized ${still}`);
+    if (!authorized.eq(captured.plus(released).plus(still)))
+      v.push(`totals: authorized ${authorized} ≠ captured ${captured} + released ${released} + still authorized ${still}`);
     return {
       violations: v,
-      figures: { payments: this.byKey.size, authorized: authorized.toFixed(2), captured: captured.toFixed(2), released: released.toFixed(2), stillAuthorized: still.toFixed(2) },
+      figures: {
+        payments: this.byKey.size,
+        authorized: authorized.toFixed(2),
+        captured: captured.toFixed(2),
+        released: released.toFixed(2),
+        stillAuthorized: still.toFixed(2),
+      },
     };
   }
 }

@@ -89,10 +89,17 @@ export async function createOne(t: Target, it: Item, patienceMs = 120_000): Prom
         return { attempts };
       }
       const c = code(r);
-      if (c === 'QUOTE_ALREADY_USED' && attempts > 1) throw new RetryAfterCrashRefused(`createTransfer ${it.key}: the retry with the same key and arguments answered QUOTE_ALREADY_USED`);
+      if (c === 'QUOTE_ALREADY_USED' && attempts > 1)
+        throw new RetryAfterCrashRefused(`createTransfer ${it.key}: the retry with the same key and arguments answered QUOTE_ALREADY_USED`);
       if (c === 'QUOTE_EXPIRED') quoteId = null; // a long outage: a new quote means a new transfer request
       if (c === 'QUOTE_EXPIRED' || c === 'IDEMPOTENCY_KEY_REUSED') it.key = `${it.key}r`;
-      else if (r.status !== 0 && c !== 'UPSTREAM_UNAVAILABLE' && c !== 'SERVICE_UNAVAILABLE' && c !== 'RATE_LIMITED' && !/in progress|IN_PROGRESS/i.test(r.text))
+      else if (
+        r.status !== 0 &&
+        c !== 'UPSTREAM_UNAVAILABLE' &&
+        c !== 'SERVICE_UNAVAILABLE' &&
+        c !== 'RATE_LIMITED' &&
+        !/in progress|IN_PROGRESS/i.test(r.text)
+      )
         throw new Error(`createTransfer ${it.key}: ${r.status} ${r.text.slice(0, 300)}`);
     } catch (e) {
       if (e instanceof RetryAfterCrashRefused) throw e;
@@ -131,10 +138,15 @@ export async function awaitFinal(t: Target, items: Item[], timeoutMs: number): P
   let views: TransferView[] = [];
   for (;;) {
     try {
-      views = await readTransfers(t.url(), t.staff, items.map((it) => it.id!));
+      views = await readTransfers(
+        t.url(),
+        t.staff,
+        items.map((it) => it.id!),
+      );
       if (views.every((v, k) => expected(items[k]!).includes(v.status))) return views;
       // anything terminal but not the oracle's answer will never change: no point waiting for it
-      if (views.every((v, k) => expected(items[k]!).includes(v.status) || TERMINAL.includes(v.status)) && Date.now() > end - timeoutMs / 2) return views;
+      if (views.every((v, k) => expected(items[k]!).includes(v.status) || TERMINAL.includes(v.status)) && Date.now() > end - timeoutMs / 2)
+        return views;
     } catch {
       /* the service may be restarting */
     }
@@ -150,7 +162,9 @@ export function oracle(items: Item[], views: TransferView[]): string[] {
   for (const [k, it] of items.entries()) {
     const view = views[k]!;
     if (!expected(it).includes(view.status))
-      v.push(`transfer ${it.id} (${it.kind}${it.decision ? ` ${it.decision}${it.decided ? ' decided' : ' not decided'}` : ''}): ${view.status}, in-order delivery gives ${expected(it).join('|')}`);
+      v.push(
+        `transfer ${it.id} (${it.kind}${it.decision ? ` ${it.decision}${it.decided ? ' decided' : ' not decided'}` : ''}): ${view.status}, in-order delivery gives ${expected(it).join('|')}`,
+      );
   }
   return v;
 }
@@ -158,5 +172,8 @@ export function oracle(items: Item[], views: TransferView[]): string[] {
 export function statusCounts(views: TransferView[]): string {
   const m = new Map<string, number>();
   for (const x of views) m.set(x.status, (m.get(x.status) ?? 0) + 1);
-  return [...m].sort().map(([s, n]) => `${s} ${n}`).join(' ');
+  return [...m]
+    .sort()
+    .map(([s, n]) => `${s} ${n}`)
+    .join(' ');
 }

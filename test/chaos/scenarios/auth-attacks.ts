@@ -48,14 +48,24 @@ export const authAttacks: Scenario = ({ seed, long }) => run(7, 'auth attacks', 
 export const authAttacksProduction: Scenario = ({ seed, long }) => run(8, 'auth attacks (production)', seed, long, productionArena);
 
 async function devArena(): Promise<Arena> {
-  const app = await startTestApp({ LOG_LEVEL: serviceLogLevel(), RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000', SAGA_POLL_INTERVAL_MS: '50' });
+  const app = await startTestApp({
+    LOG_LEVEL: serviceLogLevel(),
+    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
+    RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
+    SAGA_POLL_INTERVAL_MS: '50',
+  });
   const dev = await loadOrCreateDevKeys(app.app.config.dataDir);
   const o = app.app.sandbox!.ctx.options;
   return {
     url: app.url,
     wsUrl: app.wsUrl,
     sandboxUrl: app.app.sandbox!.url,
-    platform: { tenantId: o.remittancesTenantId, apiKey: o.remittancesApiKey, agentId: o.remittancesAgentId, agentApiKey: o.remittancesAgentApiKey },
+    platform: {
+      tenantId: o.remittancesTenantId,
+      apiKey: o.remittancesApiKey,
+      agentId: o.remittancesAgentId,
+      agentApiKey: o.remittancesAgentApiKey,
+    },
     token: (sub, role) => app.token(sub, role),
     forge: {
       alg: dev.alg,
@@ -71,9 +81,19 @@ async function devArena(): Promise<Arena> {
 }
 
 async function productionArena(): Promise<Arena> {
-  const p = await startProductionService({ LOG_LEVEL: serviceLogLevel(), RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000', SAGA_POLL_INTERVAL_MS: '50' });
+  const p = await startProductionService({
+    LOG_LEVEL: serviceLogLevel(),
+    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
+    RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
+    SAGA_POLL_INTERVAL_MS: '50',
+  });
   // production is ready once its webhook subscription and signing secret exist
-  await waitFor(async () => (await fetch(`${p.url}/readyz`)).status === 200, { timeoutMs: 30_000, intervalMs: 100, what: 'production instance ready', retryErrors: true }).catch(async (e) => {
+  await waitFor(async () => (await fetch(`${p.url}/readyz`)).status === 200, {
+    timeoutMs: 30_000,
+    intervalMs: 100,
+    what: 'production instance ready',
+    retryErrors: true,
+  }).catch(async (e) => {
     await p.close();
     throw e;
   });
@@ -82,7 +102,12 @@ async function productionArena(): Promise<Arena> {
     url: p.url,
     wsUrl: p.wsUrl,
     sandboxUrl: p.sandbox.url,
-    platform: { tenantId: o.remittancesTenantId, apiKey: o.remittancesApiKey, agentId: o.remittancesAgentId, agentApiKey: o.remittancesAgentApiKey },
+    platform: {
+      tenantId: o.remittancesTenantId,
+      apiKey: o.remittancesApiKey,
+      agentId: o.remittancesAgentId,
+      agentApiKey: o.remittancesAgentApiKey,
+    },
     token: (sub, role) => p.token(sub, role),
     forge: { alg: 'ES256', key: p.keys.privateKey, publicText: p.keys.publicPem, iss: PROD_ISSUER, aud: PROD_AUDIENCE, production: true },
     logs: () => p.svc.stdout.join('').split('\n'),
@@ -90,7 +115,13 @@ async function productionArena(): Promise<Arena> {
   };
 }
 
-async function run(id: number, name: string, seed: number, long: boolean, arenaOf: () => Promise<Arena>): Promise<Omit<ScenarioResult, 'ms'>> {
+async function run(
+  id: number,
+  name: string,
+  seed: number,
+  long: boolean,
+  arenaOf: () => Promise<Arena>,
+): Promise<Omit<ScenarioResult, 'ms'>> {
   const r = rng(seed);
   const arena = await arenaOf();
   const tally: Tally = { operations: 0, attacks: 0, violations: [] };
@@ -114,21 +145,39 @@ async function run(id: number, name: string, seed: number, long: boolean, arenaO
     const forged = await forgedTokens(arena);
     await tokenAttacks(arena, r, forged, rounds, { victimId, secrets }, tally);
     const bobKeyProbe = kindInput('review', await newQuote(arena.url, bob), await newPerson(arena.url, bob), victim.key);
-    await crossCustomer(arena, { alice, bob }, { victimId, victimQuote, alicePerson: target.personId, linked, bobKeyProbe, secrets }, rounds, tally);
+    await crossCustomer(
+      arena,
+      { alice, bob },
+      { victimId, victimQuote, alicePerson: target.personId, linked, bobKeyProbe, secrets },
+      rounds,
+      tally,
+    );
     const hooks = await webhookAttacks(arena, r, { victimId, otherId }, rounds, tally);
 
     // the victims are untouched by all of it: still alice's, still held for review, no capture or void at the gateway
-    for (const [what, tid] of [['victim', victimId], ['other', otherId]] as const) {
+    for (const [what, tid] of [
+      ['victim', victimId],
+      ['other', otherId],
+    ] as const) {
       const mine = await waitFor(
-        async () => (await gqlRaw(arena.url, 'query($id: ID!) { transfer(id: $id) { id status complianceStatus } }', { id: tid }, alice)).body?.data?.transfer,
+        async () =>
+          (await gqlRaw(arena.url, 'query($id: ID!) { transfer(id: $id) { id status complianceStatus } }', { id: tid }, alice)).body?.data
+            ?.transfer,
         { timeoutMs: 5000, intervalMs: 100, what: `${what} readable`, retryErrors: true },
       );
       if (!['PENDING', 'AUTHORIZED'].includes(mine.status)) tally.violations.push(`${what} transfer is ${mine.status} after the attacks`);
-      if (mine.complianceStatus === 'Approved' || mine.complianceStatus === 'Rejected') tally.violations.push(`${what} transfer's compliance became ${mine.complianceStatus}`);
+      if (mine.complianceStatus === 'Approved' || mine.complianceStatus === 'Rejected')
+        tally.violations.push(`${what} transfer's compliance became ${mine.complianceStatus}`);
     }
-    const calls = (await (await fetch(`${arena.sandboxUrl}/__sandbox/calls?path=/gateway/payments`)).json()) as { path: string; idempotencyKey: string | null }[];
-    const moved = calls.filter((c) => /\/(capture|void)$/.test(c.path) && [victimId, otherId].some((x) => c.path.includes(x) || c.idempotencyKey === x));
-    if (moved.length) tally.violations.push(`the gateway saw ${moved.length} capture/void calls for the victims: ${moved.map((c) => c.path).join(', ')}`);
+    const calls = (await (await fetch(`${arena.sandboxUrl}/__sandbox/calls?path=/gateway/payments`)).json()) as {
+      path: string;
+      idempotencyKey: string | null;
+    }[];
+    const moved = calls.filter(
+      (c) => /\/(capture|void)$/.test(c.path) && [victimId, otherId].some((x) => c.path.includes(x) || c.idempotencyKey === x),
+    );
+    if (moved.length)
+      tally.violations.push(`the gateway saw ${moved.length} capture/void calls for the victims: ${moved.map((c) => c.path).join(', ')}`);
     return {
       id,
       name,
@@ -152,9 +201,14 @@ async function run(id: number, name: string, seed: number, long: boolean, arenaO
 
 /** Alice links a bank account (form A): the token that only she may fund transfers with. */
 async function linkBankAccount(url: string, token: string): Promise<string> {
-  const res = await gqlRaw(url, 'mutation($i: CheckBankAccountInput!) { checkBankAccount(input: $i) { status accountToken } }', {
-    i: { linked: { accountCheckToken: 'public-sandbox-alice', accountCheckId: 'alice-checking', countryCode: 'US' } },
-  }, token);
+  const res = await gqlRaw(
+    url,
+    'mutation($i: CheckBankAccountInput!) { checkBankAccount(input: $i) { status accountToken } }',
+    {
+      i: { linked: { accountCheckToken: 'public-sandbox-alice', accountCheckId: 'alice-checking', countryCode: 'US' } },
+    },
+    token,
+  );
   const id = res.body?.data?.checkBankAccount?.accountToken;
   if (!id) throw new Error(`checkBankAccount: ${res.status} ${res.text.slice(0, 300)}`);
   return id;
@@ -163,8 +217,15 @@ async function linkBankAccount(url: string, token: string): Promise<string> {
 async function forgedTokens(a: Arena): Promise<[string, string][]> {
   const f = a.forge;
   const now = Math.floor(Date.now() / 1000);
-  const sign = (claims: Record<string, unknown>, opts: { iss?: string | null; aud?: string | null; exp?: number; nbf?: number; key?: unknown } = {}) => {
-    const jwt = new SignJWT(claims as never).setProtectedHeader({ alg: f.alg, typ: 'JWT' }).setSubject('chaos-alice').setIssuedAt(now - 10).setExpirationTime(opts.exp ?? now + 600);
+  const sign = (
+    claims: Record<string, unknown>,
+    opts: { iss?: string | null; aud?: string | null; exp?: number; nbf?: number; key?: unknown } = {},
+  ) => {
+    const jwt = new SignJWT(claims as never)
+      .setProtectedHeader({ alg: f.alg, typ: 'JWT' })
+      .setSubject('chaos-alice')
+      .setIssuedAt(now - 10)
+      .setExpirationTime(opts.exp ?? now + 600);
     if (opts.iss !== null) jwt.setIssuer(opts.iss ?? f.iss);
     if (opts.aud !== null) jwt.setAudience(opts.aud ?? f.aud);
     if (opts.nbf) jwt.setNotBefore(opts.nbf);
@@ -197,7 +258,8 @@ async function forgedTokens(a: Arena): Promise<[string, string][]> {
     ['empty', ''],
   ];
   // production requires both claims: a token without them (from another tool signed by the same key) is refused
-  if (f.production) out.push(['no issuer', await sign({ role: 'admin' }, { iss: null })], ['no audience', await sign({ role: 'admin' }, { aud: null })]);
+  if (f.production)
+    out.push(['no issuer', await sign({ role: 'admin' }, { iss: null })], ['no audience', await sign({ role: 'admin' }, { aud: null })]);
   return out;
 }
 
@@ -205,12 +267,27 @@ const PROBES: [string, string, ((v: string) => Record<string, unknown>)?][] = [
   ['viewer', '{ viewer { id role } }'],
   ['transfer by id', 'query($id: ID!) { transfer(id: $id) { id status } }', (id) => ({ id })],
   ['transfers list', '{ transfers(first: 50) { edges { node { id } } } }'],
-  ['createQuote', 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }', () => ({ i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'BANK_ACCOUNT', sourceAmount: '10.00' } })],
-  ['voidTransfer', 'mutation($i: VoidTransferInput!) { voidTransfer(input: $i) { id status } }', (id) => ({ i: { transferId: id, idempotencyKey: 'forged-void-1' } })],
+  [
+    'createQuote',
+    'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }',
+    () => ({ i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'BANK_ACCOUNT', sourceAmount: '10.00' } }),
+  ],
+  [
+    'voidTransfer',
+    'mutation($i: VoidTransferInput!) { voidTransfer(input: $i) { id status } }',
+    (id) => ({ i: { transferId: id, idempotencyKey: 'forged-void-1' } }),
+  ],
   ['webhookSubscriptions', '{ webhookSubscriptions { id url } }'],
 ];
 
-async function tokenAttacks(a: Arena, r: Rng, forged: [string, string][], rounds: number, v: { victimId: string; secrets: string[] }, t: Tally) {
+async function tokenAttacks(
+  a: Arena,
+  r: Rng,
+  forged: [string, string][],
+  rounds: number,
+  v: { victimId: string; secrets: string[] },
+  t: Tally,
+) {
   for (let round = 0; round < rounds; round++) {
     for (const [what, token] of r.shuffle(forged)) {
       for (const [op, q, vars] of PROBES) {
@@ -227,15 +304,19 @@ async function tokenAttacks(a: Arena, r: Rng, forged: [string, string][], rounds
         if (hasData) t.violations.push(`${what} token: ${op} answered with data ${text.slice(0, 200)}`);
         const c = body.errors?.[0]?.extensions?.code;
         // a flood of bad tokens may be cut short by the per-IP limit: refused all the same
-        if (c !== 'UNAUTHENTICATED' && c !== 'RATE_LIMITED') t.violations.push(`${what} token: ${op} → ${c ?? res.status}, expected UNAUTHENTICATED`);
+        if (c !== 'UNAUTHENTICATED' && c !== 'RATE_LIMITED')
+          t.violations.push(`${what} token: ${op} → ${c ?? res.status}, expected UNAUTHENTICATED`);
         if (res.status >= 500) t.violations.push(`${what} token: ${op} → HTTP ${res.status}`);
         if (v.secrets.some((x) => text.includes(x))) t.violations.push(`${what} token: ${op} leaked a victim identifier`);
       }
       // the websocket refuses the connection (4403) — never a subscription
-      const close = await rawSocketClose(a.wsUrl, (ws) => ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } })));
+      const close = await rawSocketClose(a.wsUrl, (ws) =>
+        ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } })),
+      );
       t.operations++;
       t.attacks++;
-      if (close.code !== 4403 && close.code !== 4429) t.violations.push(`${what} token: websocket closed with ${close.code}, expected 4403`);
+      if (close.code !== 4403 && close.code !== 4429)
+        t.violations.push(`${what} token: websocket closed with ${close.code}, expected 4403`);
     }
   }
 }
@@ -243,12 +324,24 @@ async function tokenAttacks(a: Arena, r: Rng, forged: [string, string][], rounds
 async function crossCustomer(
   a: Arena,
   who: { alice: string; bob: string },
-  v: { victimId: string; victimQuote: string; alicePerson: string; linked: string; bobKeyProbe: ReturnType<typeof kindInput>; secrets: string[] },
+  v: {
+    victimId: string;
+    victimQuote: string;
+    alicePerson: string;
+    linked: string;
+    bobKeyProbe: ReturnType<typeof kindInput>;
+    secrets: string[];
+  },
   rounds: number,
   t: Tally,
 ) {
   const bobSees: string[] = [];
-  const asBob = async (what: string, q: string, vars?: Record<string, unknown>, ok: (x: string | null, data: unknown) => boolean = (c) => c === 'NOT_FOUND' || c === 'FORBIDDEN') => {
+  const asBob = async (
+    what: string,
+    q: string,
+    vars?: Record<string, unknown>,
+    ok: (x: string | null, data: unknown) => boolean = (c) => c === 'NOT_FOUND' || c === 'FORBIDDEN',
+  ) => {
     const res = await gqlRaw(a.url, q, vars, who.bob);
     t.operations++;
     t.attacks++;
@@ -260,33 +353,84 @@ async function crossCustomer(
   const refusedInput = (c: string | null) => c === 'NOT_FOUND' || c === 'FORBIDDEN' || c === 'BAD_USER_INPUT';
   for (let round = 0; round < rounds; round++) {
     const victimId = v.victimId;
-    await asBob('transfer by id', 'query($id: ID!) { transfer(id: $id) { id status sendAmount { amount } } }', { id: victimId }, (c, d) => d === null && (c === null || c === 'NOT_FOUND'));
-    await asBob('transfers list', '{ transfers(first: 100) { edges { node { id } } } }', undefined, (c, d) => c === null && JSON.stringify(d).indexOf(victimId) === -1);
-    await asBob('transfers filtered', '{ transfers(first: 100, filter: { status: [AUTHORIZED, PENDING] }) { edges { node { id } } } }', undefined, (c, d) => c === null && JSON.stringify(d).indexOf(victimId) === -1);
-    await asBob('resumeTransfer', 'mutation($i: ResumeTransferInput!) { resumeTransfer(input: $i) { id } }', { i: { transferId: victimId, idempotencyKey: `bob-resume-${round}-x` } });
-    await asBob('voidTransfer', 'mutation($i: VoidTransferInput!) { voidTransfer(input: $i) { id } }', { i: { transferId: victimId, idempotencyKey: `bob-void-${round}-xx` } });
-    await asBob('captureTransfer', 'mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { id } }', { i: { transferId: victimId, idempotencyKey: `bob-capture-${round}-x` } });
-    await asBob('createTransfer with her quote', CREATE, { i: kindInput('happy', v.victimQuote, await newPerson(a.url, who.bob), `bob-steal-quote-${round}`) }, refusedInput);
-    await asBob('createTransfer with her person', CREATE, { i: kindInput('happy', await newQuote(a.url, who.bob), v.alicePerson, `bob-steal-person-${round}`) }, refusedInput);
-    const stolenAccount = { ...kindInput('happy', await newQuote(a.url, who.bob, '100.00', 'BANK_ACCOUNT'), await newPerson(a.url, who.bob), `bob-steal-account-${round}`), funding: { type: 'ACCOUNT_TOKEN', accountToken: v.linked } };
+    await asBob(
+      'transfer by id',
+      'query($id: ID!) { transfer(id: $id) { id status sendAmount { amount } } }',
+      { id: victimId },
+      (c, d) => d === null && (c === null || c === 'NOT_FOUND'),
+    );
+    await asBob(
+      'transfers list',
+      '{ transfers(first: 100) { edges { node { id } } } }',
+      undefined,
+      (c, d) => c === null && JSON.stringify(d).indexOf(victimId) === -1,
+    );
+    await asBob(
+      'transfers filtered',
+      '{ transfers(first: 100, filter: { status: [AUTHORIZED, PENDING] }) { edges { node { id } } } }',
+      undefined,
+      (c, d) => c === null && JSON.stringify(d).indexOf(victimId) === -1,
+    );
+    await asBob('resumeTransfer', 'mutation($i: ResumeTransferInput!) { resumeTransfer(input: $i) { id } }', {
+      i: { transferId: victimId, idempotencyKey: `bob-resume-${round}-x` },
+    });
+    await asBob('voidTransfer', 'mutation($i: VoidTransferInput!) { voidTransfer(input: $i) { id } }', {
+      i: { transferId: victimId, idempotencyKey: `bob-void-${round}-xx` },
+    });
+    await asBob('captureTransfer', 'mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { id } }', {
+      i: { transferId: victimId, idempotencyKey: `bob-capture-${round}-x` },
+    });
+    await asBob(
+      'createTransfer with her quote',
+      CREATE,
+      { i: kindInput('happy', v.victimQuote, await newPerson(a.url, who.bob), `bob-steal-quote-${round}`) },
+      refusedInput,
+    );
+    await asBob(
+      'createTransfer with her person',
+      CREATE,
+      { i: kindInput('happy', await newQuote(a.url, who.bob), v.alicePerson, `bob-steal-person-${round}`) },
+      refusedInput,
+    );
+    const stolenAccount = {
+      ...kindInput(
+        'happy',
+        await newQuote(a.url, who.bob, '100.00', 'BANK_ACCOUNT'),
+        await newPerson(a.url, who.bob),
+        `bob-steal-account-${round}`,
+      ),
+      funding: { type: 'ACCOUNT_TOKEN', accountToken: v.linked },
+    };
     await asBob('createTransfer funded with her linked bank account', CREATE, { i: stolenAccount }, refusedInput);
-    await asBob('idempotency key of hers', CREATE, { i: v.bobKeyProbe }, (c, d) => c === null && (d as { id?: string } | null)?.id !== victimId);
+    await asBob(
+      'idempotency key of hers',
+      CREATE,
+      { i: v.bobKeyProbe },
+      (c, d) => c === null && (d as { id?: string } | null)?.id !== victimId,
+    );
     // subscription: refused at subscribe time, no data
     const { client } = wsClient(a.wsUrl, who.bob);
-    const sub = collect<{ transferUpdated: { id: string } }>(client, 'subscription($id: ID!) { transferUpdated(transferId: $id) { id status version } }', { id: victimId });
+    const sub = collect<{ transferUpdated: { id: string } }>(
+      client,
+      'subscription($id: ID!) { transferUpdated(transferId: $id) { id status version } }',
+      { id: victimId },
+    );
     await sub.next(1, 5000).catch(() => undefined);
     await sleep(100);
     t.operations++;
     t.attacks++;
     const got = JSON.stringify({ r: sub.results, e: sub.error ? String((sub.error as Error).message ?? sub.error) : null });
     bobSees.push(got);
-    if (sub.results.some((x) => x.data?.transferUpdated)) t.violations.push(`cross-customer subscription delivered data: ${got.slice(0, 200)}`);
-    if (!sub.results.some((x) => x.errors?.length) && !sub.error) t.violations.push(`cross-customer subscription: no error (${got.slice(0, 200)})`);
+    if (sub.results.some((x) => x.data?.transferUpdated))
+      t.violations.push(`cross-customer subscription delivered data: ${got.slice(0, 200)}`);
+    if (!sub.results.some((x) => x.errors?.length) && !sub.error)
+      t.violations.push(`cross-customer subscription: no error (${got.slice(0, 200)})`);
     sub.dispose();
     await client.dispose();
   }
   const leaks = bobSees.filter((text) => v.secrets.some((x) => text.includes(x)));
-  if (leaks.length) t.violations.push(`${leaks.length} answers to the other customer carried the victim's identifiers: ${leaks[0]!.slice(0, 200)}`);
+  if (leaks.length)
+    t.violations.push(`${leaks.length} answers to the other customer carried the victim's identifiers: ${leaks[0]!.slice(0, 200)}`);
 }
 
 /**
@@ -303,30 +447,77 @@ async function webhookAttacks(a: Arena, r: Rng, v: { victimId: string; otherId: 
     if (!res.ok) throw new Error(`platform transaction ${externalId}: ${res.status} ${await res.text()}`);
     return ((await res.json()) as { transactionId: string }).transactionId;
   };
-  const victimTx = await waitFor(() => platformTx(v.victimId).catch(() => null), { timeoutMs: 10_000, intervalMs: 100, what: 'the victim at the platform', retryErrors: true });
-  const otherTx = await waitFor(() => platformTx(v.otherId).catch(() => null), { timeoutMs: 10_000, intervalMs: 100, what: 'the other transfer at the platform', retryErrors: true });
-  const subs = (await (await fetch(`${a.sandboxUrl}/__sandbox/webhooks`)).json()) as { webhooks: { url: string; signingSecret: string | null }[] };
+  const victimTx = await waitFor(() => platformTx(v.victimId).catch(() => null), {
+    timeoutMs: 10_000,
+    intervalMs: 100,
+    what: 'the victim at the platform',
+    retryErrors: true,
+  });
+  const otherTx = await waitFor(() => platformTx(v.otherId).catch(() => null), {
+    timeoutMs: 10_000,
+    intervalMs: 100,
+    what: 'the other transfer at the platform',
+    retryErrors: true,
+  });
+  const subs = (await (await fetch(`${a.sandboxUrl}/__sandbox/webhooks`)).json()) as {
+    webhooks: { url: string; signingSecret: string | null }[];
+  };
   const held = subs.webhooks.find((w) => w.url.startsWith(a.url) && w.signingSecret)?.signingSecret;
   if (!held) t.violations.push('the instance has no signed webhook subscription at the platform');
   const secret = held ?? Buffer.alloc(32, 9).toString('base64');
   const nowS = () => Math.floor(Date.now() / 1000);
-  const event = (o: Record<string, unknown>) => ({ event: 'TransactionComplianceStatusChangedEvent', oldComplianceStatus: 'Pending', newStatusMessages: [], ...o });
+  const event = (o: Record<string, unknown>) => ({
+    event: 'TransactionComplianceStatusChangedEvent',
+    oldComplianceStatus: 'Pending',
+    newStatusMessages: [],
+    ...o,
+  });
   const mine = { transactionId: victimTx, externalTransactionId: v.victimId, tenantId: a.platform.tenantId };
   const refusedKinds: [string, Record<string, unknown>, (body: string) => string | null][] = [
     ['unsigned', event({ ...mine, newComplianceStatus: 'Approved' }), () => null],
-    ['guessed secret', event({ ...mine, newComplianceStatus: 'Rejected' }), (b) => signatureHeaderFor(Buffer.alloc(32, 7).toString('base64'), nowS(), b)],
+    [
+      'guessed secret',
+      event({ ...mine, newComplianceStatus: 'Rejected' }),
+      (b) => signatureHeaderFor(Buffer.alloc(32, 7).toString('base64'), nowS(), b),
+    ],
     ['three days old', event({ ...mine, newComplianceStatus: 'Approved' }), (b) => signatureHeaderFor(secret, nowS() - 3 * 86_400, b)],
-    ['signature of another body', event({ ...mine, newComplianceStatus: 'Approved' }), () => signatureHeaderFor(secret, nowS(), '{"event":"x"}')],
-    ['only an unknown scheme', event({ ...mine, newComplianceStatus: 'Approved' }), (b) => signatureHeaderFor(secret, nowS(), b).replace('v1=', 'v9=')],
+    [
+      'signature of another body',
+      event({ ...mine, newComplianceStatus: 'Approved' }),
+      () => signatureHeaderFor(secret, nowS(), '{"event":"x"}'),
+    ],
+    [
+      'only an unknown scheme',
+      event({ ...mine, newComplianceStatus: 'Approved' }),
+      (b) => signatureHeaderFor(secret, nowS(), b).replace('v1=', 'v9='),
+    ],
   ];
   const noEffectKinds: [string, Record<string, unknown>][] = [
-    ["another transfer's platform id with the victim's id", event({ transactionId: otherTx, externalTransactionId: v.victimId, tenantId: a.platform.tenantId, newComplianceStatus: 'Rejected' })],
+    [
+      "another transfer's platform id with the victim's id",
+      event({ transactionId: otherTx, externalTransactionId: v.victimId, tenantId: a.platform.tenantId, newComplianceStatus: 'Rejected' }),
+    ],
     ['another tenant', event({ ...mine, tenantId: 'other-tenant', newComplianceStatus: 'Rejected' })],
     ['no tenant', event({ transactionId: victimTx, externalTransactionId: v.victimId, newComplianceStatus: 'Approved' })],
-    ['an unknown platform id with the victim\'s id', { event: 'TransactionStatusChanged', transactionId: '00000000-0000-4000-8000-0000000000ee', externalTransactionId: v.victimId, tenantId: a.platform.tenantId, oldStatus: 'ManualReview', newStatus: 'Paid', newStatusMessages: [] }],
+    [
+      "an unknown platform id with the victim's id",
+      {
+        event: 'TransactionStatusChanged',
+        transactionId: '00000000-0000-4000-8000-0000000000ee',
+        externalTransactionId: v.victimId,
+        tenantId: a.platform.tenantId,
+        oldStatus: 'ManualReview',
+        newStatus: 'Paid',
+        newStatusMessages: [],
+      },
+    ],
   ];
   const post = async (body: string, signature: string | null) => {
-    const res = await fetch(`${a.url}/webhooks/remittances`, { method: 'POST', headers: { 'content-type': 'application/json', ...(signature ? { 'x-service-signature': signature } : {}) }, body });
+    const res = await fetch(`${a.url}/webhooks/remittances`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(signature ? { 'x-service-signature': signature } : {}) },
+      body,
+    });
     t.operations++;
     t.attacks++;
     return { status: res.status, text: await res.text() };

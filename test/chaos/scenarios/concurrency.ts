@@ -17,7 +17,8 @@ import { privatePostgresUnavailable, startPrivatePostgres, type PrivatePostgres 
 import { PaymentLedger } from '../lib/ledger';
 import { awaitFinal, createOne, plan, type Target } from '../lib/workload';
 
-const CAPTURE = 'mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { id status version capturedAmount { amount currency } } }';
+const CAPTURE =
+  'mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { id status version capturedAmount { amount currency } } }';
 const VOID = 'mutation($i: VoidTransferInput!) { voidTransfer(input: $i) { id status version } }';
 const OK_WAIT = new Set(['IDEMPOTENCY_IN_PROGRESS']);
 
@@ -48,7 +49,8 @@ export const concurrency: Scenario = async ({ seed, long, log }) => {
       REMITTANCES_BASE_URL: sb.remittancesUrl,
       VERIFICATION_BASE_URL: sb.verificationUrl,
       SAGA_POLL_INTERVAL_MS: '50',
-      RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
+      RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
+      RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
       IDEMPOTENCY_WAIT_MS: '60000',
       MUTATION_LEASE_WAIT_MS: '60000',
       DATABASE_POOL_MAX: '10',
@@ -66,32 +68,96 @@ export const concurrency: Scenario = async ({ seed, long, log }) => {
 
     // transfers held for manual review (AUTHORIZED, nothing captures them but us)
     const target: Target = { url: () => A.url, customer, staff, personId };
-    const heldItems = plan(r, held, `cc-held-${seed}`, { happy: 0, reject: 0, declined: 0, review: 1, threeds: 0 }).map((x) => ({ ...x, decision: undefined }));
+    const heldItems = plan(r, held, `cc-held-${seed}`, { happy: 0, reject: 0, declined: 0, review: 1, threeds: 0 }).map((x) => ({
+      ...x,
+      decision: undefined,
+    }));
     await pool(heldItems, 6, (it) => createOne(target, it));
     const ready = await awaitFinal(target, heldItems, 60_000 + held * 500);
-    if (ready.some((x) => x.status !== 'AUTHORIZED')) throw new Error(`held transfers not AUTHORIZED: ${ready.map((x) => x.status).join(',')}`);
+    if (ready.some((x) => x.status !== 'AUTHORIZED'))
+      throw new Error(`held transfers not AUTHORIZED: ${ready.map((x) => x.status).join(',')}`);
 
     // the burst: every request built first, then fired at once, alternating instances
-    type Req = { group: string; args: string; query: string; vars: Record<string, unknown>; expect: 'create' | 'money'; transferId?: string; quoteId?: string };
+    type Req = {
+      group: string;
+      args: string;
+      query: string;
+      vars: Record<string, unknown>;
+      expect: 'create' | 'money';
+      transferId?: string;
+      quoteId?: string;
+    };
     const reqs: Req[] = [];
-    const quotes = await pool(Array.from({ length: createKeys }, () => 0), 6, () => newQuote(A.url, customer));
+    const quotes = await pool(
+      Array.from({ length: createKeys }, () => 0),
+      6,
+      () => newQuote(A.url, customer),
+    );
     for (let k = 0; k < createKeys; k++) {
       const key = `cc-create-${seed}-${k}`;
       const input = kindInput('review', quotes[k]!, personId, key);
-      for (let d = 0; d < dupsPerKey; d++) reqs.push({ group: `create:${key}`, args: 'same', query: CREATE, vars: { i: input }, expect: 'create', quoteId: quotes[k] });
+      for (let d = 0; d < dupsPerKey; d++)
+        reqs.push({ group: `create:${key}`, args: 'same', query: CREATE, vars: { i: input }, expect: 'create', quoteId: quotes[k] });
       // another key on the same quote: a second transfer would spend the quote twice
-      reqs.push({ group: `create:${key}:other`, args: 'same', query: CREATE, vars: { i: { ...input, idempotencyKey: `${key}-other` } }, expect: 'create', quoteId: quotes[k] });
+      reqs.push({
+        group: `create:${key}:other`,
+        args: 'same',
+        query: CREATE,
+        vars: { i: { ...input, idempotencyKey: `${key}-other` } },
+        expect: 'create',
+        quoteId: quotes[k],
+      });
     }
     for (const h of heldItems) {
       const partial = r.chance(0.3) ? '40.00' : undefined;
       for (let j = 0; j < racersPerTransfer; j++) {
         const x = r.int(0, 9);
-        if (x < 4) reqs.push({ group: `capture:${h.id}:same`, args: String(partial), query: CAPTURE, vars: { i: { transferId: h.id, idempotencyKey: `cc-cap-${h.id}`, ...(partial ? { amount: partial } : {}) } }, expect: 'money', transferId: h.id });
-        else if (x < 6) reqs.push({ group: `capture:${h.id}:${j}`, args: 'x', query: CAPTURE, vars: { i: { transferId: h.id, idempotencyKey: `cc-cap-${h.id}-${j}` } }, expect: 'money', transferId: h.id });
-        else if (x < 8) reqs.push({ group: `void:${h.id}:same`, args: 'x', query: VOID, vars: { i: { transferId: h.id, idempotencyKey: `cc-void-${h.id}` } }, expect: 'money', transferId: h.id });
-        else if (x < 9) reqs.push({ group: `void:${h.id}:${j}`, args: 'x', query: VOID, vars: { i: { transferId: h.id, idempotencyKey: `cc-void-${h.id}-${j}` } }, expect: 'money', transferId: h.id });
+        if (x < 4)
+          reqs.push({
+            group: `capture:${h.id}:same`,
+            args: String(partial),
+            query: CAPTURE,
+            vars: { i: { transferId: h.id, idempotencyKey: `cc-cap-${h.id}`, ...(partial ? { amount: partial } : {}) } },
+            expect: 'money',
+            transferId: h.id,
+          });
+        else if (x < 6)
+          reqs.push({
+            group: `capture:${h.id}:${j}`,
+            args: 'x',
+            query: CAPTURE,
+            vars: { i: { transferId: h.id, idempotencyKey: `cc-cap-${h.id}-${j}` } },
+            expect: 'money',
+            transferId: h.id,
+          });
+        else if (x < 8)
+          reqs.push({
+            group: `void:${h.id}:same`,
+            args: 'x',
+            query: VOID,
+            vars: { i: { transferId: h.id, idempotencyKey: `cc-void-${h.id}` } },
+            expect: 'money',
+            transferId: h.id,
+          });
+        else if (x < 9)
+          reqs.push({
+            group: `void:${h.id}:${j}`,
+            args: 'x',
+            query: VOID,
+            vars: { i: { transferId: h.id, idempotencyKey: `cc-void-${h.id}-${j}` } },
+            expect: 'money',
+            transferId: h.id,
+          });
         // same key as the shared capture, other arguments
-        else reqs.push({ group: `capture:${h.id}:same`, args: 'other', query: CAPTURE, vars: { i: { transferId: h.id, idempotencyKey: `cc-cap-${h.id}`, amount: partial ? '41.00' : '39.00' } }, expect: 'money', transferId: h.id });
+        else
+          reqs.push({
+            group: `capture:${h.id}:same`,
+            args: 'other',
+            query: CAPTURE,
+            vars: { i: { transferId: h.id, idempotencyKey: `cc-cap-${h.id}`, amount: partial ? '41.00' : '39.00' } },
+            expect: 'money',
+            transferId: h.id,
+          });
       }
     }
     const order = r.shuffle(reqs.map((_, i) => i));
@@ -127,7 +193,9 @@ export const concurrency: Scenario = async ({ seed, long, log }) => {
       const ids = new Set(settled.map((a) => a.data?.id).filter((id): id is string => typeof id === 'string'));
       const reusedAfterSuccess = ids.size > 0 && settled.some((a) => a.code === 'IDEMPOTENCY_KEY_REUSED');
       if (ids.size > 1 || reusedAfterSuccess)
-        violations.push(`${g}: ${results.size} different stored results for one key and the same arguments: ${[...results].slice(0, 3).join(' | ').slice(0, 400)}`);
+        violations.push(
+          `${g}: ${results.size} different stored results for one key and the same arguments: ${[...results].slice(0, 3).join(' | ').slice(0, 400)}`,
+        );
       else identical += idx.length;
       if (idx.length > 1) {
         multiAnswerGroups++;
@@ -138,7 +206,9 @@ export const concurrency: Scenario = async ({ seed, long, log }) => {
     // or INVALID_STATE once the transfer moved on)
     for (const [g, idx] of groups) {
       if (!g.endsWith('|other')) continue;
-      const sameIdx = groups.get(g.replace(/\|other$/, `|${reqs.find((q) => `${q.group}|other` === g && q.args !== 'other')?.args ?? 'undefined'}`)) ?? [];
+      const sameIdx =
+        groups.get(g.replace(/\|other$/, `|${reqs.find((q) => `${q.group}|other` === g && q.args !== 'other')?.args ?? 'undefined'}`)) ??
+        [];
       const variantsWon = [idx, sameIdx].filter((xs) => xs.some((i) => answers[i]!.data)).length;
       if (variantsWon > 1) violations.push(`${g.replace(/\|other$/, '')}: one key ran with two different argument sets`);
       for (const i of idx) {
@@ -151,8 +221,15 @@ export const concurrency: Scenario = async ({ seed, long, log }) => {
     const createdIds = new Set<string>();
     for (let k = 0; k < createKeys; k++) {
       const key = `cc-create-${seed}-${k}`;
-      const ids = new Set(reqs.map((q, i) => (q.group === `create:${key}` || q.group === `create:${key}:other` ? answers[i]!.data?.id : undefined)).filter(Boolean)); // exact: key 1 is a prefix of key 10
-      if (ids.size !== 1) violations.push(`quote ${quotes[k]}: ${ids.size} transfers from ${dupsPerKey + 1} requests (one key ×${dupsPerKey}, one other key)`);
+      const ids = new Set(
+        reqs
+          .map((q, i) => (q.group === `create:${key}` || q.group === `create:${key}:other` ? answers[i]!.data?.id : undefined))
+          .filter(Boolean),
+      ); // exact: key 1 is a prefix of key 10
+      if (ids.size !== 1)
+        violations.push(
+          `quote ${quotes[k]}: ${ids.size} transfers from ${dupsPerKey + 1} requests (one key ×${dupsPerKey}, one other key)`,
+        );
       ids.forEach((x) => createdIds.add(x as string));
       const other = answers[reqs.findIndex((q) => q.group === `create:${key}:other`)]!;
       const sameWon = reqs.some((q, i) => q.group === `create:${key}` && answers[i]!.data);
@@ -161,8 +238,14 @@ export const concurrency: Scenario = async ({ seed, long, log }) => {
     const perQuote = await A.app.db.prisma.transfer.groupBy({ by: ['quoteId'], _count: true });
     if (perQuote.some((x) => x._count > 1)) violations.push(`a quote backs ${Math.max(...perQuote.map((x) => x._count))} transfers`);
     // money: one capture or one void per held transfer, upstream
-    const heldViews = await readTransfers(A.url, staff, heldItems.map((h) => h.id!));
-    for (const v of heldViews) if (!['CAPTURED', 'VOIDED', 'PAYOUT_PENDING', 'COMPLETED'].includes(v.status)) violations.push(`held transfer ${v.id} is ${v.status} after the burst`);
+    const heldViews = await readTransfers(
+      A.url,
+      staff,
+      heldItems.map((h) => h.id!),
+    );
+    for (const v of heldViews)
+      if (!['CAPTURED', 'VOIDED', 'PAYOUT_PENDING', 'COMPLETED'].includes(v.status))
+        violations.push(`held transfer ${v.id} is ${v.status} after the burst`);
     // the burst's new transfers settle first (held for review: AUTHORIZED), so no authorization is caught in flight
     const createdItems = [...createdIds].map((id, i) => ({ i, kind: 'review' as const, key: id, id }));
     await awaitFinal(target, createdItems, 60_000 + createdItems.length * 500);
@@ -189,7 +272,10 @@ export const concurrency: Scenario = async ({ seed, long, log }) => {
         'capture/void racers': `${held} transfers × ${racersPerTransfer} → ${effects} upstream captures/voids (${c.captured} capture, ${c.released} void)`,
         'identical stored results for identical keys': `${identical} answers`,
         'byte-identical snapshots': `${snapshotGroups} of ${multiAnswerGroups} key groups`,
-        answers: [...codes].sort().map(([k, v]) => `${k}×${v}`).join(' '),
+        answers: [...codes]
+          .sort()
+          .map(([k, v]) => `${k}×${v}`)
+          .join(' '),
       },
       violations,
     };

@@ -14,15 +14,30 @@ import { collect, wsClient } from '../../helpers/ws';
 import { waitFor } from '../../helpers/wait';
 import { gqlRaw, newPerson, readTransfers } from '../lib/client';
 import { freePort, pool, rng, sleep, TERMINAL, type Scenario } from '../lib/common';
-import { privatePostgresUnavailable, privateRedisUnavailable, startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from '../lib/deps';
+import {
+  privatePostgresUnavailable,
+  privateRedisUnavailable,
+  startPrivatePostgres,
+  startPrivateRedis,
+  type PrivatePostgres,
+  type PrivateRedis,
+} from '../lib/deps';
 import { PaymentLedger } from '../lib/ledger';
 import { awaitFinal, createOne, decideReviews, oracle, plan, statusCounts, type Item, type Target } from '../lib/workload';
 import { streamViolations } from './webhook-chaos';
 
-
 export const dependencyLoss: Scenario = async ({ seed, long, log }) => {
   const why = privatePostgresUnavailable() ?? privateRedisUnavailable();
-  if (why) return { id: 5, name: 'dependency loss', operations: 0, faults: 0, figures: {} as Record<string, string | number>, violations: [] as string[], skipped: why };
+  if (why)
+    return {
+      id: 5,
+      name: 'dependency loss',
+      operations: 0,
+      faults: 0,
+      figures: {} as Record<string, string | number>,
+      violations: [] as string[],
+      skipped: why,
+    };
   const r = rng(seed);
   const n = long ? 60 : 12;
   const redisDownMs = long ? 30_000 : 8_000;
@@ -39,7 +54,11 @@ export const dependencyLoss: Scenario = async ({ seed, long, log }) => {
   type Sub = { id: string; s: ReturnType<typeof collect<any>>; history: any[]; resubscribes: number; errors: string[] };
   const subs: Sub[] = [];
   const subscribe = (x: Sub, afterVersion?: number) => {
-    x.s = collect<any>(client!, 'subscription($id: ID!, $after: Int) { transferUpdated(transferId: $id, afterVersion: $after) { id status version } }', { id: x.id, after: afterVersion ?? null });
+    x.s = collect<any>(
+      client!,
+      'subscription($id: ID!, $after: Int) { transferUpdated(transferId: $id, afterVersion: $after) { id status version } }',
+      { id: x.id, after: afterVersion ?? null },
+    );
   };
   const followUp = () => {
     for (const x of subs) {
@@ -71,7 +90,8 @@ export const dependencyLoss: Scenario = async ({ seed, long, log }) => {
       SAGA_RETRY_BASE_MS: '100',
       SAGA_RETRY_MAX_MS: '1000',
       WEBHOOK_POLL_INTERVAL_MS: '100',
-      RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
+      RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
+      RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
     };
     const A = await startTestApp({ ...env, PORT: String(portA), PUBLIC_URL: `http://127.0.0.1:${portA}` });
     apps.push(A);
@@ -100,7 +120,9 @@ export const dependencyLoss: Scenario = async ({ seed, long, log }) => {
     const probe = async () => {
       while (probing) {
         for (const app of apps) {
-          const s = await fetch(`${app.url}/readyz`).then((x) => (x.body?.cancel(), x.status)).catch(() => 0);
+          const s = await fetch(`${app.url}/readyz`)
+            .then((x) => (x.body?.cancel(), x.status))
+            .catch(() => 0);
           if (s === 503) seen.ready503++;
           else if (s === 200) seen.readyOk++;
           const q = await gqlRaw(app.url, '{ transfers(first: 5) { edges { node { id status } } } }', undefined, staff, 15_000);
@@ -121,16 +143,22 @@ export const dependencyLoss: Scenario = async ({ seed, long, log }) => {
     const p1 = probe();
     const redisDownAt = Date.now();
     await create(items.slice(half)).catch((e) => violations.push(`creating transfers while Redis was down: ${(e as Error).message}`));
-    await decideReviews(sb.controlUrl, items.filter((x) => x.id), Date.now() + 10_000);
+    await decideReviews(
+      sb.controlUrl,
+      items.filter((x) => x.id),
+      Date.now() + 10_000,
+    );
     await sleep(Math.max(0, redisDownMs - (Date.now() - redisDownAt)));
     probing = false;
     await p1;
     const redis503 = seen.ready503;
     await redis.start();
     const back1 = Date.now();
-    await waitFor(async () => (await Promise.all(apps.map((a) => fetch(`${a.url}/readyz`).then((x) => (x.body?.cancel(), x.status))))).every((s) => s === 200), { timeoutMs: 60_000, intervalMs: 100, what: 'ready again after Redis', retryErrors: true }).catch((e) =>
-      violations.push(`not ready 60 s after Redis came back: ${(e as Error).message}`),
-    );
+    await waitFor(
+      async () =>
+        (await Promise.all(apps.map((a) => fetch(`${a.url}/readyz`).then((x) => (x.body?.cancel(), x.status))))).every((s) => s === 200),
+      { timeoutMs: 60_000, intervalMs: 100, what: 'ready again after Redis', retryErrors: true },
+    ).catch((e) => violations.push(`not ready 60 s after Redis came back: ${(e as Error).message}`));
     const redisRecoveryMs = Date.now() - back1;
     if (redis503 === 0) violations.push('/readyz never said 503 while Redis was down');
 
@@ -145,19 +173,30 @@ export const dependencyLoss: Scenario = async ({ seed, long, log }) => {
     const pg503 = seen.ready503;
     await pg.start();
     const back2 = Date.now();
-    await waitFor(async () => (await Promise.all(apps.map((a) => fetch(`${a.url}/readyz`).then((x) => (x.body?.cancel(), x.status))))).every((s) => s === 200), { timeoutMs: 60_000, intervalMs: 100, what: 'ready again after PostgreSQL', retryErrors: true }).catch((e) =>
-      violations.push(`not ready 60 s after PostgreSQL came back: ${(e as Error).message}`),
-    );
+    await waitFor(
+      async () =>
+        (await Promise.all(apps.map((a) => fetch(`${a.url}/readyz`).then((x) => (x.body?.cancel(), x.status))))).every((s) => s === 200),
+      { timeoutMs: 60_000, intervalMs: 100, what: 'ready again after PostgreSQL', retryErrors: true },
+    ).catch((e) => violations.push(`not ready 60 s after PostgreSQL came back: ${(e as Error).message}`));
     const pgRecoveryMs = Date.now() - back2;
     if (pg503 === 0) violations.push('/readyz never said 503 while PostgreSQL was down');
-    await decideReviews(sb.controlUrl, items.filter((x) => x.id), Date.now() + 30_000);
+    await decideReviews(
+      sb.controlUrl,
+      items.filter((x) => x.id),
+      Date.now() + 30_000,
+    );
 
     const ok = items.filter((x) => x.id);
     const watcher = setInterval(followUp, 200);
     const views = await awaitFinal(target, ok, 90_000 + n * 2000);
     violations.push(...oracle(ok, views));
     const last = new Map(views.map((x) => [x.id, x.version!]));
-    await waitFor(async () => subs.every((x) => streamOf(x).at(-1)?.data?.transferUpdated.version === last.get(x.id)), { timeoutMs: 60_000, intervalMs: 100, what: 'subscribers caught up', retryErrors: true }).catch(() => undefined);
+    await waitFor(async () => subs.every((x) => streamOf(x).at(-1)?.data?.transferUpdated.version === last.get(x.id)), {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+      what: 'subscribers caught up',
+      retryErrors: true,
+    }).catch(() => undefined);
     clearInterval(watcher);
     let messages = 0;
     for (const x of subs) {
@@ -165,11 +204,23 @@ export const dependencyLoss: Scenario = async ({ seed, long, log }) => {
       messages += stream.length;
       violations.push(...streamViolations(x.id, stream));
       const end = stream.at(-1)?.data?.transferUpdated.version;
-      if (end !== last.get(x.id)) violations.push(`subscriber on B ${x.id}: ended at version ${end}, the transfer is at ${last.get(x.id)} (errors: ${x.errors.join('; ')})`);
+      if (end !== last.get(x.id))
+        violations.push(
+          `subscriber on B ${x.id}: ended at version ${end}, the transfer is at ${last.get(x.id)} (errors: ${x.errors.join('; ')})`,
+        );
     }
     const resubscribes = subs.reduce((a, x) => a + x.resubscribes, 0);
     const whyEnded = [...new Set(subs.flatMap((x) => x.errors))].slice(0, 2).join('; ');
-    violations.push(...ledger.check(await sb.control.calls('/gateway'), await readTransfers(A.url, staff, ok.map((x) => x.id!))).violations);
+    violations.push(
+      ...ledger.check(
+        await sb.control.calls('/gateway'),
+        await readTransfers(
+          A.url,
+          staff,
+          ok.map((x) => x.id!),
+        ),
+      ).violations,
+    );
     return {
       id: 5,
       name: 'dependency loss',

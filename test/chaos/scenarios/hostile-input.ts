@@ -44,10 +44,18 @@ const canaryString = fc.tuple(fc.string({ maxLength: 12 }), fc.nat(9999)).map(([
 
 /** A value for an input type: mostly valid-shaped, sometimes wrong (type, null, unknown field). */
 function valueArb(schema: GraphQLSchema, type: GraphQLInputType, depth: number): fc.Arbitrary<unknown> {
-  const wrong = fc.oneof(fc.constant(null), fc.integer(), fc.boolean(), canaryString, fc.constant([]), fc.constant({ fuzzUnknownField: 1 }));
+  const wrong = fc.oneof(
+    fc.constant(null),
+    fc.integer(),
+    fc.boolean(),
+    canaryString,
+    fc.constant([]),
+    fc.constant({ fuzzUnknownField: 1 }),
+  );
   const inner = (): fc.Arbitrary<unknown> => {
     if (isNonNullType(type)) return valueArb(schema, type.ofType as GraphQLInputType, depth);
-    if (isListType(type)) return depth > 3 ? fc.constant([]) : fc.array(valueArb(schema, type.ofType as GraphQLInputType, depth + 1), { maxLength: 3 });
+    if (isListType(type))
+      return depth > 3 ? fc.constant([]) : fc.array(valueArb(schema, type.ofType as GraphQLInputType, depth + 1), { maxLength: 3 });
     if (isEnumType(type)) return fc.constantFrom(...type.getValues().map((v) => v.name));
     if (isInputObjectType(type)) {
       if (depth > 4) return fc.constant({});
@@ -69,7 +77,10 @@ function valueArb(schema: GraphQLSchema, type: GraphQLInputType, depth: number):
         case 'Decimal':
           return fc.oneof(fc.constantFrom('100.00', '0.01', '-1', '1e9', '99999999999999999999.999'), canaryString);
         case 'DateTime':
-          return fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), canaryString);
+          return fc.oneof(
+            fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+            canaryString,
+          );
         default:
           return canaryString;
       }
@@ -95,13 +106,19 @@ function selection(t: GraphQLOutputType, depth: number, r: () => number): string
 const literal = (v: unknown): string => {
   if (v === null || v === undefined) return 'null';
   if (Array.isArray(v)) return `[${v.map(literal).join(', ')}]`;
-  if (typeof v === 'object') return `{ ${Object.entries(v as object).map(([k, x]) => `${k}: ${literal(x)}`).join(', ')} }`;
+  if (typeof v === 'object')
+    return `{ ${Object.entries(v as object)
+      .map(([k, x]) => `${k}: ${literal(x)}`)
+      .join(', ')} }`;
   if (typeof v === 'string') return JSON.stringify(v);
   return String(v);
 };
 
 function operationArb(schema: GraphQLSchema): fc.Arbitrary<Omit<Case, 'who'>> {
-  const roots: ['query' | 'mutation', GraphQLObjectType][] = [['query', schema.getQueryType()!], ['mutation', schema.getMutationType()!]];
+  const roots: ['query' | 'mutation', GraphQLObjectType][] = [
+    ['query', schema.getQueryType()!],
+    ['mutation', schema.getMutationType()!],
+  ];
   const fieldArbs = roots.flatMap(([op, root]) =>
     Object.values(root.getFields()).map((f) =>
       fc
@@ -113,32 +130,51 @@ function operationArb(schema: GraphQLSchema): fc.Arbitrary<Omit<Case, 'who'>> {
         )
         .map(([args, asVars, x, extraArg]) => {
           let s = Math.floor(x * 2 ** 31) || 1;
-          const r = () => ((s = (s * 16807) % 2147483647) / 2147483647);
+          const r = () => (s = (s * 16807) % 2147483647) / 2147483647;
           const sel = selection(f.type, 0, r);
           const names = Object.keys(args);
-          const argText = (asVars ? names.map((n) => `${n}: $${n}`) : names.map((n) => `${n}: ${literal(args[n])}`)).concat(extraArg ? ['fuzzUnknownArg: 1'] : []);
-          const defs = asVars && names.length ? `(${names.map((n) => `$${n}: ${String(f.args.find((a) => a.name === n)!.type)}`).join(', ')})` : '';
+          const argText = (asVars ? names.map((n) => `${n}: $${n}`) : names.map((n) => `${n}: ${literal(args[n])}`)).concat(
+            extraArg ? ['fuzzUnknownArg: 1'] : [],
+          );
+          const defs =
+            asVars && names.length ? `(${names.map((n) => `$${n}: ${String(f.args.find((a) => a.name === n)!.type)}`).join(', ')})` : '';
           const query = `${op} Fuzz${defs} { ${f.name}${argText.length ? `(${argText.join(', ')})` : ''} ${sel} }`;
-          return { kind: `${op}.${f.name}`, contentType: 'application/json', body: JSON.stringify({ query, variables: asVars ? args : undefined }) };
+          return {
+            kind: `${op}.${f.name}`,
+            contentType: 'application/json',
+            body: JSON.stringify({ query, variables: asVars ? args : undefined }),
+          };
         }),
     ),
   );
-  const broken = fc.oneof(
-    canaryString.map((s) => ({ kind: 'garbage query', q: `{ ${s} ` })),
-    fc.nat(40).map((n) => ({ kind: 'deep nesting', q: `{ viewer ${'{ id '.repeat(n + 20)}${'}'.repeat(n + 21)}` })),
-    fc.nat(300).map((n) => ({ kind: 'alias flood', q: `{ ${Array.from({ length: n + 50 }, (_, i) => `a${i}: viewer { id }`).join(' ')} }` })),
-    fc.nat(9999).map((n) => ({ kind: 'unknown field', q: `{ fuzzUnknown${n} { id } }` })),
-    canaryString.map((s) => ({ kind: 'huge string', q: `{ transfer(id: "${s.repeat(2000)}") { id } }` })),
-    fc.constant({ kind: 'introspection of the type system', q: '{ __schema { types { name fields { name } } } }' }),
-    fc.constant({ kind: 'subscription over HTTP', q: 'subscription { transferUpdated(transferId: "x") { id } }' }),
-    fc.constant({ kind: 'two operations, no name', q: 'query A { viewer { id } } query B { viewer { id } }' }),
-  ).map((x) => ({ kind: x.kind, contentType: 'application/json', body: JSON.stringify({ query: x.q }) }));
+  const broken = fc
+    .oneof(
+      canaryString.map((s) => ({ kind: 'garbage query', q: `{ ${s} ` })),
+      fc.nat(40).map((n) => ({ kind: 'deep nesting', q: `{ viewer ${'{ id '.repeat(n + 20)}${'}'.repeat(n + 21)}` })),
+      fc
+        .nat(300)
+        .map((n) => ({ kind: 'alias flood', q: `{ ${Array.from({ length: n + 50 }, (_, i) => `a${i}: viewer { id }`).join(' ')} }` })),
+      fc.nat(9999).map((n) => ({ kind: 'unknown field', q: `{ fuzzUnknown${n} { id } }` })),
+      canaryString.map((s) => ({ kind: 'huge string', q: `{ transfer(id: "${s.repeat(2000)}") { id } }` })),
+      fc.constant({ kind: 'introspection of the type system', q: '{ __schema { types { name fields { name } } } }' }),
+      fc.constant({ kind: 'subscription over HTTP', q: 'subscription { transferUpdated(transferId: "x") { id } }' }),
+      fc.constant({ kind: 'two operations, no name', q: 'query A { viewer { id } } query B { viewer { id } }' }),
+    )
+    .map((x) => ({ kind: x.kind, contentType: 'application/json', body: JSON.stringify({ query: x.q }) }));
   const badBodies = fc.oneof(
     canaryString.map((s) => ({ kind: 'bad JSON', contentType: 'application/json', body: `{"query": "${s}` })),
     canaryString.map((s) => ({ kind: 'text body', contentType: 'text/plain', body: s })),
-    canaryString.map((s) => ({ kind: 'variables not an object', contentType: 'application/json', body: JSON.stringify({ query: '{ viewer { id } }', variables: s }) })),
+    canaryString.map((s) => ({
+      kind: 'variables not an object',
+      contentType: 'application/json',
+      body: JSON.stringify({ query: '{ viewer { id } }', variables: s }),
+    })),
     fc.constant({ kind: 'query not a string', contentType: 'application/json', body: JSON.stringify({ query: { a: 1 } }) }),
-    fc.constant({ kind: 'batch', contentType: 'application/json', body: JSON.stringify([{ query: '{ viewer { id } }' }, { query: '{ viewer { id } }' }]) }),
+    fc.constant({
+      kind: 'batch',
+      contentType: 'application/json',
+      body: JSON.stringify([{ query: '{ viewer { id } }' }, { query: '{ viewer { id } }' }]),
+    }),
   );
   return fc.oneof({ weight: 8, arbitrary: fc.oneof(...fieldArbs) }, { weight: 2, arbitrary: broken }, { weight: 1, arbitrary: badBodies });
 }
@@ -147,7 +183,13 @@ const STACK = /\n\s+at [^\n]+:\d+:\d+|"stacktrace"|node_modules\/|\/src\/[\w/.-]
 
 export const hostileInput: Scenario = async ({ seed, long, log }) => {
   const cases = long ? 5000 : 400;
-  const app = await startTestApp({ LOG_LEVEL: serviceLogLevel(), RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000', RATE_LIMIT_ALIAS_LOOKUPS_PER_MINUTE: '1000000', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000' });
+  const app = await startTestApp({
+    LOG_LEVEL: serviceLogLevel(),
+    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
+    RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
+    RATE_LIMIT_ALIAS_LOOKUPS_PER_MINUTE: '1000000',
+    RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000000',
+  });
   const violations: string[] = [];
   try {
     const tokens = {
@@ -162,20 +204,28 @@ export const hostileInput: Scenario = async ({ seed, long, log }) => {
       body: JSON.stringify({ query: getIntrospectionQuery() }),
     });
     const schema = buildClientSchema(((await intro.json()) as { data: never }).data);
-    const arb = fc.tuple(fc.constantFrom<Case['who']>('anonymous', 'customer', 'backoffice', 'admin'), operationArb(schema)).map(([who, c]) => ({ who, ...c }));
+    const arb = fc
+      .tuple(fc.constantFrom<Case['who']>('anonymous', 'customer', 'backoffice', 'admin'), operationArb(schema))
+      .map(([who, c]) => ({ who, ...c }));
     const samples = fc.sample(arb, { seed, numRuns: cases });
-    log(`hostile input: ${samples.length} cases over ${Object.keys(schema.getQueryType()!.getFields()).length} queries and ${Object.keys(schema.getMutationType()!.getFields()).length} mutations`);
+    log(
+      `hostile input: ${samples.length} cases over ${Object.keys(schema.getQueryType()!.getFields()).length} queries and ${Object.keys(schema.getMutationType()!.getFields()).length} mutations`,
+    );
     const statuses = new Map<number, number>();
     const kinds = new Set<string>();
     await pool(samples, 4, async (c) => {
       kinds.add(c.kind);
       const tok = tokens[c.who];
-      let status = 0;
-      let text = '';
+      let status: number;
+      let text: string;
       try {
         const res = await fetch(`${app.url}/graphql`, {
           method: 'POST',
-          headers: { 'content-type': c.contentType, accept: 'application/graphql-response+json, application/json', ...(tok ? { authorization: `Bearer ${tok}` } : {}) },
+          headers: {
+            'content-type': c.contentType,
+            accept: 'application/graphql-response+json, application/json',
+            ...(tok ? { authorization: `Bearer ${tok}` } : {}),
+          },
           body: c.body,
           signal: AbortSignal.timeout(30_000),
         });
@@ -195,9 +245,14 @@ export const hostileInput: Scenario = async ({ seed, long, log }) => {
       } catch {
         /* not JSON: the whole text counts */
       }
-      if (errorsText.includes(CANARY)) violations.push(`${c.kind} (${c.who}): input echoed in the error: ${errorsText.slice(Math.max(0, errorsText.indexOf(CANARY) - 160), errorsText.indexOf(CANARY) + 60)}`);
+      if (errorsText.includes(CANARY))
+        violations.push(
+          `${c.kind} (${c.who}): input echoed in the error: ${errorsText.slice(Math.max(0, errorsText.indexOf(CANARY) - 160), errorsText.indexOf(CANARY) + 60)}`,
+        );
     });
-    const health = await fetch(`${app.url}/healthz`).then((r) => r.status).catch(() => 0);
+    const health = await fetch(`${app.url}/healthz`)
+      .then((r) => r.status)
+      .catch(() => 0);
     if (health !== 200) violations.push(`the service stopped answering /healthz (${health}) after the fuzzing`);
     return {
       id: 6,
@@ -206,7 +261,10 @@ export const hostileInput: Scenario = async ({ seed, long, log }) => {
       faults: samples.length,
       figures: {
         'kinds of case': kinds.size,
-        'HTTP statuses': [...statuses].sort().map(([s, n]) => `${s}×${n}`).join(' '),
+        'HTTP statuses': [...statuses]
+          .sort()
+          .map(([s, n]) => `${s}×${n}`)
+          .join(' '),
         '5xx': [...statuses].filter(([s]) => s >= 500).reduce((a, [, n]) => a + n, 0),
       },
       violations: dedupe(violations),

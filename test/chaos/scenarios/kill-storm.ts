@@ -42,7 +42,8 @@ export const killStorm: Scenario = async ({ seed, long, log }) => {
     SAGA_RETRY_BASE_MS: '100',
     SAGA_RETRY_MAX_MS: '1000',
     WEBHOOK_POLL_INTERVAL_MS: '100',
-    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
+    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
+    RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
     LOG_LEVEL: 'error',
   };
   let svc: ServiceProcess | null = null;
@@ -94,14 +95,17 @@ export const killStorm: Scenario = async ({ seed, long, log }) => {
     const violations = oracle(created, views);
     // transfers the client was never told about (none expected) would still move money: the money checker must see them too
     const listed = await gqlRaw(url, '{ transfers(first: 100) { edges { node { id } } } }', undefined, customer);
-    const orphans = ((listed.body?.data?.transfers?.edges ?? []) as { node: { id: string } }[]).map((e) => e.node.id).filter((id) => !created.some((it) => it.id === id));
+    const orphans = ((listed.body?.data?.transfers?.edges ?? []) as { node: { id: string } }[])
+      .map((e) => e.node.id)
+      .filter((id) => !created.some((it) => it.id === id));
     const orphanViews = await readTransfers(url, staff, orphans);
     const calls = await sb.control.calls('/gateway');
     const money = ledger.check(calls, [...views, ...orphanViews]);
     violations.push(...money.violations);
     // a killed process never answers half a response with a stack trace: look at what the survivors logged
     const crashes = all.filter((p) => p.stderr.join('').match(/FATAL|Unhandled|uncaught/i));
-    if (crashes.length) violations.push(`${crashes.length} service processes logged a fatal error: ${crashes[0]!.stderr.join('').slice(0, 300)}`);
+    if (crashes.length)
+      violations.push(`${crashes.length} service processes logged a fatal error: ${crashes[0]!.stderr.join('').slice(0, 300)}`);
     const c = ledger.counts();
     return {
       id: 1,

@@ -19,7 +19,8 @@ export const unknownOutcomes: Scenario = async ({ seed, long, log }) => {
     SAGA_RETRY_MAX_MS: '500',
     WEBHOOK_POLL_INTERVAL_MS: '50',
     UPSTREAM_PAYMENT_TIMEOUT_MS: '5000',
-    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
+    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
+    RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
   });
   const ctx = app.app.sandbox!.ctx;
   const ledger = new PaymentLedger(ctx);

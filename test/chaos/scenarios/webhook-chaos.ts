@@ -31,7 +31,8 @@ export function streamViolations(id: string, msgs: Msg[]): string[] {
     if (prev) {
       if (cur.version !== prev.version + 1) v.push(`subscriber ${id}: version ${prev.version} → ${cur.version} (gap or repeat)`);
       if (RANK[cur.status]! < RANK[prev.status]!) v.push(`subscriber ${id}: status moved backwards ${prev.status} → ${cur.status}`);
-      if (TERMINAL.includes(prev.status) && cur.status !== prev.status) v.push(`subscriber ${id}: terminal ${prev.status} changed to ${cur.status}`);
+      if (TERMINAL.includes(prev.status) && cur.status !== prev.status)
+        v.push(`subscriber ${id}: terminal ${prev.status} changed to ${cur.status}`);
     }
     prev = cur;
   }
@@ -47,7 +48,8 @@ export const webhookChaos: Scenario = async ({ seed, long, log }) => {
     SAGA_RETRY_BASE_MS: '50',
     SAGA_RETRY_MAX_MS: '500',
     WEBHOOK_POLL_INTERVAL_MS: '50',
-    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000', RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
+    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
+    RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
   });
   const sbUrl = app.app.sandbox!.url;
   const ctx = app.app.sandbox!.ctx;
@@ -63,42 +65,71 @@ export const webhookChaos: Scenario = async ({ seed, long, log }) => {
     log(`webhook chaos: ${n} transfers, duplicates 30 %, shuffled, delayed`);
     await pool(items, 6, async (it) => {
       await createOne(target, it);
-      subs.push({ id: it.id!, s: collect<Msg['data']>(client, 'subscription($id: ID!) { transferUpdated(transferId: $id) { id status version } }', { id: it.id }) });
+      subs.push({
+        id: it.id!,
+        s: collect<Msg['data']>(client, 'subscription($id: ID!) { transferUpdated(transferId: $id) { id status version } }', { id: it.id }),
+      });
     });
     await decideReviews(`${sbUrl}/__sandbox`, items, Date.now() + 60_000 + n * 500);
     let views = await awaitFinal(target, items, 60_000 + n * 1500);
     const violations = oracle(items, views);
-    await waitFor(async () => (await app.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })) === 0, { timeoutMs: 60_000 + n * 300, intervalMs: 100, what: 'inbox drained', retryErrors: true }).catch((e) =>
-      violations.push(String((e as Error).message)),
-    );
+    await waitFor(async () => (await app.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })) === 0, {
+      timeoutMs: 60_000 + n * 300,
+      intervalMs: 100,
+      what: 'inbox drained',
+      retryErrors: true,
+    }).catch((e) => violations.push(String((e as Error).message)));
     // Replays: every stored event again, re-signed now; a sample signed 3 days ago must be refused.
-    const own = ((await (await fetch(`${sbUrl}/__sandbox/webhooks`)).json()) as { webhooks: { url: string; signingSecret: string | null; deliveries: { duplicate: boolean }[] }[] }).webhooks.find(
-      (w) => w.url === `${app.url}/webhooks/remittances`,
-    );
+    const own = (
+      (await (await fetch(`${sbUrl}/__sandbox/webhooks`)).json()) as {
+        webhooks: { url: string; signingSecret: string | null; deliveries: { duplicate: boolean }[] }[];
+      }
+    ).webhooks.find((w) => w.url === `${app.url}/webhooks/remittances`);
     if (!own?.signingSecret) throw new Error('no signed subscription of ours at the sandbox');
     const stored = await app.app.db.prisma.webhookInbox.findMany({ select: { payload: true } });
     const replays = r.shuffle(stored).slice(0, long ? 3000 : stored.length);
     const now = Math.floor(Date.now() / 1000);
     const post = async (body: string, t: number) => {
-      const res = await fetch(`${app.url}/webhooks/remittances`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': signatureHeaderFor(own.signingSecret!, t, body) }, body });
+      const res = await fetch(`${app.url}/webhooks/remittances`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-signature': signatureHeaderFor(own.signingSecret!, t, body) },
+        body,
+      });
       await res.body?.cancel().catch(() => undefined);
       return res.status;
     };
     const replayStatuses = await pool(replays, 8, (x) => post(JSON.stringify(x.payload), now));
     const refusedOld = await pool(replays.slice(0, 20), 4, (x) => post(JSON.stringify(x.payload), now - 3 * 86_400));
-    if (replayStatuses.some((s) => s < 200 || s >= 300)) violations.push(`replayed deliveries answered ${[...new Set(replayStatuses)].join(',')}`);
-    if (refusedOld.some((s) => s !== 401)) violations.push(`deliveries signed 3 days ago answered ${[...new Set(refusedOld)].join(',')} (expected 401)`);
-    await waitFor(async () => (await app.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })) === 0, { timeoutMs: 60_000, intervalMs: 100, what: 'inbox drained after replays', retryErrors: true }).catch((e) =>
-      violations.push(String((e as Error).message)),
+    if (replayStatuses.some((s) => s < 200 || s >= 300))
+      violations.push(`replayed deliveries answered ${[...new Set(replayStatuses)].join(',')}`);
+    if (refusedOld.some((s) => s !== 401))
+      violations.push(`deliveries signed 3 days ago answered ${[...new Set(refusedOld)].join(',')} (expected 401)`);
+    await waitFor(async () => (await app.app.db.prisma.webhookInbox.count({ where: { processedAt: null } })) === 0, {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+      what: 'inbox drained after replays',
+      retryErrors: true,
+    }).catch((e) => violations.push(String((e as Error).message)));
+    const after = await readTransfers(
+      app.url,
+      staff,
+      items.map((it) => it.id!),
     );
-    const after = await readTransfers(app.url, staff, items.map((it) => it.id!));
     for (const [k, a] of after.entries()) {
-      if (a.version !== views[k]!.version || a.status !== views[k]!.status) violations.push(`transfer ${a.id}: replayed events changed it (${views[k]!.status} v${views[k]!.version} → ${a.status} v${a.version})`);
+      if (a.version !== views[k]!.version || a.status !== views[k]!.status)
+        violations.push(
+          `transfer ${a.id}: replayed events changed it (${views[k]!.status} v${views[k]!.version} → ${a.status} v${a.version})`,
+        );
     }
     views = after;
     // Subscribers: every stream gap-free, never backwards, ending at the transfer's last version.
     const last = new Map(views.map((x) => [x.id, x.version!]));
-    await waitFor(async () => subs.every((x) => x.s.results.at(-1)?.data?.transferUpdated.version === last.get(x.id)), { timeoutMs: 30_000, intervalMs: 100, what: 'subscribers caught up', retryErrors: true }).catch(() => undefined);
+    await waitFor(async () => subs.every((x) => x.s.results.at(-1)?.data?.transferUpdated.version === last.get(x.id)), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      what: 'subscribers caught up',
+      retryErrors: true,
+    }).catch(() => undefined);
     let messages = 0;
     for (const x of subs) {
       messages += x.s.results.length;
@@ -106,7 +137,12 @@ export const webhookChaos: Scenario = async ({ seed, long, log }) => {
       const end = x.s.results.at(-1)?.data?.transferUpdated.version;
       if (end !== last.get(x.id)) violations.push(`subscriber ${x.id}: ended at version ${end}, the transfer is at ${last.get(x.id)}`);
     }
-    violations.push(...ledger.check(ctx.calls.filter((c) => c.service === 'gateway'), views).violations);
+    violations.push(
+      ...ledger.check(
+        ctx.calls.filter((c) => c.service === 'gateway'),
+        views,
+      ).violations,
+    );
     const deliveries = own.deliveries.length;
     const duplicates = own.deliveries.filter((d) => d.duplicate).length;
     const inbox = await app.app.db.prisma.webhookInbox.count();

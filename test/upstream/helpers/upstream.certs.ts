@@ -30,7 +30,24 @@ export function makePki(): TestPki {
     key(name);
     ssl('req', '-new', '-key', `${name}.key`, '-subj', `/CN=${name}`, '-out', `${name}.csr`);
     writeFileSync(join(dir, `${name}.ext`), ext);
-    ssl('x509', '-req', '-in', `${name}.csr`, '-CA', `${caName}.crt`, '-CAkey', `${caName}.key`, '-CAcreateserial', '-days', '2', '-sha256', '-extfile', `${name}.ext`, '-out', `${name}.crt`);
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      `${caName}.crt`,
+      '-CAkey',
+      `${caName}.key`,
+      '-CAcreateserial',
+      '-days',
+      '2',
+      '-sha256',
+      '-extfile',
+      `${name}.ext`,
+      '-out',
+      `${name}.crt`,
+    );
   };
   ca('test-ca');
   ca('rogue-ca');

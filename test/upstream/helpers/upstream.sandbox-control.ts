@@ -22,7 +22,9 @@ export class SandboxControl {
     return text ? JSON.parse(text) : undefined;
   }
 
-  calls(pathPrefix: string): Promise<Array<{ service: string; method: string; path: string; status: number; idempotencyKey: string | null }>> {
+  calls(
+    pathPrefix: string,
+  ): Promise<Array<{ service: string; method: string; path: string; status: number; idempotencyKey: string | null }>> {
     return this.call('GET', `/calls?path=${encodeURIComponent(pathPrefix)}`) as never;
   }
   reset(): Promise<unknown> {

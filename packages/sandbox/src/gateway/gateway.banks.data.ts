@@ -422,7 +422,12 @@ function usBanks(): BankRecord[] {
       const district = ((i + k) % 12) + 1 + (k === 1 ? 20 : 0);
       const routing = abaWithCheckDigit(`${String(district).padStart(2, '0')}${hashDigits(name, 6)}`);
       const letters = name.replace(/[^A-Za-z]/g, '').toUpperCase();
-      community.push({ bankCode: routing, bankName: name, countryCode: 'US', swift: `${letters.slice(0, 2)}${letters.slice(-2)}US4${k + 1}` });
+      community.push({
+        bankCode: routing,
+        bankName: name,
+        countryCode: 'US',
+        swift: `${letters.slice(0, 2)}${letters.slice(-2)}US4${k + 1}`,
+      });
     }
   });
   return [...major, ...community];
@@ -446,7 +451,8 @@ for (const b of BANKS) {
   list.push(b);
   BY_COUNTRY.set(b.countryCode, list);
 }
-for (const list of BY_COUNTRY.values()) list.sort((a, b) => a.bankName.localeCompare(b.bankName, 'en') || a.bankCode.localeCompare(b.bankCode));
+for (const list of BY_COUNTRY.values())
+  list.sort((a, b) => a.bankName.localeCompare(b.bankName, 'en') || a.bankCode.localeCompare(b.bankCode));
 
 export function banksOf(countryCode: string): BankRecord[] {
   return BY_COUNTRY.get(countryCode) ?? [];

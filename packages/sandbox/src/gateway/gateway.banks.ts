@@ -15,7 +15,12 @@ export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
 /** A zero-based page parameter and a size parameter, validated. */
-export function paging(issues: Issues, q: Record<string, string | undefined>, pageKey: string, sizeKey: string): { page: number; size: number } {
+export function paging(
+  issues: Issues,
+  q: Record<string, string | undefined>,
+  pageKey: string,
+  sizeKey: string,
+): { page: number; size: number } {
   let page = 0;
   let size = DEFAULT_PAGE_SIZE;
   const p = q[pageKey];
@@ -25,7 +30,8 @@ export function paging(issues: Issues, q: Record<string, string | undefined>, pa
   }
   const s = q[sizeKey];
   if (s !== undefined && s !== '') {
-    if (!/^\d+$/.test(s) || Number(s) < 1 || Number(s) > MAX_PAGE_SIZE) issues.add(sizeKey, `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+    if (!/^\d+$/.test(s) || Number(s) < 1 || Number(s) > MAX_PAGE_SIZE)
+      issues.add(sizeKey, `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
     else size = Number(s);
   }
   return { page, size };

@@ -73,8 +73,7 @@ export function cardProfile(cardTokenId: string): CardProfile {
     aav: magic === '0010' ? 'PARTIAL_MATCH' : magic === '0011' ? 'FAILED' : magic === '0012' ? 'NOT_SUPPORTED' : 'APPROVED',
     oct: magic === '0013' ? NOT_CAPABLE : CAPABLE,
     aft: magic === '0014' ? NOT_CAPABLE : CAPABLE,
-    declineReason:
-      magic === '0004' ? 'Do not honor' : magic === '0014' ? 'Card cannot fund pull transactions (AFT not supported)' : null,
+    declineReason: magic === '0004' ? 'Do not honor' : magic === '0014' ? 'Card cannot fund pull transactions (AFT not supported)' : null,
   };
 }
 

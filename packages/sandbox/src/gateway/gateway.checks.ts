@@ -43,7 +43,10 @@ const SUFFIXES = new Set(['jr', 'sr', 'ii', 'iii', 'iv', 'phd', 'md', 'esq', 'dd
 /** Names for the card name check: ≤ 35 characters, no prefixes (Mr, Dr, ...) or suffixes (Jr, III, ...). */
 function nameRule(v: string): string | null {
   if (v.trim() === '') return 'required';
-  const words = v.trim().split(/\s+/).map((w) => w.replace(/[.,]/g, '').toLowerCase());
+  const words = v
+    .trim()
+    .split(/\s+/)
+    .map((w) => w.replace(/[.,]/g, '').toLowerCase());
   if (PREFIXES.has(words[0])) return 'must not carry a prefix (Mr, Mrs, Dr, ...)';
   if (SUFFIXES.has(words[words.length - 1])) return 'must not carry a suffix (Jr, Sr, III, ...)';
   return null;
@@ -79,7 +82,13 @@ function address(issues: Issues, a: Json, path: string, countryRule: { check: (v
 }
 
 /** Idempotency for checks: returns the stored response for a replay, throws 409 on a conflicting body. */
-function idempotent(state: GatewayState, endpoint: string, key: string | undefined, body: unknown, replay: boolean): Record<string, unknown> | null {
+function idempotent(
+  state: GatewayState,
+  endpoint: string,
+  key: string | undefined,
+  body: unknown,
+  replay: boolean,
+): Record<string, unknown> | null {
   if (!key) return null;
   const stored = state.checkResponses.get(`${endpoint}:${key}`);
   if (!stored) return null;
@@ -291,7 +300,14 @@ export function registerChecks(app: FastifyInstance, deps: GatewayDeps): void {
     const paymentId = randomUUID();
     const challengeUrl = card.needs3ds ? challengeFor(ctx, state, cardTokenId!) : null;
     if (challengeUrl) {
-      return { paymentId, status: 'CHALLENGE', redirectAcsUrl: challengeUrl, avsResult: 'N/A', cvcResult: 'N/A', aavCardholderNameResult: 'N/A' };
+      return {
+        paymentId,
+        status: 'CHALLENGE',
+        redirectAcsUrl: challengeUrl,
+        avsResult: 'N/A',
+        cvcResult: 'N/A',
+        aavCardholderNameResult: 'N/A',
+      };
     }
     const avsResult = hasAddress ? legacyAvs(card.avs) : 'NOT_SENT';
     const cvcResult = legacyCvc(card.cvc);
@@ -307,5 +323,3 @@ export function registerChecks(app: FastifyInstance, deps: GatewayDeps): void {
     };
   });
 }
-
-

@@ -101,9 +101,16 @@ export function registerDirectory(app: FastifyInstance, { ctx, state }: GatewayD
     if (recent.length >= ctx.options.aliasQuotaPerMinute) {
       state.aliasRequests.set(clientId, recent);
       const retryAfter = Math.max(1, Math.ceil((recent[0] + WINDOW_MS - now) / 1000));
-      throw new GatewayError(429, 'RATE_LIMITED', `alias directory quota of ${ctx.options.aliasQuotaPerMinute} lookups per minute exceeded`, undefined, {}, {
-        'retry-after': String(retryAfter),
-      });
+      throw new GatewayError(
+        429,
+        'RATE_LIMITED',
+        `alias directory quota of ${ctx.options.aliasQuotaPerMinute} lookups per minute exceeded`,
+        undefined,
+        {},
+        {
+          'retry-after': String(retryAfter),
+        },
+      );
     }
     recent.push(now);
     state.aliasRequests.set(clientId, recent);
@@ -165,7 +172,14 @@ export function registerDirectory(app: FastifyInstance, { ctx, state }: GatewayD
     };
 
     function reply400NotFound(cc: string, system: string, kt: string, k: string): never {
-      throw new AliasNotFound({ found: false, countryCode: cc, system, keyType: kt, key: k, message: 'No account is registered for this key' });
+      throw new AliasNotFound({
+        found: false,
+        countryCode: cc,
+        system,
+        keyType: kt,
+        key: k,
+        message: 'No account is registered for this key',
+      });
     }
   });
 }

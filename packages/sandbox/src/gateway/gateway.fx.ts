@@ -18,8 +18,19 @@ import type { GatewayDeps, Quote } from './gateway.state';
 import { bodyObject, hashInt, type Json } from './gateway.validate';
 
 export const PAYMENT_METHODS = [
-  'CARD', 'CREDIT_CARD', 'DEBIT_CARD', 'ACH', 'BANK_ACCOUNT', 'WALLET', 'AFT', 'CASH', 'CHECK', 'MONEY_ORDER', 'OTHER',
-  'VENDORA_PAY', 'VENDORB_PAY',
+  'CARD',
+  'CREDIT_CARD',
+  'DEBIT_CARD',
+  'ACH',
+  'BANK_ACCOUNT',
+  'WALLET',
+  'AFT',
+  'CASH',
+  'CHECK',
+  'MONEY_ORDER',
+  'OTHER',
+  'VENDORA_PAY',
+  'VENDORB_PAY',
 ] as const;
 
 /** Rate for a corridor: reference rate less a fixed per-country margin (0–29 basis points). */

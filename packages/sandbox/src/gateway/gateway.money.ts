@@ -35,7 +35,22 @@ for (const item of USD_RATES.split(' ')) {
 }
 
 const ZERO_DECIMAL = new Set([
-  'BIF', 'CLP', 'DJF', 'GNF', 'ISK', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF',
+  'BIF',
+  'CLP',
+  'DJF',
+  'GNF',
+  'ISK',
+  'JPY',
+  'KMF',
+  'KRW',
+  'PYG',
+  'RWF',
+  'UGX',
+  'VND',
+  'VUV',
+  'XAF',
+  'XOF',
+  'XPF',
 ]);
 const THREE_DECIMAL = new Set(['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND']);
 
@@ -84,7 +99,12 @@ export function parsePositiveAmount(issues: Issues, value: unknown, currency: st
 }
 
 /** An Amount object { total, currency } (both required). */
-export function parseAmountObject(issues: Issues, parent: Json, key: string, path: string): { total: Decimal; currency: string } | undefined {
+export function parseAmountObject(
+  issues: Issues,
+  parent: Json,
+  key: string,
+  path: string,
+): { total: Decimal; currency: string } | undefined {
   const v = parent[key];
   if (v === undefined || v === null) {
     issues.add(path, 'required');

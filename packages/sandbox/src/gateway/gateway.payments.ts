@@ -107,7 +107,12 @@ function facts(p: Payment): PaymentFacts {
 }
 
 /** Publishes a payment fact for the remittances platform; a failing listener never breaks the gateway. */
-function emit(ctx: SandboxContext, request: FastifyRequest | null, p: Payment, event: 'authorized' | 'declined' | 'voided' | 'cancelled' | 'captured'): void {
+function emit(
+  ctx: SandboxContext,
+  request: FastifyRequest | null,
+  p: Payment,
+  event: 'authorized' | 'declined' | 'voided' | 'cancelled' | 'captured',
+): void {
   if (p.paymentType !== 'PULLPUSH') return;
   try {
     if (event === 'captured') ctx.bus.emit('payment.captured', { ...facts(p), capturedAmount: num(p.capturedAmount!) });
@@ -146,7 +151,13 @@ export function expireAuthorizations(ctx: SandboxContext, state: GatewayState): 
  */
 function dropAfterCommit(ctx: SandboxContext, request: FastifyRequest, reply: FastifyReply, externalPaymentId: string): boolean {
   if (!ctx.shouldDropAfterCommit()) return false;
-  ctx.recordCall({ service: 'gateway', method: request.method, path: request.url.split('?')[0], status: 0, idempotencyKey: externalPaymentId });
+  ctx.recordCall({
+    service: 'gateway',
+    method: request.method,
+    path: request.url.split('?')[0],
+    status: 0,
+    idempotencyKey: externalPaymentId,
+  });
   ctx.recordedRequests.add(request.raw);
   reply.hijack();
   request.raw.socket.destroy();
@@ -187,9 +198,7 @@ function validateCustomer(issues: Issues, party: Json, path: string, strict: boo
   return out;
 }
 
-type Source =
-  | { type: 'CARD'; token: string }
-  | { type: 'BANK_ACCOUNT'; accountNumber: string; routingNumber: string };
+type Source = { type: 'CARD'; token: string } | { type: 'BANK_ACCOUNT'; accountNumber: string; routingNumber: string };
 
 function validateSource(issues: Issues, sender: Json): Source | undefined {
   const s = reqObject(issues, sender, 'source', 'sender.source');
@@ -197,7 +206,8 @@ function validateSource(issues: Issues, sender: Json): Source | undefined {
   const type = reqString(issues, s, 'type', 'sender.source.type', { oneOf: ['CARD', 'BANK_ACCOUNT'] });
   if (type === 'CARD') {
     const card = reqObject(issues, s, 'card', 'sender.source.card');
-    const token = card && reqString(issues, card, 'token', 'sender.source.card.token', { check: (v) => (isUuid(v) ? null : 'must be a token UUID') });
+    const token =
+      card && reqString(issues, card, 'token', 'sender.source.card.token', { check: (v) => (isUuid(v) ? null : 'must be a token UUID') });
     return token ? { type, token } : undefined;
   }
   if (type === 'BANK_ACCOUNT') {
@@ -261,7 +271,11 @@ export function registerPayments(app: FastifyInstance, { ctx, state }: GatewayDe
       const existing = state.payments.get(externalPaymentId);
       if (existing) {
         if (existing.bodyHash !== bodyHash(body)) {
-          throw new GatewayError(409, 'IDEMPOTENCY_CONFLICT', `externalPaymentId ${externalPaymentId} was already used with a different request`);
+          throw new GatewayError(
+            409,
+            'IDEMPOTENCY_CONFLICT',
+            `externalPaymentId ${externalPaymentId} was already used with a different request`,
+          );
         }
         return paymentView(existing);
       }
@@ -284,7 +298,11 @@ export function registerPayments(app: FastifyInstance, { ctx, state }: GatewayDe
         const pm = reqObject(issues, sender, 'paymentMethod', 'sender.paymentMethod');
         if (pm) {
           if (pm.type !== undefined && pm.type !== 'BANK_DEPOSIT') {
-            throw new GatewayError(400, 'UNSUPPORTED_PAYMENT_TYPE', 'the sandbox supports PULL only by account token (paymentMethod.type BANK_DEPOSIT)');
+            throw new GatewayError(
+              400,
+              'UNSUPPORTED_PAYMENT_TYPE',
+              'the sandbox supports PULL only by account token (paymentMethod.type BANK_DEPOSIT)',
+            );
           }
           reqString(issues, pm, 'type', 'sender.paymentMethod.type', { oneOf: ['BANK_DEPOSIT'] });
           accountTokenId = reqString(issues, pm, 'accountTokenId', 'sender.paymentMethod.accountTokenId', { max: 128 });
@@ -292,7 +310,10 @@ export function registerPayments(app: FastifyInstance, { ctx, state }: GatewayDe
       }
       issues.throwIfAny();
       if (!state.accountTokens.has(accountTokenId!)) {
-        throw unprocessable('ACCOUNT_TOKEN_NOT_FOUND', 'accountTokenId is unknown: obtain one from POST /check-account (bank-linking form)');
+        throw unprocessable(
+          'ACCOUNT_TOKEN_NOT_FOUND',
+          'accountTokenId is unknown: obtain one from POST /check-account (bank-linking form)',
+        );
       }
       const p: Payment = {
         paymentId: randomUUID(),
@@ -347,9 +368,13 @@ export function registerPayments(app: FastifyInstance, { ctx, state }: GatewayDe
     if (fxId) {
       const quote = state.quotes.get(fxId);
       if (!quote) throw unprocessable('QUOTE_NOT_FOUND', `fxId ${fxId} is unknown`);
-      if (ctx.nowMs() > quote.expiresAtMs) throw unprocessable('QUOTE_EXPIRED', `fxId ${fxId} expired at ${new Date(quote.expiresAtMs).toISOString()}`);
+      if (ctx.nowMs() > quote.expiresAtMs)
+        throw unprocessable('QUOTE_EXPIRED', `fxId ${fxId} expired at ${new Date(quote.expiresAtMs).toISOString()}`);
       if (quote.sourceCurrencyCode !== amount.currency || quote.destinationCurrencyCode !== recipientAmount.currency) {
-        throw unprocessable('QUOTE_MISMATCH', `fxId ${fxId} quotes ${quote.sourceCurrencyCode}→${quote.destinationCurrencyCode}, not ${amount.currency}→${recipientAmount.currency}`);
+        throw unprocessable(
+          'QUOTE_MISMATCH',
+          `fxId ${fxId} quotes ${quote.sourceCurrencyCode}→${quote.destinationCurrencyCode}, not ${amount.currency}→${recipientAmount.currency}`,
+        );
       }
       if (!quote.rate.eq(exchangeRate)) {
         throw unprocessable('EXCHANGE_RATE_MISMATCH', `exchangeRate must be the quote's conversionRate ${quote.rate.toString()}`);
@@ -496,7 +521,10 @@ export function registerPayments(app: FastifyInstance, { ctx, state }: GatewayDe
     }
     refuseState(p, 'capture');
     if (amount.gt(p.amount.total)) {
-      throw unprocessable('CAPTURE_AMOUNT_EXCEEDS_AUTHORIZED', `capture amount ${amount.toString()} is above the authorized ${p.amount.total.toString()}`);
+      throw unprocessable(
+        'CAPTURE_AMOUNT_EXCEEDS_AUTHORIZED',
+        `capture amount ${amount.toString()} is above the authorized ${p.amount.total.toString()}`,
+      );
     }
     if (p.paymentType === 'PULLPUSH') {
       const push = amount.eq(p.amount.total) ? p.recipientAmount!.total : convert(amount, p.exchangeRate!, p.recipientAmount!.currency);

@@ -167,10 +167,12 @@ export function evaluatePerson(body: Json): string | null {
   if (body.address !== undefined && body.address !== null && !isRecord(body.address)) return 'address must be an object';
   const address = isRecord(body.address) ? body.address : undefined;
   if (address) {
-    for (const [k, v] of Object.entries(address)) if (v !== null && v !== undefined && typeof v !== 'string') return `address.${k} must be a string`;
+    for (const [k, v] of Object.entries(address))
+      if (v !== null && v !== undefined && typeof v !== 'string') return `address.${k} must be a string`;
   }
   const country = address?.countryCode;
-  if (address && country !== undefined && country !== '' && !isAlpha2(country)) return 'address.countryCode must be an ISO 3166-1 alpha-2 code';
+  if (address && country !== undefined && country !== '' && !isAlpha2(country))
+    return 'address.countryCode must be an ISO 3166-1 alpha-2 code';
   const schema = (typeof country === 'string' && COUNTRY_RULES[country]) || DEFAULT_RULES;
   const rules = type === 'BUSINESS' ? schema.business : schema.individual;
   for (const field of rules.requiredFields) {
@@ -180,10 +182,18 @@ export function evaluatePerson(body: Json): string | null {
     if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '')) return `${field} is required`;
   }
   if (body.gender !== undefined && body.gender !== null && body.gender !== 'M' && body.gender !== 'F') return 'gender must be M or F';
-  if (rules.identificationTypes && typeof body.identificationType === 'string' && !rules.identificationTypes.includes(body.identificationType)) {
+  if (
+    rules.identificationTypes &&
+    typeof body.identificationType === 'string' &&
+    !rules.identificationTypes.includes(body.identificationType)
+  ) {
     return `identificationType must be one of ${rules.identificationTypes.join(', ')} for ${String(country)}`;
   }
-  if (rules.identificationPattern && typeof body.identification === 'string' && !new RegExp(rules.identificationPattern).test(body.identification)) {
+  if (
+    rules.identificationPattern &&
+    typeof body.identification === 'string' &&
+    !new RegExp(rules.identificationPattern).test(body.identification)
+  ) {
     return `identification has an invalid format for ${String(country)}`;
   }
   if (address) {

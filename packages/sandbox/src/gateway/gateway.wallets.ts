@@ -137,9 +137,13 @@ export function registerWallets(app: FastifyInstance, { ctx, state }: GatewayDep
     const { page, size } = paging(issues, q, 'page', 'size');
     issues.throwIfAny();
     if (from !== undefined && until !== undefined && from > until) {
-      throw new GatewayError(400, 'VALIDATION_ERROR', 'from must not be after until', [{ field: 'from', issue: 'must not be after until' }]);
+      throw new GatewayError(400, 'VALIDATION_ERROR', 'from must not be after until', [
+        { field: 'from', issue: 'must not be after until' },
+      ]);
     }
-    const entries = w.entries.filter((e) => (from === undefined || e.createdAtMs >= from) && (until === undefined || e.createdAtMs <= until));
+    const entries = w.entries.filter(
+      (e) => (from === undefined || e.createdAtMs >= from) && (until === undefined || e.createdAtMs <= until),
+    );
     return {
       walletId: w.walletId,
       entries: entries.slice(page * size, page * size + size).map((e) => ({

@@ -29,7 +29,14 @@ export const FX_LIMITS = {
 
 function parseAmount(v: unknown): Money | null {
   if (v === undefined || v === null) return null;
-  if (!isRecord(v) || typeof v.total !== 'number' || !Number.isFinite(v.total) || v.total <= 0 || typeof v.currency !== 'string' || !/^[A-Z]{3}$/.test(v.currency))
+  if (
+    !isRecord(v) ||
+    typeof v.total !== 'number' ||
+    !Number.isFinite(v.total) ||
+    v.total <= 0 ||
+    typeof v.currency !== 'string' ||
+    !/^[A-Z]{3}$/.test(v.currency)
+  )
     throw badRequest('invalid transaction', [{ field: 'amount', problem: 'must be { total: positive number, currency: ISO 4217 }' }]);
   return { total: v.total, currency: v.currency };
 }

@@ -106,7 +106,9 @@ export class PayoutStore {
       destination = new Decimal(body.destinationAmount);
       source = destination.dividedBy(rate).toDecimalPlaces(2, Decimal.ROUND_UP).plus(fee);
     } else {
-      throw badRequest('invalid quote', [{ field: 'sourceAmount', problem: 'sourceAmount or destinationAmount (decimal string) is required' }]);
+      throw badRequest('invalid quote', [
+        { field: 'sourceAmount', problem: 'sourceAmount or destinationAmount (decimal string) is required' },
+      ]);
     }
     return {
       quoteId: uuid(),

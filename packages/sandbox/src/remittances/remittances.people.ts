@@ -201,8 +201,6 @@ export function registerPeopleRoutes(app: FastifyInstance, store: PeopleStore, a
     reply.code(201).send(documentView(store.addDocument(tenant(request), request.params.id, undefined, request.body))),
   );
   app.post<{ Params: { id: string; documentType: string } }>('/people/:id/documents/:documentType', async (request, reply) =>
-    reply
-      .code(201)
-      .send(documentView(store.addDocument(tenant(request), request.params.id, request.params.documentType, request.body))),
+    reply.code(201).send(documentView(store.addDocument(tenant(request), request.params.id, request.params.documentType, request.body))),
   );
 }

@@ -21,9 +21,7 @@ export const remittancesPlugin: FastifyPluginAsync<{ ctx: SandboxContext }> = as
   installErrorHandler(app);
   installJsonParser(app);
   app.setNotFoundHandler((request, reply) => {
-    reply
-      .code(404)
-      .send(new RemittancesError(404, 'NOT_FOUND', `no route ${request.method} ${request.url}`).body());
+    reply.code(404).send(new RemittancesError(404, 'NOT_FOUND', `no route ${request.method} ${request.url}`).body());
   });
   app.addHook('onRequest', platform.auth.requireTenant);
 

@@ -65,15 +65,7 @@ export interface Transaction {
   timer: NodeJS.Timeout | null;
 }
 
-export const TERMINAL_STATUSES = new Set([
-  'Completed',
-  'Cancelled',
-  'Voided',
-  'PaymentDeclined',
-  'Refunded',
-  'Error',
-  'PayoutRejected',
-]);
+export const TERMINAL_STATUSES = new Set(['Completed', 'Cancelled', 'Voided', 'PaymentDeclined', 'Refunded', 'Error', 'PayoutRejected']);
 
 export function transactionView(t: Transaction) {
   return {
@@ -129,7 +121,10 @@ export class TransactionEngine {
   }
 
   /** A transaction created through the API (POST /organizations/{tenant}/fx/transactions): just Created. */
-  createFromApi(tenantId: string, input: { externalTransactionId: string | null; amount: Money | null; metadata: Record<string, unknown> }): Transaction {
+  createFromApi(
+    tenantId: string,
+    input: { externalTransactionId: string | null; amount: Money | null; metadata: Record<string, unknown> },
+  ): Transaction {
     if (input.externalTransactionId && this.byExternal.has(input.externalTransactionId))
       throw conflict('DUPLICATE_EXTERNAL_ID', 'a transaction with this externalTransactionId exists');
     const t = this.newTx(tenantId, input.externalTransactionId, null, input.amount, null, null);
@@ -173,7 +168,14 @@ export class TransactionEngine {
 
   private onAuthorized(f: PaymentFacts): void {
     if (this.byExternal.has(f.externalPaymentId)) return; // the same authorization reported twice
-    const t = this.newTx(this.ctx.options.remittancesTenantId, f.externalPaymentId, f.paymentId, f.amount, f.recipientAmount, f.senderLastName);
+    const t = this.newTx(
+      this.ctx.options.remittancesTenantId,
+      f.externalPaymentId,
+      f.paymentId,
+      f.amount,
+      f.recipientAmount,
+      f.senderLastName,
+    );
     this.step(t, () => {
       this.setStatus(t, 'Created', 'Transaction created');
       this.setCompliance(t, 'Pending');
@@ -343,7 +345,12 @@ export class TransactionEngine {
     t.updatedAt = this.ctx.now().toISOString();
     const newStatusMessages = [message];
     t.history.push({ oldStatus, newStatus, newStatusMessages, at: t.updatedAt });
-    this.delivery.publish(t.tenantId, 'TransactionStatusChanged', { ...this.base(t), oldStatus, newStatus, newStatusMessages }, t.transactionId);
+    this.delivery.publish(
+      t.tenantId,
+      'TransactionStatusChanged',
+      { ...this.base(t), oldStatus, newStatus, newStatusMessages },
+      t.transactionId,
+    );
   }
 
   private setCompliance(t: Transaction, value: ComplianceStatus): void {

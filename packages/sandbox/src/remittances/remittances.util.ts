@@ -34,10 +34,13 @@ export class TimerSet {
   private readonly timers = new Set<NodeJS.Timeout>();
 
   after(ms: number, fn: () => void): NodeJS.Timeout {
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      fn();
-    }, Math.max(0, ms));
+    const t = setTimeout(
+      () => {
+        this.timers.delete(t);
+        fn();
+      },
+      Math.max(0, ms),
+    );
     t.unref();
     this.timers.add(t);
     return t;

@@ -98,16 +98,14 @@ export class WebhookStore {
       }
     }
     const events = body.events;
-    if (!Array.isArray(events) || events.length === 0)
-      problems.push({ field: 'events', problem: 'at least one event name is required' });
+    if (!Array.isArray(events) || events.length === 0) problems.push({ field: 'events', problem: 'at least one event name is required' });
     else {
       events.forEach((e, i) => {
         if (typeof e !== 'string' || !isKnownEventName(e))
           problems.push({ field: `events[${i}]`, problem: `unknown event name ${JSON.stringify(e)}` });
       });
     }
-    if (body.isBatch !== undefined && typeof body.isBatch !== 'boolean')
-      problems.push({ field: 'isBatch', problem: 'must be a boolean' });
+    if (body.isBatch !== undefined && typeof body.isBatch !== 'boolean') problems.push({ field: 'isBatch', problem: 'must be a boolean' });
     if (problems.length > 0) throw badRequest('invalid webhook subscription', problems);
 
     const sub: Subscription = {
@@ -181,10 +179,8 @@ export function registerWebhookRoutes(app: FastifyInstance, store: WebhookStore,
     store.delete(auth.principal(request).tenantId, request.params.webhookId);
     return reply.code(204).send();
   });
-  app.post<{ Params: P }>(
-    '/organizations/:tenant/webhooks/:webhookId/secret',
-    { preHandler: auth.requireAgent },
-    async (request) => store.rotateSecret(auth.principal(request).tenantId, request.params.webhookId),
+  app.post<{ Params: P }>('/organizations/:tenant/webhooks/:webhookId/secret', { preHandler: auth.requireAgent }, async (request) =>
+    store.rotateSecret(auth.principal(request).tenantId, request.params.webhookId),
   );
   app.delete<{ Params: P }>(
     '/organizations/:tenant/webhooks/:webhookId/secret',

@@ -27,7 +27,11 @@ export const VERIFICATION_SCOPES = ['sessions', 'verifications'] as const;
 
 function oauthError(reply: FastifyReply, status: number, error: string, description: string): FastifyReply {
   if (status === 401) reply.header('www-authenticate', `Basic realm="${REALM}"`);
-  return reply.code(status).header('cache-control', 'no-store').header('pragma', 'no-cache').send({ error, error_description: description });
+  return reply
+    .code(status)
+    .header('cache-control', 'no-store')
+    .header('pragma', 'no-cache')
+    .send({ error, error_description: description });
 }
 
 /** RFC 6749 §2.3.1: client id and secret are form-urlencoded before being put into Basic credentials. */
@@ -101,7 +105,10 @@ export const verificationPlugin: FastifyPluginAsync<{ ctx: SandboxContext }> = a
   });
 
   app.post('/oauth/token', async (request, reply) => {
-    const type = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    const type = String(request.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim()
+      .toLowerCase();
     if (type !== 'application/x-www-form-urlencoded')
       return oauthError(reply, 400, 'invalid_request', 'Content-Type must be application/x-www-form-urlencoded');
     const form = (request.body ?? {}) as Record<string, string>;
@@ -111,7 +118,8 @@ export const verificationPlugin: FastifyPluginAsync<{ ctx: SandboxContext }> = a
       return oauthError(reply, 400, 'invalid_request', 'client credentials must be sent either as HTTP Basic or in the body, not both');
     if (form.grant_type !== 'client_credentials')
       return oauthError(reply, 400, 'unsupported_grant_type', 'grant_type must be client_credentials');
-    const creds = basic === 'malformed' ? null : (basic ?? (inBody ? { id: form.client_id ?? '', secret: form.client_secret ?? '' } : null));
+    const creds =
+      basic === 'malformed' ? null : (basic ?? (inBody ? { id: form.client_id ?? '', secret: form.client_secret ?? '' } : null));
     const client = creds ? clients().find((c) => c.clientId === creds.id) : undefined;
     if (!creds || !client || client.clientSecret !== creds.secret)
       return oauthError(reply, 401, 'invalid_client', 'client authentication failed');
@@ -159,8 +167,7 @@ export const verificationPlugin: FastifyPluginAsync<{ ctx: SandboxContext }> = a
     claimsOf.set(request, result.claims);
   };
   const tenantOf = (request: FastifyRequest) => claimsOf.get(request)!.tenant_id;
-  const send = (reply: FastifyReply, r: { status: number; body: unknown } | VerificationError) =>
-    reply.code(r.status).send(r.body);
+  const send = (reply: FastifyReply, r: { status: number; body: unknown } | VerificationError) => reply.code(r.status).send(r.body);
 
   app.post('/v1/sessions', { preHandler: requireScope('sessions') }, async (request, reply) =>
     send(reply, sessions.createSession(tenantOf(request), request.body)),
