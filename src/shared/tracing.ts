@@ -51,7 +51,7 @@ export function startTracing(opts: TracingOptions): Tracing | null {
   const processors: SpanProcessor[] = [...(opts.spanProcessors ?? [])];
   if (!opts.otlpEndpoint && processors.length === 0) return null;
   // Loaded lazily: a service without tracing never requires the SDK.
-   
+
   const { NodeTracerProvider, BatchSpanProcessor } =
     require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
   const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
@@ -60,7 +60,7 @@ export function startTracing(opts: TracingOptions): Tracing | null {
       require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
     processors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: `${opts.otlpEndpoint.replace(/\/+$/, '')}/v1/traces` })));
   }
-   
+
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': opts.serviceName }),
     spanProcessors: processors,

@@ -10,7 +10,6 @@ const seed = seedFromEnv();
 const long = isLong();
 
 beforeAll(() => {
-   
   console.log(`chaos: seed ${seed}; reproduce with CHAOS_SEED=${seed}${long ? ' CHAOS_LONG=1' : ''} npm run chaos`);
 });
 
@@ -21,7 +20,7 @@ for (const s of SCENARIOS) {
       const t0 = Date.now();
       const r = { ...(await s.run({ seed: scenarioSeed(seed, s.id), long, log: () => undefined })), ms: 0 };
       r.ms = Date.now() - t0;
-       
+
       console.log([formatLine(r), ...(r.known ?? []).map((k) => `    KNOWN BUG (seed ${seed}): ${k}`)].join('\n'));
       if (r.violations.length)
         throw new Error(`seed ${seed} (CHAOS_SEED=${seed} CHAOS_ONLY=${s.id} npm run chaos):\n${r.violations.slice(0, 30).join('\n')}`);

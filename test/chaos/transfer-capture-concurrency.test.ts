@@ -62,7 +62,7 @@ test('200 concurrent captureTransfer calls on one transfer (100 with one key, 10
     where: { transferId: tr.id, toStatus: 'CAPTURED', fromStatus: 'AUTHORIZED' },
   });
   expect(events).toHaveLength(1);
-   
+
   console.log(
     `200 concurrent captures: ${ms} ms, ${ok.length} CAPTURED answers, ${codes.length} INVALID_STATE, upstream captures: ${calls.length}`,
   );

@@ -143,7 +143,7 @@ test('SIGKILL at saga step boundaries (CRASH_ALL_POINTS=1: every one), restart: 
     expect(captures.length + voids.length).toBeLessThanOrEqual(1);
   }
   expect(ids.size).toBe(POINTS.length);
-   
+
   console.log(
     'crash outcomes',
     outcomes,

@@ -373,6 +373,6 @@ test('random command sequences keep the saga within its transition table, with n
     ),
     { numRuns: RUNS, endOnFailure: true, ...(SEED !== undefined ? { seed: SEED, path: process.env.PROPERTY_PATH } : {}) },
   );
-   
+
   console.log(`property: ${RUNS} runs, ${ids.length} transfers created`);
 }, 600_000);

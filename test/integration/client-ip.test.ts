@@ -74,7 +74,6 @@ describe('failed websocket connection_init behind a trusted proxy', () => {
 
   const failedInit = (forwardedFor: string) =>
     new Promise<number>((resolve, reject) => {
-       
       const { WebSocket } = require('ws') as typeof import('ws');
       const ws = new WebSocket(t.wsUrl, 'graphql-transport-ws', { headers: { 'x-forwarded-for': forwardedFor } });
       ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: 'Bearer not.a.token' } })));

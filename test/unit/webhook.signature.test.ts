@@ -91,7 +91,6 @@ describe('secrets at rest (AES-256-GCM)', () => {
 });
 
 describe('config', () => {
-   
   const { loadConfig } = require('../../src/config') as typeof import('../../src/config');
   it('WEBHOOK_* variables: defaults, validation, key required in production', () => {
     expect(loadConfig({}).webhooks).toEqual({

@@ -58,7 +58,7 @@ describe('gateway token', () => {
     expect(results).toHaveLength(1000);
     expect(await control.calls('/gateway/oauth/token')).toHaveLength(1);
     expect((await control.calls('/gateway/payer/balance')).filter((c) => c.status === 200)).toHaveLength(1000);
-     
+
     console.log(`1000 concurrent gateway reads over ${h.config.upstream.maxConnections} connections: ${ms.toFixed(0)} ms`);
   });
 
