@@ -114,7 +114,8 @@ export function createErrorFormatter(
   opts: {
     hideSchemaDetails?: boolean;
     maxTokens?: number;
-    /** the modules' special cases (module contract) */ upstreamErrors?: readonly UpstreamErrorRule[];
+    /** The modules' special cases of the upstream error mapping (module contract). */
+    upstreamErrors?: readonly UpstreamErrorRule[];
   } = {},
 ) {
   const rules = opts.upstreamErrors ?? [];
