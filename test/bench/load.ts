@@ -228,7 +228,7 @@ async function saga(a: { url: string; token: string; n: number; concurrency: num
   const person = await gql(a.url, a.token, 'mutation($i: PersonInput!) { createPerson(input: $i) { id status } }', { i: personInput() });
   const personId = person.createPerson.id as string;
   // a card funds only the transfers of the customer who checked it: check the cards used below, outside the timing
-  for (let i = 0; i < Math.min(a.n, 1000); i++) await checkCardAs(a.url, a.token, benchCard(i));
+  for (let i = 0; i < Math.min(a.n, 1000); i++) await checkCardAs(a.url, a.token, benchCard(i), personId);
   const started = wallMs();
   const ids: string[] = [];
   let next = 0;
