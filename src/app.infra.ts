@@ -31,7 +31,7 @@ export interface Infrastructure {
 
 export async function createInfrastructure(
   config: Config,
-  deps: { clock: Clock; logger: Logger; metrics: Metrics; traceSpanProcessors?: SpanProcessor[] },
+  deps: { clock: Clock; logger: Logger; metrics: Metrics; traceSpanProcessors?: SpanProcessor[]; pgliteLoadDataDir?: Blob },
   closers: Closer[],
 ): Promise<Infrastructure> {
   const { clock, logger, metrics } = deps;
@@ -54,7 +54,8 @@ export async function createInfrastructure(
   });
   closers.push({ name: 'upstream', close: () => upstream.close() });
 
-  const db = await createDatabase(config.database, logger);
+  const inMemory = config.database.kind === 'pglite' && config.database.dataDir === null;
+  const db = await createDatabase(config.database, logger, inMemory ? { pgliteLoadDataDir: deps.pgliteLoadDataDir } : {});
   closers.push({ name: 'database', close: () => db.close() });
   if (tracing) traceDatabase((listener) => db.onQuery(listener));
 

@@ -27,6 +27,8 @@ export interface AppOptions {
   webhookProcessor?: ModuleDeps['options']['webhookProcessor'];
   /** Span processors to trace into even without OTEL_EXPORTER_OTLP_ENDPOINT (tests: an in-memory exporter). */
   traceSpanProcessors?: SpanProcessor[];
+  /** In-memory PGlite only: start from this data-directory dump instead of running initdb (tests: a migrated template). */
+  pgliteLoadDataDir?: Blob;
 }
 
 export interface App extends Infrastructure {
@@ -50,7 +52,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const closers: Closer[] = [];
   let draining = false;
   try {
-    const infra = await createInfrastructure(config, { clock, logger, metrics, traceSpanProcessors: options.traceSpanProcessors }, closers);
+    const infra = await createInfrastructure(
+      config,
+      { clock, logger, metrics, traceSpanProcessors: options.traceSpanProcessors, pgliteLoadDataDir: options.pgliteLoadDataDir },
+      closers,
+    );
     const provided = new Provisions();
     const deps: ModuleDeps = {
       config,

@@ -26,7 +26,7 @@ import { FundingCredentials } from '../../src/modules/checks/checks.credentials'
 import type { Caller } from '../../src/auth/auth.types';
 import { http, cardToken } from '../helpers/sandbox';
 import { transferInput } from '../e2e/transfer-helpers';
-import { createThrowawayPostgresDatabase, usingPostgres } from '../helpers/db';
+import { createThrowawayPostgresDatabase, pgliteTemplate, usingPostgres } from '../helpers/db';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 4);
 /**
@@ -82,7 +82,11 @@ beforeAll(async () => {
     RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
     RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
   });
-  app = await createApp(config, { clock, logDestination: new Writable({ write: (_c, _e, cb) => cb() }) });
+  app = await createApp(config, {
+    clock,
+    logDestination: new Writable({ write: (_c, _e, cb) => cb() }),
+    pgliteLoadDataDir: throwaway ? undefined : await pgliteTemplate(),
+  });
   await app.start();
   for (const lastName of ['Doe', 'Compliance-Review', 'Compliance-Reject'])
     personIds.set(lastName, (await app.db.prisma.person.create({ data: approvedPersonRow(alice.userId, lastName) })).id);

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config';
 import { createApp, type App, type AppOptions } from '../../src/app';
 import type { Role } from '../../src/auth/auth.types';
-import { createThrowawayPostgresDatabase, usingPostgres } from './db';
+import { createThrowawayPostgresDatabase, pgliteTemplate, usingPostgres } from './db';
 
 export interface TestApp {
   app: App;
@@ -22,7 +22,9 @@ export interface TestApp {
 
 /**
  * Starts the whole service in this process on random ports: in-memory PGlite (or a throwaway PostgreSQL
- * database when DATABASE_URL is postgres), the built-in sandbox, a temporary DATA_DIR.
+ * database when DATABASE_URL is postgres), the built-in sandbox, a temporary DATA_DIR. The in-memory database
+ * starts from the migrated template of ./db.ts (no initdb, no migrations: ≈ 0.3 s instead of several seconds);
+ * start() still checks the migrations, as in production.
  */
 export async function startTestApp(
   env: Record<string, string> = {},
@@ -50,7 +52,12 @@ export async function startTestApp(
     DATABASE_URL: throwaway?.url ?? 'memory://',
     ...env,
   });
-  const app = await createApp(config, { ...options, logDestination: destination });
+  const inMemory = config.database.kind === 'pglite' && config.database.dataDir === null;
+  const app = await createApp(config, {
+    ...(inMemory ? { pgliteLoadDataDir: await pgliteTemplate() } : {}),
+    ...options,
+    logDestination: destination,
+  });
   let url: string;
   if (how.ready === false) {
     // start() listens first, then migrates (retrying while the database is unreachable) until close()

@@ -6,6 +6,7 @@ import { getIntrospectionQuery } from 'graphql';
 import { loadConfig } from '../../src/config';
 import { createApp, type App } from '../../src/app';
 import { gql, startTestApp, type TestApp } from '../helpers/app';
+import { pgliteTemplate } from '../helpers/db';
 import { clearSandboxCalls, sandboxCalls } from '../helpers/surface';
 
 let t: TestApp;
@@ -196,7 +197,7 @@ describe('production settings', () => {
     // real upstreams and an identity provider; see test/e2e/graphiql.test.ts for the whole thing).
     app = await createApp(
       { ...base, production: true, introspection: false, graphiql: false },
-      { logDestination: new Writable({ write: (_c, _e, cb) => cb() }) },
+      { logDestination: new Writable({ write: (_c, _e, cb) => cb() }), pgliteLoadDataDir: await pgliteTemplate() },
     );
     url = (await app.start()).url;
   }, 90_000);

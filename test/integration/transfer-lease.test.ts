@@ -20,7 +20,7 @@ import { FundingCredentials } from '../../src/modules/checks/checks.credentials'
 import { FxService } from '../../src/modules/fx/fx.service';
 import type { GatewayClient } from '../../src/upstream/gateway/gateway.client';
 import { transferInput } from '../e2e/transfer-helpers';
-import { createThrowawayPostgresDatabase, usingPostgres } from '../helpers/db';
+import { createThrowawayPostgresDatabase, pgliteTemplate, usingPostgres } from '../helpers/db';
 import { waitFor } from '../helpers/wait';
 
 const LEASE_MS = 300;
@@ -56,7 +56,11 @@ beforeAll(async () => {
     RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
     RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
   });
-  app = await createApp(config, { clock, logDestination: new Writable({ write: (_c, _e, cb) => cb() }) });
+  app = await createApp(config, {
+    clock,
+    logDestination: new Writable({ write: (_c, _e, cb) => cb() }),
+    pgliteLoadDataDir: throwaway ? undefined : await pgliteTemplate(),
+  });
   await app.start();
   personId = (await app.db.prisma.person.create({ data: { ...approvedPersonRow(alice.userId) } })).id;
   // The real gateway client, except that checkCard waits for the test to open the gate.
