@@ -123,7 +123,10 @@ export const transfersModule = defineModule({
       start: () => {
         if (config.saga.workerEnabled) transfers.worker.start();
       },
-      close: () => transfers.worker.stop(),
+      close: async () => {
+        await transfers.worker.stop();
+        await transfers.service.drain();
+      },
       provides: { transfers },
     };
   },

@@ -81,3 +81,39 @@ export function platformTarget(
   }
   return null;
 }
+
+/** Every transaction status the documented order knows (ranked), and every payout status. */
+const KNOWN_STATUSES = [...PLATFORM_ORDER, 'CancelRequested', ...PLATFORM_TERMINAL];
+const KNOWN_PAYOUTS = [...PAYOUT_ORDER, ...PAYOUT_TERMINAL];
+const LIVE_STATUSES: TransferStatus[] = ['PENDING', 'ACTION_REQUIRED', 'AUTHORIZED', 'CAPTURED', 'PAYOUT_PENDING'];
+
+/** The known values of a fact that rank below `value` (those a report of `value` moves forward from). */
+export function valuesBelow(kind: 'status' | 'payout', value: string): string[] {
+  const rank = kind === 'status' ? platformRank : payoutRank;
+  return (kind === 'status' ? KNOWN_STATUSES : KNOWN_PAYOUTS).filter((v) => rank(v) < rank(value));
+}
+
+const quiet = new Map<string, boolean>();
+
+/**
+ * Whether a reported transaction or payout status is a fact that calls for no move whatever the transfer's status and
+ * its other recorded fact (platformTarget is null in every case): recording it never changes what an app sees.
+ */
+export function isQuietFact(kind: 'status' | 'payout', value: string): boolean {
+  const key = `${kind}:${value}`;
+  let q = quiet.get(key);
+  if (q === undefined) {
+    const others = [null, ...(kind === 'status' ? KNOWN_PAYOUTS : KNOWN_STATUSES)];
+    q = LIVE_STATUSES.every((s) =>
+      others.every(
+        (o) =>
+          platformTarget(
+            s,
+            kind === 'status' ? { upstreamTransactionStatus: value, payoutStatus: o } : { upstreamTransactionStatus: o, payoutStatus: value },
+          ) === null,
+      ),
+    );
+    quiet.set(key, q);
+  }
+  return q;
+}

@@ -11,7 +11,15 @@ import { dec, fitsMinorUnits, formatAmount, sendAmountProblem, type CorridorRule
 import { TransferActions } from './transfer.actions';
 import type { TransferDetails } from './transfer.columns';
 import { PlatformFacts } from './transfer.platform-facts';
-import type { ApplyOutcome, PlatformTransactionLookup, PlatformTransactionEvent, TransferEventSink } from './transfer.ports';
+import type {
+  ApplyOutcome,
+  DeliveryReceipt,
+  PlatformTransactionLookup,
+  PlatformTransactionEvent,
+  ReceiptOutcome,
+  ReceiptResult,
+  TransferEventSink,
+} from './transfer.ports';
 import type { Shown, TransferRepository, TransferRow } from './transfer.repository';
 import { newTransferDetails, receiveAmountOf } from './transfer.requests';
 import type { TransferSaga } from './transfer.saga';
@@ -316,5 +324,15 @@ export class TransferService implements TransferEventSink {
   /** The TransferEventSink (PlatformFacts): one platform event applied to its transfer. */
   applyPlatformEvent(e: PlatformTransactionEvent): Promise<ApplyOutcome> {
     return this.facts.applyPlatformEvent(e);
+  }
+
+  /** The TransferEventSink's receipt path (PlatformFacts.applyAtReceipt): an event applied as its delivery is stored. */
+  applyAtReceipt(e: PlatformTransactionEvent, receipt: (outcome: ReceiptOutcome) => DeliveryReceipt): Promise<ReceiptResult> {
+    return this.facts.applyAtReceipt(e, receipt);
+  }
+
+  /** Waits for the saga runs that deliveries started and that outlasted their answer (before the database closes). */
+  drain(): Promise<void> {
+    return this.facts.drain();
   }
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../shared/logger';
 import type { IdempotencyService } from '../../db/idempotency.service';
 import { PollLoop } from '../../shared/poll-loop';
+import { withQueryPhase } from '../../db/instrument';
 import type { TransferSaga } from './transfer.saga';
 
 export interface WorkerOptions {
@@ -32,7 +33,7 @@ export class TransferWorker {
     private readonly logger: Logger,
     private readonly opts: WorkerOptions,
   ) {
-    this.loop = new PollLoop(() => this.tick(), { intervalMs: opts.pollIntervalMs, cadence: 'after-round' });
+    this.loop = new PollLoop(() => withQueryPhase('saga.worker', () => this.tick()), { intervalMs: opts.pollIntervalMs, cadence: 'after-round' });
   }
 
   start(): void {
