@@ -3,6 +3,7 @@ import type { PrismaClient } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { TransferRepository } from './transfer.repository';
+import { loadedFromSql, stepsOf, type Loaded } from './transfer.rows';
 
 /** A lease kept alive by TransferLeases.keep. */
 export interface LeaseHandle {
@@ -33,12 +34,18 @@ export class TransferLeases {
   ) {}
 
   async acquire(transferId: string, owner: string): Promise<boolean> {
+    return (await this.take(transferId, owner)) !== null;
+  }
+
+  /** acquire(), answering the transfer with its steps as the lease was taken (null: not acquired). One statement. */
+  async take(transferId: string, owner: string): Promise<Loaded | null> {
     const now = this.clock.now();
     const until = new Date(now.getTime() + this.leaseMs);
-    const n = await this.prisma.$executeRaw`
+    const [raw] = await this.prisma.$queryRaw<Record<string, unknown>[]>`
       UPDATE transfers SET lease_owner = ${owner}, lease_until = ${until}
-      WHERE id = ${transferId} AND (lease_until IS NULL OR lease_until < ${now} OR lease_owner = ${owner})`;
-    return n === 1;
+      WHERE id = ${transferId} AND (lease_until IS NULL OR lease_until < ${now} OR lease_owner = ${owner})
+      RETURNING transfers.*, ${stepsOf('transfers')} AS _steps`;
+    return raw ? loadedFromSql(raw) : null;
   }
 
   async release(transferId: string, owner: string): Promise<void> {
@@ -51,11 +58,14 @@ export class TransferLeases {
     return (await this.claimDueWithWakes(owner, limit)).map((r) => r.id);
   }
 
-  /** claimDue, with each transfer's wake_seq at the claim (for backOff). */
-  async claimDueWithWakes(owner: string, limit: number): Promise<{ id: string; wakeSeq: number }[]> {
+  /**
+   * claimDue, with each transfer's wake_seq at the claim (for backOff), the transfer with its steps as claimed (what
+   * the saga decides from first) and when the lease was taken (Date.now()).
+   */
+  async claimDueWithWakes(owner: string, limit: number): Promise<{ id: string; wakeSeq: number; loaded: Loaded; claimedAt: number }[]> {
     const now = this.clock.now();
     const until = new Date(now.getTime() + this.leaseMs);
-    const rows = await this.prisma.$queryRaw<{ id: string; wake_seq: number }[]>`
+    const rows = await this.prisma.$queryRaw<Record<string, unknown>[]>`
       UPDATE transfers SET lease_owner = ${owner}, lease_until = ${until}
       WHERE id IN (
         SELECT id FROM transfers
@@ -63,8 +73,12 @@ export class TransferLeases {
         ORDER BY next_run_at
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
-      RETURNING id, wake_seq`;
-    return rows.map((r) => ({ id: r.id, wakeSeq: Number(r.wake_seq) }));
+      RETURNING transfers.*, ${stepsOf('transfers')} AS _steps`;
+    const claimedAt = Date.now();
+    return rows.map((r) => {
+      const loaded = loadedFromSql(r);
+      return { id: loaded.t.id, wakeSeq: loaded.t.wakeSeq, loaded, claimedAt };
+    });
   }
 
   /**
@@ -129,19 +143,25 @@ export class TransferLeases {
   }
 
   /** Runs fn holding the lease; waits (polling) up to waitMs for it. Returns null when it could not get it. */
-  async withLease<T>(transferId: string, ownerPrefix: string, waitMs: number, fn: () => Promise<T>): Promise<{ value: T } | null> {
+  async withLease<T>(
+    transferId: string,
+    ownerPrefix: string,
+    waitMs: number,
+    fn: (loaded: Loaded) => Promise<T>,
+  ): Promise<{ value: T } | null> {
     // One token per call: concurrent calls of the same process must exclude each other too (no re-entry).
     const owner = `${ownerPrefix}:${randomUUID()}`;
     const deadline = Date.now() + waitMs;
     let delay = 5;
-    while (!(await this.acquire(transferId, owner))) {
+    let loaded: Loaded | null;
+    while (!(loaded = await this.take(transferId, owner))) {
       if (Date.now() >= deadline) return null;
       await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
       delay = Math.min(delay * 2, 100);
     }
     const lease = this.keep(transferId, owner);
     try {
-      return { value: await fn() };
+      return { value: await fn(loaded) };
     } finally {
       await lease.stop();
       await this.release(transferId, owner).catch(() => undefined);

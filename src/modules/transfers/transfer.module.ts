@@ -93,6 +93,7 @@ export function createTransfersModule(deps: {
   });
   const worker = new TransferWorker(saga, idempotency, logger, {
     pollIntervalMs: s.pollIntervalMs,
+    leaseMs: s.leaseMs,
     batchSize: s.batchSize,
     concurrency: s.concurrency,
   });

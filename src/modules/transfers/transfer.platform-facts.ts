@@ -15,7 +15,7 @@ import type {
 import { WAKE, type ChangeRequest, type ChangeResult, type Decision, type TransferRepository, type TransferRow } from './transfer.repository';
 import type { TransferSaga } from './transfer.saga';
 import { isTerminal, type TransferStatus } from './transfer.states';
-import { isQuietFact, payoutRank, platformRank, platformTarget, valuesBelow } from './transfer.platform';
+import { payoutRank, quietPairs, platformRank, platformTarget, valuesBelow } from './transfer.platform';
 
 /** A platform transaction id other than the event's was recorded for this transfer (seen again on the locked row). */
 const boundElsewhere = (row: { externalTransactionId: string | null }, e: PlatformTransactionEvent) =>
@@ -152,7 +152,7 @@ export class PlatformFacts implements TransferEventSink {
   }
 
   /**
-   * A transaction or payout status that calls for no move whatever the transfer's state (isQuietFact), or the first
+   * A transaction or payout status where it calls for no move (quietPairs), or the first
    * compliance report (Pending), about a transfer already linked to the event's transaction: recorded — forwards
    * only — with its audit event and the delivery's inbox row, in ONE statement. Null when it does not apply as such
    * (anything else, or not linked, stale, terminal, the stream busy): nothing written, the general path decides.
@@ -169,10 +169,14 @@ export class PlatformFacts implements TransferEventSink {
     } else {
       const kind = c.type;
       const rank = kind === 'status' ? platformRank : payoutRank;
-      if (rank(c.newStatus) < 0 || !isQuietFact(kind, c.newStatus)) return null;
+      const pairs = rank(c.newStatus) < 0 ? null : quietPairs(kind, c.newStatus);
+      if (!pairs) return null;
       const col = Prisma.raw(kind === 'status' ? 'upstream_transaction_status' : 'payout_status');
+      const other = Prisma.raw(kind === 'status' ? 'payout_status' : 'upstream_transaction_status');
       set = Prisma.sql`${col} = ${c.newStatus}::text`;
-      forward = Prisma.sql`(${col} IS NULL OR ${col} = ANY(${valuesBelow(kind, c.newStatus)}::text[]))`;
+      // forwards only, and only where it calls for no move (the transfer's status with its other fact)
+      forward = Prisma.sql`(${col} IS NULL OR ${col} = ANY(${valuesBelow(kind, c.newStatus)}::text[]))
+        AND (status::text || '|' || COALESCE(${other}, '')) = ANY(${pairs}::text[])`;
     }
     const detail = JSON.stringify({
       action: `platform ${c.type}`,
@@ -325,8 +329,8 @@ export class PlatformFacts implements TransferEventSink {
    */
   private async kick(transferId: string, ref: string): Promise<void> {
     const got = await withQueryPhase('saga.kick', () =>
-      this.saga.leases.withLease(transferId, this.owner, 0, () =>
-        this.saga.advance(transferId, { cause: 'webhook', actor: 'webhook', upstreamRef: ref }),
+      this.saga.leases.withLease(transferId, this.owner, 0, (loaded) =>
+        this.saga.advance(transferId, { cause: 'webhook', actor: 'webhook', upstreamRef: ref }, loaded),
       ),
     )
       .catch((err) => {

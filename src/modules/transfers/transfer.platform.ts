@@ -93,26 +93,23 @@ export function valuesBelow(kind: 'status' | 'payout', value: string): string[] 
   return (kind === 'status' ? KNOWN_STATUSES : KNOWN_PAYOUTS).filter((v) => rank(v) < rank(value));
 }
 
-const quiet = new Map<string, boolean>();
+const quiet = new Map<string, string[] | null>();
 
 /**
- * Whether a reported transaction or payout status is a fact that calls for no move whatever the transfer's status and
- * its other recorded fact (platformTarget is null in every case): recording it never changes what an app sees.
+ * Where a reported transaction or payout status is a mere fact — one that calls for no move (platformTarget is
+ * null): the (transfer status, other fact) pairs, as `<status>|<other fact or empty>` texts. Null for a value that
+ * calls for a move even with the other fact unknown (e.g. `Paid` once captured): it is not worth trying as a mere fact.
  */
-export function isQuietFact(kind: 'status' | 'payout', value: string): boolean {
+export function quietPairs(kind: 'status' | 'payout', value: string): string[] | null {
   const key = `${kind}:${value}`;
   let q = quiet.get(key);
   if (q === undefined) {
-    const others = [null, ...(kind === 'status' ? KNOWN_PAYOUTS : KNOWN_STATUSES)];
-    q = LIVE_STATUSES.every((s) =>
-      others.every(
-        (o) =>
-          platformTarget(
-            s,
-            kind === 'status' ? { upstreamTransactionStatus: value, payoutStatus: o } : { upstreamTransactionStatus: o, payoutStatus: value },
-          ) === null,
-      ),
+    const facts = (o: string | null) =>
+      kind === 'status' ? { upstreamTransactionStatus: value, payoutStatus: o } : { upstreamTransactionStatus: o, payoutStatus: value };
+    const pairs = LIVE_STATUSES.flatMap((s) =>
+      [null, ...(kind === 'status' ? KNOWN_PAYOUTS : KNOWN_STATUSES)].filter((o) => platformTarget(s, facts(o)) === null).map((o) => `${s}|${o ?? ''}`),
     );
+    q = LIVE_STATUSES.every((s) => pairs.includes(`${s}|`)) ? pairs : null;
     quiet.set(key, q);
   }
   return q;

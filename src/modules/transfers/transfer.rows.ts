@@ -97,3 +97,19 @@ export function patchedShownFields(
     failureMessage: has('failureMessage') ? (plain(patch.failureMessage) as string | null) : row.failureMessage,
   };
 }
+
+/** A transfer with its saga steps by name: what the saga decides from. */
+export interface Loaded {
+  t: Transfer;
+  steps: Map<string, SagaStep>;
+}
+
+/** SQL: the saga steps of `transfers` row `alias` as one JSON array (`… AS _steps`, read by loadedFromSql). */
+export const stepsOf = (alias: string) =>
+  Prisma.sql`COALESCE((SELECT json_agg(s) FROM saga_steps s WHERE s.transfer_id = ${Prisma.raw(alias)}.id), '[]'::json)`;
+
+/** A transfers row with its `_steps` column (stepsOf) → Loaded. */
+export function loadedFromSql(raw: Record<string, unknown>): Loaded {
+  const steps = (raw._steps ?? []) as Record<string, unknown>[];
+  return { t: transferFromSql(raw), steps: new Map(steps.map((s) => stepFromSql(s)).map((s) => [s.step, s])) };
+}

@@ -24,6 +24,7 @@ import { platformTarget, type PlatformTarget } from './transfer.platform';
 import { reconcileIfQuiet } from './transfer.reconciler';
 import type { TransferRepository, TransferRow, TransferPatch } from './transfer.repository';
 import { accountCheck, cardCheck, paymentRequest, tokenPullPaymentRequest } from './transfer.requests';
+import type { Loaded } from './transfer.rows';
 import { SagaStepLog, stepKey, type StepName, type StepState } from './transfer.steps';
 import { isTerminal, type Cause, type TransferStatus } from './transfer.states';
 
@@ -47,6 +48,15 @@ export interface SagaOptions {
 }
 
 type MoneyStep = 'capture' | 'void';
+/** What a run of advance() carries between its decisions (see advance). */
+interface Run {
+  t: TransferRow | null;
+  steps: Map<string, SagaStep>;
+  /** Read again before the next decision. */
+  stale: boolean;
+  /** When this run last recorded a change (ms): the transfer has not been quiet since. */
+  changedAt?: number;
+}
 type Next = 'again' | 'wait';
 /** Money intents are written under the transfer's row lock, ordered with platform events that end an authorization. */
 const LOCKED = { whileStatusUnchanged: true } as const;
@@ -86,6 +96,9 @@ export class TransferSaga {
     this.steps = new SagaStepLog(prisma, repo, clock);
   }
 
+  /** The run of advance() in progress per transfer (one at a time: the lease). */
+  private readonly runs = new Map<string, Run>();
+
   /** Reads a waiting transfer's state from the platform (set by the module; absent in unit set-ups). */
   reconciler: { reconcile(t: TransferRow): Promise<number> } | null = null;
 
@@ -105,13 +118,21 @@ export class TransferSaga {
     request: Record<string, unknown>,
     opts: { whileStatusUnchanged: true },
   ): Promise<SagaStep | null>;
-  recordIntent(
+  async recordIntent(
     t: TransferRow,
     step: StepName,
     request: Record<string, unknown>,
     opts?: { whileStatusUnchanged: true },
   ): Promise<SagaStep | null> {
-    return this.steps.record(t, step, request, opts);
+    const written = await this.steps.record(t, step, request, opts);
+    const run = this.runs.get(t.id);
+    if (run?.t && written) {
+      // the intent made the transfer due at once (next_run_at only ever earlier)
+      const now = this.clock.now();
+      if (!run.t.nextRunAt || run.t.nextRunAt > now) run.t = { ...run.t, nextRunAt: now };
+      run.steps.set(step, written);
+    } else if (run) run.stale = true;
+    return written;
   }
 
   private settle(
@@ -139,7 +160,15 @@ export class TransferSaga {
    */
   private async waitUntil(t: TransferRow, at: Date | null): Promise<Next> {
     if ((t.nextRunAt?.getTime() ?? null) === (at?.getTime() ?? null)) return 'wait';
-    return (await this.repo.scheduleIfUnchanged(t.id, t.eventSeq, t.wakeSeq, at)) ? 'wait' : 'again';
+    if (await this.repo.scheduleIfUnchanged(t.id, t.eventSeq, t.wakeSeq, at)) return 'wait';
+    this.stale(t.id); // recorded or woken meanwhile: read it again
+    return 'again';
+  }
+
+  /** What this run carries is no longer what the database holds: the next decision reads the transfer again. */
+  private stale(transferId: string): void {
+    const run = this.runs.get(transferId);
+    if (run) run.stale = true;
   }
 
   private async move(
@@ -150,16 +179,26 @@ export class TransferSaga {
     patch: TransferPatch = {},
     cause?: Cause,
   ) {
-    return this.repo.transition({
-      transferId: t.id,
-      to,
-      cause: cause ?? ctx.cause,
-      actor: ctx.actor,
-      upstreamRef: ctx.upstreamRef ?? null,
-      detail,
-      patch,
-      guard: (row) => (row.status === t.status ? null : `status moved to ${row.status}`),
-    });
+    // decided on `t`: one statement when nothing was recorded since it was read (else on the locked row)
+    const r = await this.repo.transition(
+      {
+        transferId: t.id,
+        to,
+        cause: cause ?? ctx.cause,
+        actor: ctx.actor,
+        upstreamRef: ctx.upstreamRef ?? null,
+        detail,
+        patch,
+        guard: (row) => (row.status === t.status ? null : `status moved to ${row.status}`),
+      },
+      t,
+    );
+    const run = this.runs.get(t.id);
+    if (run && r.ok) {
+      run.t = r.transfer;
+      run.changedAt = this.clock.nowMs();
+    } else if (run) run.stale = true;
+    return r;
   }
 
   /** Moves the transfer where recorded platform facts call for (cause webhook: the platform decided it). */
@@ -194,8 +233,11 @@ export class TransferSaga {
       },
       t,
       cap,
+      this.runs.get(t.id)?.changedAt,
     );
-    return next === 'again' ? 'again' : this.waitUntil(t, next);
+    if (next !== 'again') return this.waitUntil(t, next);
+    this.stale(t.id); // the platform's answer changed the transfer
+    return 'again';
   }
 
   // ── Decisions ─────────────────────────────────────────────────────────────────────────────────────
@@ -204,20 +246,33 @@ export class TransferSaga {
    * Advances the transfer as far as it can go now. Loops: each iteration re-reads the state and does one
    * thing; stops when waiting (on the customer, the platform, a retry delay, a timer).
    */
-  async advance(transferId: string, ctx: SagaContext): Promise<TransferRow | null> {
-    for (let i = 0; i < 12; i++) {
-      if (this.leases.isLost(transferId)) break; // another instance holds it now: it carries on
-      const t = await this.repo.get(transferId);
-      if (!t) return null;
-      const outcome = await this.step(t, ctx);
-      if (outcome === 'wait') return this.repo.get(transferId);
+  async advance(transferId: string, ctx: SagaContext, loaded?: Loaded | null): Promise<TransferRow | null> {
+    // What this run knows of the transfer and its steps: read once (or handed over by the claim), then carried —
+    // each write of the run returns or updates what it changed. Anything it cannot know exactly (a refused or
+    // conflicting change, a wait whose conditions failed, the platform's answer) marks it stale: read again.
+    // Changes made meanwhile by others (platform facts, wake-ups) are caught by the conditions of the writes.
+    const run: Run = loaded ? { t: loaded.t, steps: loaded.steps, stale: false } : { t: null, steps: new Map(), stale: true };
+    this.runs.set(transferId, run);
+    try {
+      for (let i = 0; i < 12; i++) {
+        if (this.leases.isLost(transferId)) break; // another instance holds it now: it carries on
+        if (run.stale || !run.t) {
+          const fresh = await this.steps.load(transferId);
+          if (!fresh) return null;
+          Object.assign(run, { t: fresh.t, steps: fresh.steps, stale: false });
+        }
+        const outcome = await this.step(run.t!, run.steps, ctx);
+        if (outcome === 'wait') return run.t;
+      }
+      // Stopped before reaching a wait (iteration cap, or the lease was lost): not done — keep it due.
+      await this.repo.dueBy(transferId, this.clock.now());
+      return run.t;
+    } finally {
+      this.runs.delete(transferId);
     }
-    // Stopped before reaching a wait (iteration cap, or the lease was lost): not done — keep it due.
-    await this.repo.dueBy(transferId, this.clock.now());
-    return this.repo.get(transferId);
   }
 
-  private async step(t: TransferRow, runCtx: SagaContext): Promise<Next> {
+  private async step(t: TransferRow, steps: Map<string, SagaStep>, runCtx: SagaContext): Promise<Next> {
     const status = t.status as TransferStatus;
     // Before authorization every move is the saga's own (check outcome, authorization): the worker's decision,
     // whoever runs the saga — a platform event's kick included (the table allows none of them to `webhook`; a
@@ -229,7 +284,6 @@ export class TransferSaga {
       if (t.nextRunAt) await this.repo.deferIfNoWake(t.id, t.wakeSeq, null);
       return 'wait';
     }
-    const steps = await this.steps.of(t.id);
     const capture = steps.get('capture');
     const voidStep = steps.get('void');
     const authorize = steps.get('authorize');

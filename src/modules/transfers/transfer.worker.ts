@@ -3,10 +3,13 @@ import type { Logger } from '../../shared/logger';
 import type { IdempotencyService } from '../../db/idempotency.service';
 import { PollLoop } from '../../shared/poll-loop';
 import { withQueryPhase } from '../../db/instrument';
+import type { Loaded } from './transfer.rows';
 import type { TransferSaga } from './transfer.saga';
 
 export interface WorkerOptions {
   pollIntervalMs: number;
+  /** The transfers' lease (SAGA_LEASE_MS): a claim older than a third of it is renewed before its transfer is advanced. */
+  leaseMs: number;
   batchSize: number;
   /** Claimed transfers advanced at once (each holds at most one pool connection at a time; default 1). */
   concurrency?: number;
@@ -60,7 +63,7 @@ export class TransferWorker {
         const queue = [...claimed];
         const lane = async () => {
           for (let c = queue.shift(); c !== undefined && !this.loop.isClosed; c = queue.shift())
-            if (await this.runOne(c.id, c.wakeSeq)) processed++;
+            if (await this.runOne(c)) processed++;
         };
         await Promise.all(Array.from({ length: Math.min(Math.max(1, this.opts.concurrency ?? 1), queue.length) }, lane));
       }
@@ -75,14 +78,17 @@ export class TransferWorker {
   }
 
   /** Advances one claimed transfer under its lease, then releases it. True when the advance succeeded. */
-  private async runOne(id: string, wakeSeq: number): Promise<boolean> {
-    // Claimed in a batch and advanced after others: a transfer whose lease ran out while it waited may
-    // belong to another instance by now — renew first, skip it unless still ours.
-    if (!(await this.saga.leases.renew(id, this.owner))) return false;
+  private async runOne(c: { id: string; wakeSeq: number; loaded: Loaded; claimedAt: number }): Promise<boolean> {
+    const { id, wakeSeq } = c;
+    // Claimed in a batch and advanced after others: a transfer whose lease may have run out while it waited may
+    // belong to another instance by now — renew first (unless claimed within the last third of a lease), skip it
+    // unless still ours; then what the claim read may be old: read it again.
+    const late = Date.now() - c.claimedAt > this.opts.leaseMs / 3;
+    if (late && !(await this.saga.leases.renew(id, this.owner))) return false;
     const lease = this.saga.leases.keep(id, this.owner); // heartbeat: a long advance never outlives its lease
     let failed = false;
     try {
-      await this.saga.advance(id, { cause: 'worker', actor: 'worker' });
+      await this.saga.advance(id, { cause: 'worker', actor: 'worker' }, late ? null : c.loaded);
     } catch (err) {
       failed = true;
       this.logger.error({ err, transferId: id }, 'saga step failed; will retry after a back-off (or at once if woken meanwhile)');
