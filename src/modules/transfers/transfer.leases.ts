@@ -9,10 +9,21 @@ import { loadedFromSql, stepsOf, type Loaded } from './transfer.rows';
 export interface LeaseHandle {
   /** Set when a renewal found the lease held by someone else (or gone). */
   lost: boolean;
+  /** The holder is releasing it (a renewal that finds it gone is then no loss). */
+  releasing: boolean;
   /** How many renewals succeeded (tests). */
   renewals: number;
   /** Stops renewing (waits for a renewal in flight). */
   stop(): Promise<void>;
+}
+
+/**
+ * A held lease that the saga may release with its last write (TransferSaga.advance): `released` tells the holder it
+ * need not release it again.
+ */
+export interface LeaseRelease {
+  owner: string;
+  released: boolean;
 }
 
 /**
@@ -105,6 +116,7 @@ export class TransferLeases {
     let renewing: Promise<unknown> = Promise.resolve();
     const handle: LeaseHandle = {
       lost: false,
+      releasing: false,
       renewals: 0,
       stop: async () => {
         clearInterval(timer);
@@ -116,7 +128,7 @@ export class TransferLeases {
       renewing = this.renew(transferId, owner).then(
         (held) => {
           if (held) handle.renewals++;
-          else if (!handle.lost) {
+          else if (!handle.lost && !handle.releasing) {
             handle.lost = true;
             this.logger.warn({ transferId }, 'transfer lease lost while advancing; stopping at the next step boundary');
           }
@@ -127,6 +139,12 @@ export class TransferLeases {
     timer.unref?.();
     this.held.set(transferId, handle);
     return handle;
+  }
+
+  /** Marks the lease this process keeps on the transfer as being released by its holder (or no longer: `on` false). */
+  releasing(transferId: string, on: boolean): void {
+    const h = this.held.get(transferId);
+    if (h) h.releasing = on;
   }
 
   /** Whether the lease this process keeps on the transfer was found taken by another holder. */
@@ -147,7 +165,7 @@ export class TransferLeases {
     transferId: string,
     ownerPrefix: string,
     waitMs: number,
-    fn: (loaded: Loaded) => Promise<T>,
+    fn: (loaded: Loaded, lease: LeaseRelease) => Promise<T>,
   ): Promise<{ value: T } | null> {
     // One token per call: concurrent calls of the same process must exclude each other too (no re-entry).
     const owner = `${ownerPrefix}:${randomUUID()}`;
@@ -160,11 +178,12 @@ export class TransferLeases {
       delay = Math.min(delay * 2, 100);
     }
     const lease = this.keep(transferId, owner);
+    const release: LeaseRelease = { owner, released: false };
     try {
-      return { value: await fn(loaded) };
+      return { value: await fn(loaded, release) };
     } finally {
       await lease.stop();
-      await this.release(transferId, owner).catch(() => undefined);
+      if (!release.released) await this.release(transferId, owner).catch(() => undefined);
     }
   }
 }

@@ -329,8 +329,8 @@ export class PlatformFacts implements TransferEventSink {
    */
   private async kick(transferId: string, ref: string): Promise<void> {
     const got = await withQueryPhase('saga.kick', () =>
-      this.saga.leases.withLease(transferId, this.owner, 0, (loaded) =>
-        this.saga.advance(transferId, { cause: 'webhook', actor: 'webhook', upstreamRef: ref }, loaded),
+      this.saga.leases.withLease(transferId, this.owner, 0, (loaded, lease) =>
+        this.saga.advance(transferId, { cause: 'webhook', actor: 'webhook', upstreamRef: ref }, loaded, lease),
       ),
     )
       .catch((err) => {

@@ -57,6 +57,12 @@ export interface ChangeRequest {
    * null when deciding on an unlocked snapshot (see transition): a decision that needs such a read answers `{ lock: true }`.
    */
   decide?: (row: TransferRow, tx: Prisma.TransactionClient | null) => Decision | Promise<Decision>;
+  /**
+   * Another write recorded with the change, in the same statement — once, whether the change is written or not
+   * (refused, skipped): a data-modifying SQL statement (… RETURNING 1), e.g. the result of the saga step the change
+   * follows from (TransferSaga: a step's result and the move it calls for are one write).
+   */
+  alongside?: Prisma.Sql;
 }
 
 export type Decision =
@@ -145,11 +151,16 @@ export class TransferRepository {
    */
   async transition(request: ChangeRequest, snapshot?: TransferRow): Promise<ChangeResult> {
     const at = this.clock.now();
+    let alongside = request.alongside ?? null; // written once: cleared once it was
     if (snapshot && (request.expectedSeq === undefined || request.expectedSeq === snapshot.eventSeq)) {
       const plan = await this.plan(snapshot, request, null);
-      if (plan.kind === 'skip') return { ok: false, transfer: snapshot, reason: plan.reason, kind: 'skipped' };
+      if (plan.kind === 'skip') {
+        if (alongside) await this.prisma.$queryRaw`WITH a AS (${alongside}) SELECT count(*)::int AS n FROM a`;
+        return { ok: false, transfer: snapshot, reason: plan.reason, kind: 'skipped' };
+      }
       if (plan.kind === 'apply') {
-        const transfer = await this.write(this.prisma, snapshot, plan, request, at);
+        const { transfer } = await this.writeWith(this.prisma, snapshot, plan, request, at, null, alongside);
+        alongside = null;
         if (transfer) return this.committed({ ok: true, transfer, changed: true, shown: plan.shown !== null }, request);
       }
       // refused, needs the lock, or recorded meanwhile: decide again on the locked row
@@ -161,6 +172,7 @@ export class TransferRepository {
       if (request.expectedSeq !== undefined && row.eventSeq !== request.expectedSeq)
         return { ok: false, transfer: row, reason: `eventSeq ${row.eventSeq} ≠ expected ${request.expectedSeq}`, kind: 'conflict' };
       const plan = await this.plan(row, request, tx);
+      if (plan.kind !== 'apply' && alongside) await tx.$queryRaw`WITH a AS (${alongside}) SELECT count(*)::int AS n FROM a`;
       if (plan.kind === 'skip') return { ok: false, transfer: row, reason: plan.reason, kind: 'skipped' };
       if (plan.kind === 'refuse') {
         await tx.transferRefusal.create({
@@ -179,7 +191,7 @@ export class TransferRepository {
       }
       if (plan.kind === 'lock') throw new Error('decide asked for the lock while holding it');
       // the row is locked: the event_seq condition cannot fail, it is kept as a safeguard
-      const transfer = await this.write(tx, row, plan, request, at);
+      const { transfer } = await this.writeWith(tx, row, plan, request, at, null, alongside);
       if (!transfer) return { ok: false, transfer: row, reason: 'concurrent update', kind: 'conflict' };
       return { ok: true, transfer, changed: true, shown: plan.shown !== null };
     });
@@ -206,7 +218,7 @@ export class TransferRepository {
       return { result: null, written: (r?.n ?? 0) > 0 };
     }
     const at = this.clock.now();
-    const { transfer, along } = await this.writeWith(this.prisma, snapshot, plan, request, at, receipt);
+    const { transfer, along } = await this.writeWith(this.prisma, snapshot, plan, request, at, receipt, null);
     if (!transfer) return { result: null, written: along > 0 };
     return { result: await this.committed({ ok: true, transfer, changed: true, shown: plan.shown !== null }, request), written: along > 0 };
   }
@@ -253,17 +265,12 @@ export class TransferRepository {
    * One statement: the row updated (on condition that event_seq is still the one `row` was read at) and returned,
    * with its audit event. Null when the row had moved on.
    */
-  private async write(
-    db: Pick<PrismaClient, '$queryRaw'>,
-    row: TransferRow,
-    plan: Extract<Plan, { kind: 'apply' }>,
-    req: ChangeRequest,
-    at: Date,
-  ): Promise<TransferRow | null> {
-    return (await this.writeWith(db, row, plan, req, at, null)).transfer;
-  }
-
-  /** write(), with a delivery's inbox row in the same statement (the change also conditioned on the receipt's condition). */
+  /**
+   * One statement: the row updated (on condition that event_seq is still the one `row` was read at) and returned,
+   * with its audit event (transfer null when the row had moved on) — and, in the same statement, a delivery's inbox
+   * row (the change then also conditioned on the receipt's condition; `along`: whether it was stored) or another
+   * write made whatever comes of the change (`alongside`).
+   */
   private async writeWith(
     db: Pick<PrismaClient, '$queryRaw'>,
     row: TransferRow,
@@ -271,6 +278,7 @@ export class TransferRepository {
     req: ChangeRequest,
     at: Date,
     receipt: DeliveryReceipt | null,
+    alongside: Prisma.Sql | null,
   ): Promise<{ transfer: TransferRow | null; along: number }> {
     const sets = [Prisma.sql`status = ${plan.to}::transfer_status`, Prisma.sql`event_seq = event_seq + 1`, ...patchAssignments(plan.patch)];
     // version and updated_at move only with what an app sees
@@ -279,6 +287,7 @@ export class TransferRepository {
     const detail = plan.detail === undefined ? null : JSON.stringify(plan.detail);
     const condition = receipt ? Prisma.sql`AND ${receipt.condition}` : Prisma.empty;
     const along = receipt ? Prisma.sql`, r AS (${receipt.insert(Prisma.sql`EXISTS (SELECT 1 FROM u)`)})` : Prisma.empty;
+    const also = alongside ? Prisma.sql`, a AS (${alongside})` : Prisma.empty;
     const [raw] = await db.$queryRaw<Record<string, unknown>[]>`
       WITH u AS (
         UPDATE transfers SET ${Prisma.join(sets)} WHERE id = ${row.id} AND event_seq = ${row.eventSeq} ${condition} RETURNING *
@@ -289,7 +298,7 @@ export class TransferRepository {
                ${req.upstreamRef ?? null}::text, ${detail}::jsonb, ${at}::timestamptz
         FROM u
         RETURNING 1
-      )${along}
+      )${along}${also}
       SELECT u.*, ${receipt ? Prisma.sql`(SELECT count(*) FROM r)::int` : Prisma.sql`0`} AS _along FROM (SELECT 1) AS one LEFT JOIN u ON true`;
     return { transfer: raw && raw.id != null ? transferFromSql(raw) : null, along: Number(raw?._along ?? 0) };
   }
@@ -331,13 +340,38 @@ export class TransferRepository {
     return n === 1;
   }
 
-  /** Schedules only if nothing was recorded since `eventSeq` / `wakeSeq` were read (else the caller re-evaluates: no lost wake-up). */
-  async scheduleIfUnchanged(transferId: string, eventSeq: number, wakeSeq: number, nextRunAt: Date | null): Promise<boolean> {
+  /**
+   * Schedules only if nothing was recorded since `eventSeq` / `wakeSeq` were read (else the caller re-evaluates: no
+   * lost wake-up). With `releaseOwner`: only while that owner holds the lease, which the same write releases.
+   */
+  async scheduleIfUnchanged(
+    transferId: string,
+    eventSeq: number,
+    wakeSeq: number,
+    nextRunAt: Date | null,
+    releaseOwner?: string,
+  ): Promise<boolean> {
+    const release = releaseOwner
+      ? Prisma.sql`, lease_owner = NULL, lease_until = NULL`
+      : Prisma.empty;
+    const held = releaseOwner ? Prisma.sql`AND lease_owner = ${releaseOwner}` : Prisma.empty;
     // …and never while a saga step is unsettled (an intent written after the caller read the state must be run).
     const n = await this.prisma.$executeRaw`
-      UPDATE transfers SET next_run_at = ${nextRunAt}
-      WHERE id = ${transferId} AND event_seq = ${eventSeq} AND wake_seq = ${wakeSeq}
+      UPDATE transfers SET next_run_at = ${nextRunAt}::timestamptz ${release}
+      WHERE id = ${transferId} AND event_seq = ${eventSeq} AND wake_seq = ${wakeSeq} ${held}
         AND NOT EXISTS (SELECT 1 FROM saga_steps s WHERE s.transfer_id = ${transferId} AND s.state IN ('PENDING', 'UNKNOWN'))`;
+    return n === 1;
+  }
+
+  /**
+   * The lease holder's last write: releases its lease and sets next_run_at — `nextRunAt` if no wake-up arrived since
+   * `wakeSeq` was read (deferIfNoWake), else as it is. False when `owner` no longer held the lease (nothing written).
+   */
+  async deferAndRelease(transferId: string, wakeSeq: number, nextRunAt: Date | null, owner: string): Promise<boolean> {
+    const n = await this.prisma.$executeRaw`
+      UPDATE transfers SET next_run_at = CASE WHEN wake_seq = ${wakeSeq} THEN ${nextRunAt}::timestamptz ELSE next_run_at END,
+                           lease_owner = NULL, lease_until = NULL
+      WHERE id = ${transferId} AND lease_owner = ${owner}`;
     return n === 1;
   }
 

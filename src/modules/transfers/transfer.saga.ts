@@ -19,17 +19,17 @@ import {
   type PaymentState,
 } from './transfer.columns';
 import type { CrashHook } from './transfer.faults';
-import { TransferLeases } from './transfer.leases';
+import { TransferLeases, type LeaseRelease } from './transfer.leases';
 import { platformTarget, type PlatformTarget } from './transfer.platform';
 import { reconcileIfQuiet } from './transfer.reconciler';
 import type { TransferRepository, TransferRow, TransferPatch } from './transfer.repository';
 import { accountCheck, cardCheck, paymentRequest, tokenPullPaymentRequest } from './transfer.requests';
 import type { Loaded } from './transfer.rows';
-import { SagaStepLog, stepKey, type StepName, type StepState } from './transfer.steps';
+import { SagaStepLog, stepKey, type Settlement, type StepName, type StepState } from './transfer.steps';
 import { isTerminal, type Cause, type TransferStatus } from './transfer.states';
 
 export type { TransferDetails } from './transfer.columns';
-export type { LeaseHandle } from './transfer.leases';
+export type { LeaseHandle, LeaseRelease } from './transfer.leases';
 
 export interface SagaContext {
   cause: Cause;
@@ -56,6 +56,8 @@ interface Run {
   stale: boolean;
   /** When this run last recorded a change (ms): the transfer has not been quiet since. */
   changedAt?: number;
+  /** The caller's lease, released by the run's last write when it can be. */
+  lease?: LeaseRelease;
 }
 type Next = 'again' | 'wait';
 /** Money intents are written under the transfer's row lock, ordered with platform events that end an authorization. */
@@ -145,11 +147,12 @@ export class TransferSaga {
   }
 
   private async retryLater(t: TransferRow, s: SagaStep, state: 'UNKNOWN' | 'PENDING', why: string): Promise<'wait'> {
+    const attempts = s.attempts;
     await this.settle(s, state, undefined, why);
-    const delay = Math.min(this.opts.retryBaseMs * 2 ** Math.min(s.attempts, 16), this.opts.retryMaxMs);
+    const delay = Math.min(this.opts.retryBaseMs * 2 ** Math.min(attempts, 16), this.opts.retryMaxMs);
     // A wake-up that arrived since `t` was read wins: the row stays due and the step is retried at once.
-    await this.repo.deferIfNoWake(t.id, t.wakeSeq, new Date(this.clock.nowMs() + delay));
-    this.logger.warn({ transferId: t.id, step: s.step, attempts: s.attempts + 1, why }, 'saga step will be retried');
+    await this.deferLast(t, new Date(this.clock.nowMs() + delay));
+    this.logger.warn({ transferId: t.id, step: s.step, attempts: attempts + 1, why }, 'saga step will be retried');
     return 'wait';
   }
 
@@ -159,10 +162,31 @@ export class TransferSaga {
    * a wake-up since then has moved next_run_at earlier, and it stays so.
    */
   private async waitUntil(t: TransferRow, at: Date | null): Promise<Next> {
-    if ((t.nextRunAt?.getTime() ?? null) === (at?.getTime() ?? null)) return 'wait';
-    if (await this.repo.scheduleIfUnchanged(t.id, t.eventSeq, t.wakeSeq, at)) return 'wait';
-    this.stale(t.id); // recorded or woken meanwhile: read it again
+    const lease = this.runs.get(t.id)?.lease;
+    if (lease && !lease.released) {
+      // the run's last write: it also releases the lease (one statement instead of two)
+      this.leases.releasing(t.id, true);
+      if (await this.repo.scheduleIfUnchanged(t.id, t.eventSeq, t.wakeSeq, at, lease.owner)) {
+        lease.released = true;
+        return 'wait';
+      }
+      this.leases.releasing(t.id, false);
+    } else {
+      if ((t.nextRunAt?.getTime() ?? null) === (at?.getTime() ?? null)) return 'wait';
+      if (await this.repo.scheduleIfUnchanged(t.id, t.eventSeq, t.wakeSeq, at)) return 'wait';
+    }
+    this.stale(t.id); // recorded or woken meanwhile (or the lease lost): read it again
     return 'again';
+  }
+
+  /** Defers the transfer to `at` unless woken since `t` was read (deferIfNoWake) — releasing the run's lease with it. */
+  private async deferLast(t: TransferRow, at: Date | null): Promise<void> {
+    const lease = this.runs.get(t.id)?.lease;
+    if (lease && !lease.released) {
+      this.leases.releasing(t.id, true);
+      lease.released = await this.repo.deferAndRelease(t.id, t.wakeSeq, at, lease.owner);
+      if (!lease.released) this.leases.releasing(t.id, false);
+    } else await this.repo.deferIfNoWake(t.id, t.wakeSeq, at);
   }
 
   /** What this run carries is no longer what the database holds: the next decision reads the transfer again. */
@@ -178,8 +202,10 @@ export class TransferSaga {
     detail: Record<string, unknown>,
     patch: TransferPatch = {},
     cause?: Cause,
+    settled?: Settlement,
   ) {
-    // decided on `t`: one statement when nothing was recorded since it was read (else on the locked row)
+    // decided on `t`: one statement when nothing was recorded since it was read (else on the locked row); the step's
+    // result that calls for the move (`settled`) is written with it, whatever comes of the move
     const r = await this.repo.transition(
       {
         transferId: t.id,
@@ -190,9 +216,11 @@ export class TransferSaga {
         detail,
         patch,
         guard: (row) => (row.status === t.status ? null : `status moved to ${row.status}`),
+        alongside: settled?.sql,
       },
       t,
     );
+    settled?.written();
     const run = this.runs.get(t.id);
     if (run && r.ok) {
       run.t = r.transfer;
@@ -246,12 +274,13 @@ export class TransferSaga {
    * Advances the transfer as far as it can go now. Loops: each iteration re-reads the state and does one
    * thing; stops when waiting (on the customer, the platform, a retry delay, a timer).
    */
-  async advance(transferId: string, ctx: SagaContext, loaded?: Loaded | null): Promise<TransferRow | null> {
+  async advance(transferId: string, ctx: SagaContext, loaded?: Loaded | null, lease?: LeaseRelease): Promise<TransferRow | null> {
     // What this run knows of the transfer and its steps: read once (or handed over by the claim), then carried —
     // each write of the run returns or updates what it changed. Anything it cannot know exactly (a refused or
     // conflicting change, a wait whose conditions failed, the platform's answer) marks it stale: read again.
     // Changes made meanwhile by others (platform facts, wake-ups) are caught by the conditions of the writes.
-    const run: Run = loaded ? { t: loaded.t, steps: loaded.steps, stale: false } : { t: null, steps: new Map(), stale: true };
+    // With `lease` (the caller's lease, which it would release next), the run's last write releases it too.
+    const run: Run = loaded ? { t: loaded.t, steps: loaded.steps, stale: false, lease } : { t: null, steps: new Map(), stale: true, lease };
     this.runs.set(transferId, run);
     try {
       for (let i = 0; i < 12; i++) {
@@ -281,7 +310,7 @@ export class TransferSaga {
       (status === 'PENDING' || status === 'ACTION_REQUIRED') && runCtx.cause !== 'worker' ? { ...runCtx, cause: 'worker' } : runCtx;
     if (isTerminal(status)) {
       await this.steps.abandonCheck(t.id, status);
-      if (t.nextRunAt) await this.repo.deferIfNoWake(t.id, t.wakeSeq, null);
+      if (t.nextRunAt || this.runs.get(t.id)?.lease) await this.deferLast(t, null);
       return 'wait';
     }
     const capture = steps.get('capture');
@@ -492,15 +521,14 @@ export class TransferSaga {
     if (isUnknownOutcome(result)) return this.retryLater(t, s, 'UNKNOWN', `unknown outcome: ${result.reason}`);
     const p = result.value;
     const outcome: AuthorizationOutcome = { paymentId: p.paymentId, status: p.status, approved: p.approved, message: p.message ?? null };
-    await this.settle(s, 'SUCCEEDED', outcome);
-    return this.applyAuthorization(t, outcome, ctx);
+    return this.applyAuthorization(t, outcome, ctx, this.steps.settlement(s, 'SUCCEEDED', outcome));
   }
 
   /**
    * Moves the transfer as a settled authorization says. Called right after settling AND by step() when it finds
    * the authorize step SUCCEEDED while the transfer is still PENDING (a crash between the two writes).
    */
-  private async applyAuthorization(t: TransferRow, p: AuthorizationOutcome, ctx: SagaContext): Promise<'again'> {
+  private async applyAuthorization(t: TransferRow, p: AuthorizationOutcome, ctx: SagaContext, settled?: Settlement): Promise<'again'> {
     if (p.approved && (p.status === 'AUTHORIZED' || p.status === 'CAPTURED')) {
       await this.move(
         t,
@@ -512,10 +540,20 @@ export class TransferSaga {
           nextAction: NO_NEXT_ACTION,
           nextRunAt: this.clock.now(),
         },
+        undefined,
+        settled,
       );
     } else if (p.status === 'VOIDED' || p.status === 'CANCELLED') {
       // Replay of a payment that was released meanwhile (e.g. after a long outage).
-      await this.move(t, 'AUTHORIZED', ctx, { action: 'authorize', paymentStatus: p.status }, { authorizedAt: this.clock.now() });
+      await this.move(
+        t,
+        'AUTHORIZED',
+        ctx,
+        { action: 'authorize', paymentStatus: p.status },
+        { authorizedAt: this.clock.now() },
+        undefined,
+        settled,
+      );
       await this.recordIntent(t, 'void', { target: p.status === 'VOIDED' ? 'VOIDED' : 'EXPIRED', failureCode: 'AUTHORIZATION_RELEASED' });
     } else {
       await this.move(
@@ -528,6 +566,8 @@ export class TransferSaga {
           failureMessage: p.message ? `The payment was declined: ${p.message}` : 'The payment was declined',
           nextAction: NO_NEXT_ACTION,
         },
+        undefined,
+        settled,
       );
     }
     return 'again';
@@ -606,9 +646,10 @@ export class TransferSaga {
 
   /** Applies where the payment stands (a 2xx answer, or the payment a 409 carries) to the step and the transfer. */
   private async reconcile(t: TransferRow, s: SagaStep, ctx: SagaContext, status: string, step: MoneyStep): Promise<'again'> {
+    let settled: Settlement;
     switch (status) {
       case 'CAPTURED':
-        await this.settle(
+        settled = this.steps.settlement(
           s,
           step === 'capture' ? 'SUCCEEDED' : 'FAILED',
           { status },
@@ -617,27 +658,35 @@ export class TransferSaga {
         break;
       case 'VOIDED':
       case 'CANCELLED':
-        await this.settle(s, step === 'void' ? 'SUCCEEDED' : 'FAILED', { status });
+        settled = this.steps.settlement(s, step === 'void' ? 'SUCCEEDED' : 'FAILED', { status });
         break;
       default:
         await this.settle(s, 'FAILED', { status }, `unexpected payment status ${status}`);
         this.logger.error({ transferId: t.id, step, paymentStatus: status }, 'unexpected payment status while reconciling');
         return 'again';
     }
-    return this.applyPaymentState(t, s, ctx, status, step);
+    // the step's result and the move it calls for: one write
+    return this.applyPaymentState(t, s, ctx, status, step, settled);
   }
 
   /**
    * Moves the transfer to where a settled capture/void step found the payment. Called right after settling AND
    * by step() when it finds such a step while the transfer is still AUTHORIZED (a crash between the two writes).
    */
-  private async applyPaymentState(t: TransferRow, s: SagaStep, ctx: SagaContext, paymentStatus: string, step: MoneyStep): Promise<'again'> {
+  private async applyPaymentState(
+    t: TransferRow,
+    s: SagaStep,
+    ctx: SagaContext,
+    paymentStatus: string,
+    step: MoneyStep,
+    settled?: Settlement,
+  ): Promise<'again'> {
     const req = moneyStepRequest(s.request);
     const detail = { action: step, paymentStatus, requestedBy: req.requestedBy };
     if (paymentStatus === 'CAPTURED') {
       const captured = req.amount ?? formatAmount(t.sendAmount, t.sendCurrency);
       // next_run_at is left as it is: the next iteration decides when to look again, from the state after the move.
-      await this.move(t, 'CAPTURED', ctx, { ...detail, amount: captured }, { capturedAmount: captured });
+      await this.move(t, 'CAPTURED', ctx, { ...detail, amount: captured }, { capturedAmount: captured }, undefined, settled);
     } else if (paymentStatus === 'VOIDED' || paymentStatus === 'CANCELLED') {
       const target: TransferStatus = paymentStatus === 'CANCELLED' ? 'EXPIRED' : step === 'void' ? (req.target ?? 'VOIDED') : 'VOIDED';
       const code = paymentStatus === 'CANCELLED' ? 'AUTHORIZATION_CANCELLED' : req.failureCode;
@@ -650,6 +699,7 @@ export class TransferSaga {
           ...(code ? { failureCode: code, failureMessage: failureMessage(code) } : {}),
         },
         target === 'EXPIRED' && ctx.cause === 'mutation' ? 'worker' : undefined,
+        settled,
       );
     }
     return 'again';

@@ -1,4 +1,4 @@
-import type { Prisma, PrismaClient, SagaStep } from '../../generated/prisma/client';
+import { Prisma, type PrismaClient, type SagaStep } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import type { AuthorizationOutcome, CheckOutcome, PaymentState } from './transfer.columns';
 import type { TransferRepository, TransferRow } from './transfer.repository';
@@ -6,6 +6,12 @@ import { loadedFromSql, stepFromSql, stepsOf, type Loaded } from './transfer.row
 
 export type StepName = 'check' | 'authorize' | 'capture' | 'void';
 export type StepState = 'SUCCEEDED' | 'FAILED' | 'UNKNOWN' | 'PENDING';
+
+/** A step's result as SQL, written with the move it calls for (SagaStepLog.settlement). */
+export interface Settlement {
+  sql: Prisma.Sql;
+  written(): void;
+}
 
 /** The Idempotency-Key a step sends upstream: the authorization's is the payment's own id, the others derive from it. */
 export const stepKey = (t: Pick<TransferRow, 'externalPaymentId'>, step: StepName) =>
@@ -104,6 +110,33 @@ export class SagaStepLog {
     });
     // the caller's copy follows (the saga carries its steps between decisions)
     Object.assign(s, updated);
+  }
+
+  /**
+   * settle() as one SQL statement, to be written together with the move it calls for (TransferRepository, ChangeRequest
+   * alongside); `written()` then brings the caller's copy up to date.
+   */
+  settlement(
+    s: SagaStep,
+    state: StepState,
+    response?: CheckOutcome | AuthorizationOutcome | PaymentState,
+    lastError?: string,
+  ): Settlement {
+    const now = this.clock.now();
+    const resp = response ? Prisma.sql`${JSON.stringify(response)}::jsonb` : Prisma.sql`response`;
+    return {
+      sql: Prisma.sql`UPDATE saga_steps SET state = ${state}::saga_step_state, attempts = attempts + 1, response = ${resp},
+                        last_error = ${lastError ?? null}::text, updated_at = ${now}::timestamptz
+                      WHERE id = ${s.id} RETURNING 1`,
+      written: () =>
+        Object.assign(s, {
+          state,
+          attempts: s.attempts + 1,
+          response: response ?? s.response,
+          lastError: lastError ?? null,
+          updatedAt: now,
+        }),
+    };
   }
 
   /** A funding check interrupted by the transfer's end (e.g. the quote expired while it was being retried) moved no money: FAILED. */

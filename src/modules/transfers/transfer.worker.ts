@@ -4,7 +4,7 @@ import type { IdempotencyService } from '../../db/idempotency.service';
 import { PollLoop } from '../../shared/poll-loop';
 import { withQueryPhase } from '../../db/instrument';
 import type { Loaded } from './transfer.rows';
-import type { TransferSaga } from './transfer.saga';
+import type { LeaseRelease, TransferSaga } from './transfer.saga';
 
 export interface WorkerOptions {
   pollIntervalMs: number;
@@ -86,9 +86,10 @@ export class TransferWorker {
     const late = Date.now() - c.claimedAt > this.opts.leaseMs / 3;
     if (late && !(await this.saga.leases.renew(id, this.owner))) return false;
     const lease = this.saga.leases.keep(id, this.owner); // heartbeat: a long advance never outlives its lease
+    const release: LeaseRelease = { owner: this.owner, released: false }; // the saga's last write may release it
     let failed = false;
     try {
-      await this.saga.advance(id, { cause: 'worker', actor: 'worker' }, late ? null : c.loaded);
+      await this.saga.advance(id, { cause: 'worker', actor: 'worker' }, late ? null : c.loaded, release);
     } catch (err) {
       failed = true;
       this.logger.error({ err, transferId: id }, 'saga step failed; will retry after a back-off (or at once if woken meanwhile)');
@@ -96,8 +97,9 @@ export class TransferWorker {
       await lease.stop();
     }
     // The lease is always released: a wake-up (a kick that found the transfer busy) must not wait for it to expire.
-    if (failed) await this.saga.leases.backOff(id, this.owner, wakeSeq).catch(() => undefined);
-    else await this.saga.leases.release(id, this.owner).catch(() => undefined);
+    if (failed) {
+      if (!release.released) await this.saga.leases.backOff(id, this.owner, wakeSeq).catch(() => undefined);
+    } else if (!release.released) await this.saga.leases.release(id, this.owner).catch(() => undefined);
     return !failed;
   }
 }

@@ -17,7 +17,13 @@ let app: AppModule.App | null = null;
 /** Marks the benchmark's own statements (the query counter skips them). */
 const BENCH_TAG = '/* bench */';
 type Seed = { count: number; events: number; status?: string; from?: number };
-let counting: { n: number; byKind: Map<string, number>; bySql: Map<string, number>; stop: () => void } | null = null;
+let counting: {
+  n: number;
+  byKind: Map<string, number>;
+  bySql: Map<string, number>;
+  byPhase: Map<string, Map<string, number>>;
+  stop: () => void;
+} | null = null;
 
 serveCommands(
   {
@@ -61,7 +67,13 @@ serveCommands(
     },
     queriesStart() {
       counting?.stop();
-      const c = { n: 0, byKind: new Map<string, number>(), bySql: new Map<string, number>(), stop: () => undefined as void };
+      const c = {
+        n: 0,
+        byKind: new Map<string, number>(),
+        bySql: new Map<string, number>(),
+        byPhase: new Map<string, Map<string, number>>(),
+        stop: () => undefined as void,
+      };
       c.stop = app!.db.onQuery((e) => {
         if (e.sql.includes(BENCH_TAG)) return; // the benchmark's own reads (countStatus) are not the service's work
         c.n++;
@@ -69,6 +81,11 @@ serveCommands(
         c.byKind.set(kind, (c.byKind.get(kind) ?? 0) + 1);
         const text = e.sql.replace(/\s+/g, ' ').slice(0, 90);
         c.bySql.set(text, (c.bySql.get(text) ?? 0) + 1);
+        // the work it was issued for (withQueryPhase in the service; untagged: an API request)
+        const phase = e.phase ?? 'api';
+        let statements = c.byPhase.get(phase);
+        if (!statements) c.byPhase.set(phase, (statements = new Map()));
+        statements.set(text, (statements.get(text) ?? 0) + 1);
       });
       counting = c;
       return true;
@@ -78,7 +95,13 @@ serveCommands(
       counting = null;
       c?.stop();
       const top = [...(c?.bySql ?? [])].sort((a, b) => b[1] - a[1]).slice(0, 40);
-      return { count: c?.n ?? 0, byKind: Object.fromEntries(c?.byKind ?? []), topStatements: top };
+      const byPhase = Object.fromEntries(
+        [...(c?.byPhase ?? [])].map(([phase, m]) => [
+          phase,
+          { count: [...m.values()].reduce((x, y) => x + y, 0), statements: [...m].sort((a, b) => b[1] - a[1]).slice(0, 25) },
+        ]),
+      );
+      return { count: c?.n ?? 0, byKind: Object.fromEntries(c?.byKind ?? []), topStatements: top, byPhase };
     },
     /** Starts the saga worker of a service started with SAGA_WORKER_ENABLED=false (one process for every benchmark). */
     startSagaWorker() {
@@ -112,7 +135,27 @@ serveCommands(
         FROM webhook_inbox WHERE kind = 'transaction'`;
       const outcomes = await app!.db.prisma.$queryRaw<{ outcome: string | null; attempts: number; n: number; err: string | null }[]>`
         SELECT outcome, attempts, count(*)::int AS n, min(last_error) AS err FROM webhook_inbox WHERE kind = 'transaction' GROUP BY outcome, attempts ORDER BY n DESC`;
-      return { byStatus, inbox: lag[0], outcomes };
+      // per transfer: when each status was first reached, and when the platform's decisive events were received
+      // (compliance Approved: the capture follows; Paid: the transfer completes)
+      const marks = await app!.db.prisma.$queryRaw<{ id: string; created: Date; approved: Date | null; paid: Date | null }[]>`
+        SELECT t.id, t.created_at AS created,
+               min(i.received_at) FILTER (WHERE i.payload->>'newComplianceStatus' = 'Approved') AS approved,
+               min(i.received_at) FILTER (WHERE i.payload->>'newStatus' = 'Paid') AS paid
+        FROM transfers t LEFT JOIN webhook_inbox i ON i.kind = 'transaction' AND i.payload->>'externalTransactionId' = t.external_payment_id
+        WHERE t.id = ANY(${args.ids}::text[]) GROUP BY t.id, t.created_at`;
+      const reached = new Map<string, Record<string, number>>();
+      for (const r of rows) {
+        const m = reached.get(r.id) ?? {};
+        m[r.to_status] = r.at.getTime();
+        reached.set(r.id, m);
+      }
+      const perTransfer = marks.map((m) => ({
+        created: m.created.getTime(),
+        approvedReceived: m.approved?.getTime() ?? null,
+        paidReceived: m.paid?.getTime() ?? null,
+        reached: reached.get(m.id) ?? {},
+      }));
+      return { byStatus, inbox: lag[0], outcomes, perTransfer };
     },
     async inboxPending() {
       return app!.db.prisma.webhookInbox.count({ where: { processedAt: null } });
