@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -142,6 +143,15 @@ async function settledCount(url: string): Promise<number> {
   }
 }
 
+/** A TCP port free on loopback right now (the service under test listens on it: its PUBLIC_URL must be known before). */
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as net.AddressInfo;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
 const gqlBody = (query: string, variables?: unknown) => JSON.stringify({ query, variables });
 const gqlHeaders = (token: string) => ({
   'content-type': 'application/json',
@@ -235,6 +245,12 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'fatal', // shutdown under load logs aborted requests
     ...(process.env.AUTH_TOKEN_CACHE_SIZE ? { AUTH_TOKEN_CACHE_SIZE: process.env.AUTH_TOKEN_CACHE_SIZE } : {}), // 0: every token verified
     ...(process.env.GRAPHQL_JIT ? { GRAPHQL_JIT: process.env.GRAPHQL_JIT } : {}), // false: graphql-js executes
+    // the saga's and the inbox's tuning (benchmark 5), when set
+    ...Object.fromEntries(
+      ['SAGA_CONCURRENCY', 'SAGA_BATCH_SIZE', 'WEBHOOK_CONCURRENCY', 'DATABASE_POOL_MAX']
+        .filter((k) => process.env[k])
+        .map((k) => [k, process.env[k]!]),
+    ),
   };
   const server = pinning.serverCore;
   const loadCore = pinning.loadCore;
@@ -578,21 +594,48 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
 
     // ── 5. saga throughput ───────────────────────────────────────────────────────────────────────
     if (o.only.includes(5)) {
-      o.log(`5. saga: ${o.sagaTransfers} transfers, createTransfer → COMPLETED, against the built-in sandbox (zero latency)`);
-      // smoke: the shared service (its built-in sandbox), its worker started now
+      o.log(`5. saga: ${o.sagaTransfers} transfers, createTransfer → COMPLETED, against the sandbox (zero latency; ${o.smoke ? 'built in' : 'its own process'})`);
+      // smoke: the shared service (its built-in sandbox), its worker started now. Otherwise the upstreams are the
+      // sandbox in its own process on the load generator's core — as the real upstreams are elsewhere, the service's
+      // core does only the service's work — and the service registers for its webhooks at its PUBLIC_URL.
       const sharedSaga = shared && ours && sandboxUrl ? ours : null;
       const sagaOurs = sharedSaga ?? start('ours-saga', 'servers/ours.ts', server);
-      const s = sharedSaga
-        ? { url: main.url, token: main.token, sandboxUrl }
-        : await sagaOurs.call('start', { env: { ...baseEnv, SAGA_WORKER_ENABLED: 'true' } });
-      if (sharedSaga) await sagaOurs.call('startSagaWorker');
+      let s: { url: string; token: string; sandboxUrl: string };
+      if (sharedSaga) {
+        s = { url: main.url, token: main.token, sandboxUrl };
+        await sagaOurs.call('startSagaWorker');
+      } else {
+        if (!sandbox) {
+          sandbox = start('sandbox', 'servers/sandbox.ts', loadCore);
+          sandboxUrl = (await sandbox.call<{ url: string }>('start')).url;
+        }
+        const port = await freePort();
+        const started = await sagaOurs.call<{ url: string; token: string }>('start', {
+          env: {
+            ...baseEnv,
+            SAGA_WORKER_ENABLED: 'true',
+            PORT: String(port),
+            PUBLIC_URL: `http://127.0.0.1:${port}`,
+            GATEWAY_BASE_URL: `${sandboxUrl}/gateway`,
+            REMITTANCES_BASE_URL: `${sandboxUrl}/remittances`,
+            VERIFICATION_BASE_URL: `${sandboxUrl}/verification`,
+          },
+        });
+        s = { url: started.url, token: started.token, sandboxUrl };
+      }
       await fetch(`${s.sandboxUrl}/__sandbox/faults`, { method: 'DELETE' });
       // Before the window: the customer's person, its checked cards and one quote per transfer.
       await load.call('sagaPrepare', { url: s.url, token: s.token, n: o.sagaTransfers, concurrency: o.sagaConcurrency }, 300_000);
       // Statements of the idle service (the worker's and the inbox processor's polls) over a quiet window: the
       // run's count minus this rate × its duration is the transfers' own work. (The bench's own status reads are
       // tagged and never counted.)
-      type Counted = { count: number; byKind: Record<string, number>; topStatements: [string, number][]; byPhase: Record<string, { count: number; statements: [string, number][] }> };
+      type Counted = {
+        count: number;
+        byKind: Record<string, number>;
+        topStatements: [string, number][];
+        byPhase: Record<string, { count: number; statements: [string, number][] }>;
+        cpuMs: number;
+      };
       const idleMs = o.smoke ? 1000 : 5000;
       await sagaOurs.call('queriesStart');
       const i0 = wallMs();
@@ -601,6 +644,8 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       const idleS = (wallMs() - i0) / 1000;
       const idlePerSecond = idle.count / idleS;
       await fetch(`${s.sandboxUrl}/__sandbox/calls`, { method: 'DELETE' });
+      const windowProfile = process.env.BENCH_WINDOW_PROF ? path.resolve(process.env.BENCH_WINDOW_PROF, 'saga-window.cpuprofile') : null;
+      if (windowProfile) await sagaOurs.call('profileStart');
       await sagaOurs.call('queriesStart');
       const w0 = wallMs();
       const d = await load.call('saga', {
@@ -628,6 +673,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       }
       const end = wallMs();
       const q = await sagaOurs.call<Counted>('queriesStop');
+      if (windowProfile) await sagaOurs.call('profileStop', { file: windowProfile });
       const windowS = (end - w0) / 1000;
       // where the time went: ms from created to each status reached (first time), the inbox's received → processed lag
       const timeline = await sagaOurs.call<{
@@ -714,6 +760,9 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         breakdown,
         inbox: timeline.inbox,
         statementsPerTransfer,
+        // CPU time of the service process (with its built-in sandbox: the gateway, the platform and its deliveries) per
+        // transfer, the idle polls' subtracted: independent of what else runs on the machine (wall times are not)
+        cpuMsPerTransfer: Math.max(0, q.cpuMs - (idle.cpuMs / idleS) * windowS) / n,
         statementsRaw: q.count,
         idleStatementsPerSecond: idlePerSecond,
         windowSeconds: windowS,
@@ -851,7 +900,7 @@ export function formatTable(r: Report): string {
     const ph = (sg.breakdown?.phases ?? []) as { phase: string; p50: number; platformP50: number; oursP50: number; floorMs: number; trigger: string | null }[];
     rows.push([
       '5. saga end to end',
-      `${f0(sg.transfersPerSecond)} transfers/s (${sg.transfers} in ${f0(sg.seconds)} s), createTransfer → COMPLETED p50 ${f0(sg.completedP50Ms)} / p99 ${f0(sg.completedP99Ms)} ms; ${f0(sg.statementsPerTransfer)} SQL/transfer; ${sg.upstreamCallsPerTransfer.toFixed(2)} upstream calls/transfer`,
+      `${f0(sg.transfersPerSecond)} transfers/s (${sg.transfers} in ${f0(sg.seconds)} s), createTransfer → COMPLETED p50 ${f0(sg.completedP50Ms)} / p99 ${f0(sg.completedP99Ms)} ms; ${f0(sg.statementsPerTransfer)} SQL/transfer; ${sg.upstreamCallsPerTransfer.toFixed(2)} upstream calls/transfer; ${f0(sg.cpuMsPerTransfer)} ms CPU/transfer (with the built-in sandbox)`,
       `the sandbox's own steps ${sg.baseline_.toCompletedMs} ms to COMPLETED; minimum ${sg.upstreamMinimumPerTransfer.toFixed(2)} upstream calls/transfer; targets ≤ ${sg.baseline_.statementsPerTransfer} SQL, ≥ ${sg.baseline_.transfersPerSecond}/s`,
       fx(sg.ratio),
       `≤ ${SAGA_TARGETS.statementsPerTransfer} SQL, ≥ ${SAGA_TARGETS.transfersPerSecond}/s, upstream = minimum`,

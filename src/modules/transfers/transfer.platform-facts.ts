@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../shared/clock';
 import { withQueryPhase } from '../../db/instrument';
 import type { Logger } from '../../shared/logger';
@@ -15,6 +16,7 @@ import type {
 import { WAKE, type ChangeRequest, type ChangeResult, type Decision, type TransferRepository, type TransferRow } from './transfer.repository';
 import type { TransferSaga } from './transfer.saga';
 import { isTerminal, type TransferStatus } from './transfer.states';
+import { transferFromSql } from './transfer.rows';
 import { payoutRank, quietPairs, platformRank, platformTarget, valuesBelow } from './transfer.platform';
 
 /** A platform transaction id other than the event's was recorded for this transfer (seen again on the locked row). */
@@ -50,6 +52,12 @@ export class PlatformFacts implements TransferEventSink {
   private readonly owner = `api:${randomUUID()}`;
   /** Saga runs started by deliveries (applyAtReceipt) that may outlast their answer. */
   private readonly kicks = new Set<Promise<void>>();
+  /**
+   * The latest row this process wrote or read of each linked transfer, by platform transaction id, without its
+   * details (no PII kept): what an event is first decided on (applyAtReceipt). Rows may be old — another instance may
+   * have written since —: a change decided on one is written only if nothing was recorded since.
+   */
+  private readonly seen = new LRUCache<string, TransferRow>({ max: 5_000 });
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -58,7 +66,13 @@ export class PlatformFacts implements TransferEventSink {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly opts: PlatformFactsOptions,
-  ) {}
+  ) {
+    repo.written.add((row) => this.remember(row));
+  }
+
+  private remember(row: TransferRow): void {
+    if (row.externalTransactionId) this.seen.set(row.externalTransactionId, { ...row, details: null });
+  }
 
   /** The transfers an event names — by our externalPaymentId and by its platform transaction id — in one query. */
   private candidates(e: PlatformTransactionEvent): Promise<TransferRow[]> {
@@ -112,18 +126,40 @@ export class PlatformFacts implements TransferEventSink {
   async applyAtReceipt(e: PlatformTransactionEvent, receipt: (outcome: ReceiptOutcome) => DeliveryReceipt): Promise<ReceiptResult> {
     const quiet = await this.recordQuietFact(e, receipt({ applied: true }));
     if (quiet) return quiet;
+    // Decided on the latest row this process saw of the transaction's transfer, without reading it — when nothing
+    // was recorded since (the write is conditioned on it); else nothing is written and it is read below.
+    const seen = this.seen.get(e.transactionId);
+    if (seen && (!e.externalTransactionId || seen.externalPaymentId === e.externalTransactionId)) {
+      const early = await this.applyOn(seen, e, receipt, true);
+      if (early) return early;
+    }
     const found = await this.bound(e);
     // not known yet: the processor retries it for a while (unknown_transfer) before recording that
     if (!('id' in found) && found.reason === 'unknown_transfer') return this.storeOnly(receipt(found), false);
     if (!('id' in found)) return this.storeOnly(receipt(found), true, found);
+    return (await this.applyOn(found, e, receipt, false))!;
+  }
+
+  /**
+   * The event decided on `t` and written with its delivery's inbox row. `seen` (t not read now, but the latest row this
+   * process saw): when the change cannot be made on it, nothing is written (null).
+   */
+  private async applyOn(
+    t: TransferRow,
+    e: PlatformTransactionEvent,
+    receipt: (outcome: ReceiptOutcome) => DeliveryReceipt,
+    seen: boolean,
+  ): Promise<ReceiptResult | null> {
+    const found = t;
     const change = this.changeOf(e, found);
     if (!('request' in change)) return this.storeOnly(receipt(change), true, change);
-    const { result, written } = await this.repo.changeAlong(found, change.request, receipt({ applied: true }));
+    const { result, written } = await this.repo.changeAlong(found, change.request, receipt({ applied: true }), { onlyIfApplied: seen });
     if (result && !result.ok && result.kind === 'skipped') {
       const out = change.outcome(result);
       if (out.applied) throw new Error('a skipped change cannot be applied');
       return this.storeOnly(receipt(out), true, out);
     }
+    if (seen && !result) return null;
     if (!written) return { stored: 'duplicate' };
     if (!result) return { stored: 'queued' };
     const out = change.outcome(result);
@@ -184,13 +220,13 @@ export class PlatformFacts implements TransferEventSink {
       ...(c.type === 'payout' ? { amount: c.amount } : {}),
     });
     const at = this.clock.now();
-    const [row] = await this.prisma.$queryRaw<{ id: string | null; version: number | null; stored: number }[]>`
+    const [row] = await this.prisma.$queryRaw<Record<string, unknown>[]>`
       WITH u AS (
         UPDATE transfers SET ${set}, event_seq = event_seq + 1
         WHERE external_transaction_id = ${e.transactionId}
           AND (${e.externalTransactionId}::text IS NULL OR external_payment_id = ${e.externalTransactionId}::text)
           AND status::text = ANY(${LIVE}::text[]) AND ${forward} AND ${receipt.condition}
-        RETURNING id, event_seq, status, version
+        RETURNING *
       ), e AS (
         INSERT INTO transfer_events (id, transfer_id, seq, version, shown, from_status, to_status, cause, actor, upstream_ref, detail, at)
         SELECT gen_random_uuid()::text, u.id, u.event_seq, NULL::int, NULL::jsonb, u.status, u.status, 'webhook', 'webhook',
@@ -198,14 +234,16 @@ export class PlatformFacts implements TransferEventSink {
         FROM u
         RETURNING 1
       ), r AS (${receipt.insert(Prisma.sql`EXISTS (SELECT 1 FROM u)`, true)})
-      SELECT u.id, u.version, (SELECT count(*) FROM r)::int AS stored FROM (SELECT 1) AS one LEFT JOIN u ON true`;
+      SELECT u.*, (SELECT count(*) FROM r)::int AS _stored FROM (SELECT 1) AS one LEFT JOIN u ON true`;
     if (!row?.id) return null;
-    return { stored: 'processed', outcome: { applied: true, transferId: row.id, version: Number(row.version) } };
+    this.remember(transferFromSql(row));
+    return { stored: 'processed', outcome: { applied: true, transferId: row.id as string, version: Number(row.version) } };
   }
 
   /** transferOfEvent, with a mismatch logged. */
   private async bound(e: PlatformTransactionEvent): Promise<TransferRow | NotApplied> {
     const found = await this.transferOfEvent(e);
+    if (!('applied' in found)) this.remember(found);
     if ('applied' in found && found.reason === 'mismatch')
       this.logger.warn(
         { transferId: found.transferId, mismatch: found.mismatch, source: e.source.kind },

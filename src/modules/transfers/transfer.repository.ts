@@ -209,22 +209,28 @@ export class TransferRepository {
     snapshot: TransferRow,
     request: ChangeRequest,
     receipt: DeliveryReceipt,
+    opts: { onlyIfApplied?: boolean } = {},
   ): Promise<{ result: ChangeResult | null; written: boolean }> {
     const plan = await this.plan(snapshot, request, null);
     if (plan.kind === 'skip') return { result: { ok: false, transfer: snapshot, reason: plan.reason, kind: 'skipped' }, written: false };
+    if (plan.kind !== 'apply' && opts.onlyIfApplied) return { result: null, written: false };
     if (plan.kind !== 'apply') {
       const [r] = await this.prisma.$queryRaw<{ n: number }[]>`
         WITH r AS (${receipt.insert(Prisma.sql`false`)}) SELECT count(*)::int AS n FROM r`;
       return { result: null, written: (r?.n ?? 0) > 0 };
     }
     const at = this.clock.now();
-    const { transfer, along } = await this.writeWith(this.prisma, snapshot, plan, request, at, receipt, null);
+    const { transfer, along } = await this.writeWith(this.prisma, snapshot, plan, request, at, receipt, null, opts.onlyIfApplied);
     if (!transfer) return { result: null, written: along > 0 };
     return { result: await this.committed({ ok: true, transfer, changed: true, shown: plan.shown !== null }, request), written: along > 0 };
   }
 
+  /** Told every transfer row a change wrote, as the write returned it (PlatformFacts keeps the latest it saw). */
+  readonly written = new Set<(row: TransferRow) => void>();
+
   /** After the commit: publish what an app sees, log a refusal. */
   private async committed(result: ChangeResult, req: ChangeRequest): Promise<ChangeResult> {
+    if (result.ok) for (const f of this.written) f(result.transfer);
     if (result.ok && result.shown) await this.publish(result.transfer);
     else if (!result.ok && result.kind === 'refused')
       this.logger.warn(
@@ -279,6 +285,7 @@ export class TransferRepository {
     at: Date,
     receipt: DeliveryReceipt | null,
     alongside: Prisma.Sql | null,
+    receiptOnlyIfApplied = false,
   ): Promise<{ transfer: TransferRow | null; along: number }> {
     const sets = [Prisma.sql`status = ${plan.to}::transfer_status`, Prisma.sql`event_seq = event_seq + 1`, ...patchAssignments(plan.patch)];
     // version and updated_at move only with what an app sees
@@ -286,7 +293,9 @@ export class TransferRepository {
     const shownJson = plan.shown ? JSON.stringify(plan.shown) : null;
     const detail = plan.detail === undefined ? null : JSON.stringify(plan.detail);
     const condition = receipt ? Prisma.sql`AND ${receipt.condition}` : Prisma.empty;
-    const along = receipt ? Prisma.sql`, r AS (${receipt.insert(Prisma.sql`EXISTS (SELECT 1 FROM u)`)})` : Prisma.empty;
+    const along = receipt
+      ? Prisma.sql`, r AS (${receipt.insert(Prisma.sql`EXISTS (SELECT 1 FROM u)`, receiptOnlyIfApplied)})`
+      : Prisma.empty;
     const also = alongside ? Prisma.sql`, a AS (${alongside})` : Prisma.empty;
     const [raw] = await db.$queryRaw<Record<string, unknown>[]>`
       WITH u AS (

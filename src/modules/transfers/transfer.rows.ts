@@ -6,7 +6,12 @@
 import { Prisma, type SagaStep, type Transfer } from '../../generated/prisma/client';
 import type { TransferPatch } from './transfer.repository';
 
-const camel = (k: string) => k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+const camelOf = new Map<string, string>();
+const camel = (k: string) => {
+  let c = camelOf.get(k);
+  if (c === undefined) camelOf.set(k, (c = k.replace(/_([a-z])/g, (_, ch: string) => ch.toUpperCase())));
+  return c;
+};
 
 /**
  * A `transfers` row as raw SQL returns it (`SELECT *` / `RETURNING *`: snake_case columns, numeric as Decimal,

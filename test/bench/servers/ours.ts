@@ -14,6 +14,7 @@ const { createApp } = require(path.join(DIST, 'app.js')) as typeof AppModule;
 const { loadConfig } = require(path.join(DIST, 'config.js')) as typeof ConfigModule;
 
 let app: AppModule.App | null = null;
+let profiler: import('node:inspector').Session | null = null;
 /** Marks the benchmark's own statements (the query counter skips them). */
 const BENCH_TAG = '/* bench */';
 type Seed = { count: number; events: number; status?: string; from?: number };
@@ -22,6 +23,7 @@ let counting: {
   byKind: Map<string, number>;
   bySql: Map<string, number>;
   byPhase: Map<string, Map<string, number>>;
+  cpu: NodeJS.CpuUsage;
   stop: () => void;
 } | null = null;
 
@@ -72,6 +74,7 @@ serveCommands(
         byKind: new Map<string, number>(),
         bySql: new Map<string, number>(),
         byPhase: new Map<string, Map<string, number>>(),
+        cpu: process.cpuUsage(),
         stop: () => undefined as void,
       };
       c.stop = app!.db.onQuery((e) => {
@@ -101,7 +104,34 @@ serveCommands(
           { count: [...m.values()].reduce((x, y) => x + y, 0), statements: [...m].sort((a, b) => b[1] - a[1]).slice(0, 25) },
         ]),
       );
-      return { count: c?.n ?? 0, byKind: Object.fromEntries(c?.byKind ?? []), topStatements: top, byPhase };
+      // CPU time of the whole process (the service and its built-in sandbox) over the window
+      const cpu = c ? process.cpuUsage(c.cpu) : { user: 0, system: 0 };
+      return {
+        count: c?.n ?? 0,
+        byKind: Object.fromEntries(c?.byKind ?? []),
+        topStatements: top,
+        byPhase,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+      };
+    },
+    /** A V8 CPU profile of a window only (BENCH_WINDOW_PROF=<dir>: benchmark 5's createTransfer → final status). */
+    async profileStart() {
+      const { Session } = await import('node:inspector');
+      profiler = new Session();
+      profiler.connect();
+      const post = (m: string, p?: object) => new Promise((r, j) => profiler!.post(m, p ?? {}, (e, v) => (e ? j(e) : r(v))));
+      await post('Profiler.enable');
+      await post('Profiler.setSamplingInterval', { interval: 200 });
+      await post('Profiler.start');
+      return true;
+    },
+    async profileStop(args: { file: string }) {
+      const s = profiler!;
+      const { profile } = await new Promise<{ profile: unknown }>((r, j) => s.post('Profiler.stop', (e, v) => (e ? j(e) : r(v as never))));
+      (await import('node:fs')).writeFileSync(args.file, JSON.stringify(profile));
+      s.disconnect();
+      profiler = null;
+      return true;
     },
     /** Starts the saga worker of a service started with SAGA_WORKER_ENABLED=false (one process for every benchmark). */
     startSagaWorker() {
