@@ -669,7 +669,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
           lastLog = wallMs();
           o.log(`    ${((lastLog - d.started) / 1000).toFixed(0)} s: ${JSON.stringify(statuses)}`);
         }
-        await new Promise((x) => setTimeout(x, 20));
+        await new Promise((x) => setTimeout(x, 50));
       }
       const end = wallMs();
       const q = await sagaOurs.call<Counted>('queriesStop');

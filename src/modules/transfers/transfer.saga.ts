@@ -58,6 +58,8 @@ interface Run {
   changedAt?: number;
   /** The caller's lease, released by the run's last write when it can be. */
   lease?: LeaseRelease;
+  /** A step's result written with the run's next write (defer). */
+  deferred?: Settlement;
 }
 type Next = 'again' | 'wait';
 /** Money intents are written under the transfer's row lock, ordered with platform events that end an authorization. */
@@ -126,7 +128,9 @@ export class TransferSaga {
     request: Record<string, unknown>,
     opts?: { whileStatusUnchanged: true },
   ): Promise<SagaStep | null> {
-    const written = await this.steps.record(t, step, request, opts);
+    const deferred = this.takeDeferred(t.id);
+    const written = await this.steps.record(t, step, request, opts, deferred?.sql);
+    deferred?.written();
     const run = this.runs.get(t.id);
     if (run?.t && written) {
       // the intent made the transfer due at once (next_run_at only ever earlier)
@@ -162,6 +166,7 @@ export class TransferSaga {
    * a wake-up since then has moved next_run_at earlier, and it stays so.
    */
   private async waitUntil(t: TransferRow, at: Date | null): Promise<Next> {
+    await this.flushDeferred(t.id);
     const lease = this.runs.get(t.id)?.lease;
     if (lease && !lease.released) {
       // the run's last write: it also releases the lease (one statement instead of two)
@@ -181,12 +186,38 @@ export class TransferSaga {
 
   /** Defers the transfer to `at` unless woken since `t` was read (deferIfNoWake) — releasing the run's lease with it. */
   private async deferLast(t: TransferRow, at: Date | null): Promise<void> {
+    await this.flushDeferred(t.id);
     const lease = this.runs.get(t.id)?.lease;
     if (lease && !lease.released) {
       this.leases.releasing(t.id, true);
       lease.released = await this.repo.deferAndRelease(t.id, t.wakeSeq, at, lease.owner);
       if (!lease.released) this.leases.releasing(t.id, false);
     } else await this.repo.deferIfNoWake(t.id, t.wakeSeq, at);
+  }
+
+  /**
+   * A step's result to be written with the run's next write (in the same statement) rather than alone: the run
+   * carries it as written meanwhile. Should the run end first, it is written alone (flushDeferred); should the process
+   * die first, the step is still unsettled in the database and is run again (same key).
+   */
+  private async defer(transferId: string, settled: Settlement): Promise<void> {
+    const run = this.runs.get(transferId);
+    if (!run) return this.steps.write(settled);
+    if (run.deferred) throw new Error('a step result is already waiting to be written');
+    settled.written();
+    run.deferred = settled;
+  }
+
+  private takeDeferred(transferId: string): Settlement | undefined {
+    const run = this.runs.get(transferId);
+    const d = run?.deferred;
+    if (run) run.deferred = undefined;
+    return d && { sql: d.sql, written: () => undefined };
+  }
+
+  private async flushDeferred(transferId: string): Promise<void> {
+    const d = this.takeDeferred(transferId);
+    if (d) await this.steps.write(d);
   }
 
   /** What this run carries is no longer what the database holds: the next decision reads the transfer again. */
@@ -206,6 +237,8 @@ export class TransferSaga {
   ) {
     // decided on `t`: one statement when nothing was recorded since it was read (else on the locked row); the step's
     // result that calls for the move (`settled`) is written with it, whatever comes of the move
+    if (settled) await this.flushDeferred(t.id);
+    else settled = this.takeDeferred(t.id);
     const r = await this.repo.transition(
       {
         transferId: t.id,
@@ -286,14 +319,19 @@ export class TransferSaga {
       for (let i = 0; i < 12; i++) {
         if (this.leases.isLost(transferId)) break; // another instance holds it now: it carries on
         if (run.stale || !run.t) {
+          await this.flushDeferred(transferId); // what is read must include it
           const fresh = await this.steps.load(transferId);
           if (!fresh) return null;
           Object.assign(run, { t: fresh.t, steps: fresh.steps, stale: false });
         }
         const outcome = await this.step(run.t!, run.steps, ctx);
-        if (outcome === 'wait') return run.t;
+        if (outcome === 'wait') {
+          await this.flushDeferred(transferId);
+          return run.t;
+        }
       }
       // Stopped before reaching a wait (iteration cap, or the lease was lost): not done — keep it due.
+      await this.flushDeferred(transferId);
       await this.repo.dueBy(transferId, this.clock.now());
       return run.t;
     } finally {
@@ -420,7 +458,8 @@ export class TransferSaga {
       if (d.funding.type === 'CARD') {
         const res = evaluateCardCheck(await this.gateway.checkCard(cardCheck(d, stepKey(t, 'check'))));
         this.crash.at('check', 'after');
-        await this.settle(s, 'SUCCEEDED', { outcome: res.status, reasons: res.reasons, lastFour: res.lastFour });
+        // the check's result is written with the move it calls for — or, approved, with the next write of the run
+        const settled = this.steps.settlement(s, 'SUCCEEDED', { outcome: res.status, reasons: res.reasons, lastFour: res.lastFour });
         if (res.status === 'CHALLENGE') {
           await this.move(
             t,
@@ -430,6 +469,8 @@ export class TransferSaga {
             {
               nextAction: { type: 'THREE_DS_CHALLENGE', redirectUrl: res.redirectUrl },
             },
+            undefined,
+            settled,
           );
           return 'again';
         }
@@ -444,17 +485,20 @@ export class TransferSaga {
               failureMessage: `The card check failed: ${res.reasons.join(', ')}`,
               nextAction: NO_NEXT_ACTION,
             },
+            undefined,
+            settled,
           );
           return 'again';
         }
         if (t.status === 'PENDING' && nextAction(t.nextAction) !== null)
-          await this.move(t, undefined, ctx, { action: 'card check', outcome: 'APPROVED' }, { nextAction: NO_NEXT_ACTION });
+          await this.move(t, undefined, ctx, { action: 'card check', outcome: 'APPROVED' }, { nextAction: NO_NEXT_ACTION }, undefined, settled);
+        else await this.defer(t.id, settled);
         return 'again';
       }
       const res = await this.gateway.checkBankAccount(accountCheck(d, stepKey(t, 'check')));
       this.crash.at('check', 'after');
       const ok = res.status === 'APPROVED' && res.accountVerification.accountStatus === 'VALID';
-      await this.settle(s, 'SUCCEEDED', { outcome: ok ? 'APPROVED' : 'FAILED' });
+      const settled = this.steps.settlement(s, 'SUCCEEDED', { outcome: ok ? 'APPROVED' : 'FAILED' });
       if (!ok) {
         await this.move(
           t,
@@ -465,8 +509,10 @@ export class TransferSaga {
             failureCode: 'ACCOUNT_CHECK_FAILED',
             failureMessage: `The bank account check failed${res.accountVerification.message ? `: ${res.accountVerification.message}` : ''}`,
           },
+          undefined,
+          settled,
         );
-      }
+      } else await this.defer(t.id, settled);
       return 'again';
     } catch (e) {
       if (isUpstreamError(e) && !e.retryable && e.kind === 'rejected') {

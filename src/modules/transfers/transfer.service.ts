@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Prisma, PrismaClient } from '../../generated/prisma/client';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client';
 import { isStaff, type Caller } from '../../auth/auth.types';
 import type { Clock } from '../../shared/clock';
 import { AppError, badInput, forbidden, notFound } from '../../shared/errors';
-import { requestHash, type IdempotencyService } from '../../db/idempotency.service';
+import { requestHash, type Completion, type IdempotencyService } from '../../db/idempotency.service';
 import type { Logger } from '../../shared/logger';
 import type { FundingCredentials } from '../checks/checks.credentials';
 import { cardholderNameProblem } from '../checks/checks.service';
@@ -173,11 +173,11 @@ export class TransferService implements TransferEventSink {
     this.validateParties(args);
     const { idempotencyKey, ...rest } = args;
     let inserted: TransferRow | null = null;
-    const { transferId } = await this.idempotency.run(
+    const { transferId } = await this.idempotency.run<{ transferId: string }>(
       { caller: caller.userId, operation: 'createTransfer', key: idempotencyKey },
       rest,
-      async () => {
-        const made = await this.insert(caller, createTransferId(caller.userId, idempotencyKey, rest), args, clientIp);
+      async (done) => {
+        const made = await this.insert(caller, createTransferId(caller.userId, idempotencyKey, rest), args, clientIp, done);
         inserted = made.row;
         return { transferId: made.id };
       },
@@ -202,7 +202,13 @@ export class TransferService implements TransferEventSink {
    * Inserts the transfer `id` (derived from the request: createTransferId) — or, if this request already made it
    * (a re-run after a crash left its idempotency record unfinished), returns it, before any other check.
    */
-  private async insert(caller: Caller, id: string, a: CreateTransferArgs, clientIp: string): Promise<{ id: string; row: TransferRow | null }> {
+  private async insert(
+    caller: Caller,
+    id: string,
+    a: CreateTransferArgs,
+    clientIp: string,
+    done: Completion<{ transferId: string }>,
+  ): Promise<{ id: string; row: TransferRow | null }> {
     const now = this.clock.now();
     return this.prisma
       .$transaction(async (tx): Promise<{ id: string; row: TransferRow | null }> => {
@@ -253,7 +259,8 @@ export class TransferService implements TransferEventSink {
           await this.credentials.assertUsable(tx, 'account_token', a.funding.accountToken!, caller.userId);
         const receive = receiveAmountOf({ ...quote, sourceAmount: quote.sourceAmount });
         const details = newTransferDetails({ clientIp, sender, recipient: a.recipient, funding: a.funding, quote });
-        // One statement: claim the quote (still unused), insert the transfer PENDING (version 1) and its first event.
+        // One statement: claim the quote (still unused), insert the transfer PENDING (version 1) and its first event, and
+        // complete the request's idempotency record with its answer (all or nothing: no crash between them).
         const [raw] = await tx.$queryRaw<Record<string, unknown>[]>`
           WITH q AS (
             UPDATE quotes SET used_by_transfer_id = ${id} WHERE id = ${quote.id} AND used_by_transfer_id IS NULL RETURNING id
@@ -273,9 +280,12 @@ export class TransferService implements TransferEventSink {
                    ${JSON.stringify({ action: 'createTransfer' })}::jsonb, ${now}::timestamptz
             FROM t
             RETURNING 1
-          )
+          ), d AS (${done.sql({ transferId: id }, Prisma.sql`EXISTS (SELECT 1 FROM t)`)})
           SELECT * FROM t`;
-        if (raw) return { id, row: transferFromSql(raw) };
+        if (raw) {
+          done.written();
+          return { id, row: transferFromSql(raw) };
+        }
         // a duplicate of this very request (one that took over a claim it thought abandoned) may have just committed it
         if (await made()) return { id, row: null };
         throw new AppError('QUOTE_ALREADY_USED', 'This quote was already used by another transfer; get a new quote');

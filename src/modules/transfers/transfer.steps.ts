@@ -52,8 +52,11 @@ export class SagaStepLog {
     step: StepName,
     request: Record<string, unknown>,
     opts?: { whileStatusUnchanged: true },
+    alongside?: Prisma.Sql,
   ): Promise<SagaStep | null> {
     const key = stepKey(t, step);
+    // another write made in the same statement, whatever comes of the intent (e.g. the previous step's result)
+    const also = alongside ? Prisma.sql`, a AS (${alongside})` : Prisma.empty;
     const now = this.clock.now();
     const req = JSON.stringify(request);
     // the row lock (FOR UPDATE) orders the intent with platform events that decide on the same lock
@@ -68,7 +71,7 @@ export class SagaStepLog {
           ), due AS (
             UPDATE transfers SET next_run_at = LEAST(COALESCE(next_run_at, ${now}::timestamptz), ${now}::timestamptz)
             WHERE id IN (SELECT id FROM t) RETURNING 1
-          )
+          )${also}
           SELECT ins.*, (SELECT count(*) FROM t)::int AS _locked FROM (SELECT 1) AS one LEFT JOIN ins ON true`
       : await this.prisma.$queryRaw<Record<string, unknown>[]>`
           WITH ins AS (
@@ -79,7 +82,7 @@ export class SagaStepLog {
           ), due AS (
             UPDATE transfers SET next_run_at = LEAST(COALESCE(next_run_at, ${now}::timestamptz), ${now}::timestamptz)
             WHERE id = ${t.id} RETURNING 1
-          )
+          )${also}
           SELECT ins.*, 1 AS _locked FROM (SELECT 1) AS one LEFT JOIN ins ON true`;
     const raw = rows[0];
     if (opts?.whileStatusUnchanged && !Number(raw?._locked)) return null;
@@ -137,6 +140,12 @@ export class SagaStepLog {
           updatedAt: now,
         }),
     };
+  }
+
+  /** A settlement written alone. */
+  async write(s: Settlement): Promise<void> {
+    await this.prisma.$queryRaw`WITH a AS (${s.sql}) SELECT count(*)::int AS n FROM a`;
+    s.written();
   }
 
   /** A funding check interrupted by the transfer's end (e.g. the quote expired while it was being retried) moved no money: FAILED. */

@@ -23,6 +23,7 @@ let counting: {
   byKind: Map<string, number>;
   bySql: Map<string, number>;
   byPhase: Map<string, Map<string, number>>;
+  raw: Map<string, number>;
   cpu: NodeJS.CpuUsage;
   stop: () => void;
 } | null = null;
@@ -74,21 +75,17 @@ serveCommands(
         byKind: new Map<string, number>(),
         bySql: new Map<string, number>(),
         byPhase: new Map<string, Map<string, number>>(),
+        raw: new Map<string, number>(),
         cpu: process.cpuUsage(),
         stop: () => undefined as void,
       };
       c.stop = app!.db.onQuery((e) => {
         if (e.sql.includes(BENCH_TAG)) return; // the benchmark's own reads (countStatus) are not the service's work
         c.n++;
-        const kind = (/^\s*(\w+)/.exec(e.sql)?.[1] ?? '?').toUpperCase();
-        c.byKind.set(kind, (c.byKind.get(kind) ?? 0) + 1);
-        const text = e.sql.replace(/\s+/g, ' ').slice(0, 90);
-        c.bySql.set(text, (c.bySql.get(text) ?? 0) + 1);
-        // the work it was issued for (withQueryPhase in the service; untagged: an API request)
-        const phase = e.phase ?? 'api';
-        let statements = c.byPhase.get(phase);
-        if (!statements) c.byPhase.set(phase, (statements = new Map()));
-        statements.set(text, (statements.get(text) ?? 0) + 1);
+        // counted by text and by the work it was issued for (withQueryPhase in the service; untagged: an API
+        // request); classified when the window closes (little work inside the measured process)
+        const key = `${e.phase ?? 'api'}\u0000${e.sql}`;
+        c.raw.set(key, (c.raw.get(key) ?? 0) + 1);
       });
       counting = c;
       return true;
@@ -97,6 +94,18 @@ serveCommands(
       const c = counting;
       counting = null;
       c?.stop();
+      // CPU time of the whole process over the window (read first: what follows is the benchmark's own work)
+      const cpu = c ? process.cpuUsage(c.cpu) : { user: 0, system: 0 };
+      for (const [key, n] of c?.raw ?? []) {
+        const [phase, sql] = key.split('\u0000') as [string, string];
+        const kind = (/^\s*(\w+)/.exec(sql)?.[1] ?? '?').toUpperCase();
+        c!.byKind.set(kind, (c!.byKind.get(kind) ?? 0) + n);
+        const text = sql.replace(/\s+/g, ' ').slice(0, 90);
+        c!.bySql.set(text, (c!.bySql.get(text) ?? 0) + n);
+        let statements = c!.byPhase.get(phase);
+        if (!statements) c!.byPhase.set(phase, (statements = new Map()));
+        statements.set(text, (statements.get(text) ?? 0) + n);
+      }
       const top = [...(c?.bySql ?? [])].sort((a, b) => b[1] - a[1]).slice(0, 40);
       const byPhase = Object.fromEntries(
         [...(c?.byPhase ?? [])].map(([phase, m]) => [
@@ -104,8 +113,6 @@ serveCommands(
           { count: [...m.values()].reduce((x, y) => x + y, 0), statements: [...m].sort((a, b) => b[1] - a[1]).slice(0, 25) },
         ]),
       );
-      // CPU time of the whole process (the service and its built-in sandbox) over the window
-      const cpu = c ? process.cpuUsage(c.cpu) : { user: 0, system: 0 };
       return {
         count: c?.n ?? 0,
         byKind: Object.fromEntries(c?.byKind ?? []),
