@@ -594,7 +594,9 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
 
     // ── 5. saga throughput ───────────────────────────────────────────────────────────────────────
     if (o.only.includes(5)) {
-      o.log(`5. saga: ${o.sagaTransfers} transfers, createTransfer → COMPLETED, against the sandbox (zero latency; ${o.smoke ? 'built in' : 'its own process'})`);
+      o.log(
+        `5. saga: ${o.sagaTransfers} transfers, createTransfer → COMPLETED, against the sandbox (zero latency; ${o.smoke ? 'built in' : 'its own process'})`,
+      );
       // smoke: the shared service (its built-in sandbox), its worker started now. Otherwise the upstreams are the
       // sandbox in its own process on the load generator's core — as the real upstreams are elsewhere, the service's
       // core does only the service's work — and the service registers for its webhooks at its PUBLIC_URL.
@@ -816,7 +818,8 @@ export function sagaBreakdown(
   per: { created: number; approvedReceived: number | null; paidReceived: number | null; reached: Record<string, number> }[],
   stepMs: number,
 ) {
-  const sorted = (xs: (number | null | undefined)[]) => xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
+  const sorted = (xs: (number | null | undefined)[]) =>
+    xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
   const diff = (a: number | null | undefined, b: number | null | undefined) => (a == null || b == null ? null : b - a);
   const phase = (
     name: string,
@@ -839,13 +842,28 @@ export function sagaBreakdown(
     };
   };
   const phases = [
-    phase('created → AUTHORIZED', (x) => x.created, (x) => x.reached.AUTHORIZED, null),
-    phase('AUTHORIZED → CAPTURED', (x) => x.reached.AUTHORIZED, (x) => x.reached.CAPTURED, {
-      name: 'compliance Approved',
-      at: (x) => x.approvedReceived,
-      steps: 6,
-    }),
-    phase('CAPTURED → COMPLETED', (x) => x.reached.CAPTURED, (x) => x.reached.COMPLETED, { name: 'Paid', at: (x) => x.paidReceived, steps: 3 }),
+    phase(
+      'created → AUTHORIZED',
+      (x) => x.created,
+      (x) => x.reached.AUTHORIZED,
+      null,
+    ),
+    phase(
+      'AUTHORIZED → CAPTURED',
+      (x) => x.reached.AUTHORIZED,
+      (x) => x.reached.CAPTURED,
+      {
+        name: 'compliance Approved',
+        at: (x) => x.approvedReceived,
+        steps: 6,
+      },
+    ),
+    phase(
+      'CAPTURED → COMPLETED',
+      (x) => x.reached.CAPTURED,
+      (x) => x.reached.COMPLETED,
+      { name: 'Paid', at: (x) => x.paidReceived, steps: 3 },
+    ),
   ];
   const total = sorted(per.map((x) => diff(x.created, x.reached.COMPLETED)));
   const floorMs = phases.reduce((a, p) => a + p.floorMs, 0);
@@ -897,7 +915,14 @@ export function formatTable(r: Report): string {
     ]);
   if (b.saga) {
     const sg = b.saga;
-    const ph = (sg.breakdown?.phases ?? []) as { phase: string; p50: number; platformP50: number; oursP50: number; floorMs: number; trigger: string | null }[];
+    const ph = (sg.breakdown?.phases ?? []) as {
+      phase: string;
+      p50: number;
+      platformP50: number;
+      oursP50: number;
+      floorMs: number;
+      trigger: string | null;
+    }[];
     rows.push([
       '5. saga end to end',
       `${f0(sg.transfersPerSecond)} transfers/s (${sg.transfers} in ${f0(sg.seconds)} s), createTransfer → COMPLETED p50 ${f0(sg.completedP50Ms)} / p99 ${f0(sg.completedP99Ms)} ms; ${f0(sg.statementsPerTransfer)} SQL/transfer; ${sg.upstreamCallsPerTransfer.toFixed(2)} upstream calls/transfer; ${f0(sg.cpuMsPerTransfer)} ms CPU/transfer (with the built-in sandbox)`,
@@ -905,8 +930,15 @@ export function formatTable(r: Report): string {
       fx(sg.ratio),
       `≤ ${SAGA_TARGETS.statementsPerTransfer} SQL, ≥ ${SAGA_TARGETS.transfersPerSecond}/s, upstream = minimum`,
       `ratios: time ${fx(sg.ratios.toCompleted)} (sandbox steps / ours), SQL ${fx(sg.ratios.statements)} (target / ours), throughput ${fx(sg.ratios.throughput)}, upstream ${fx(sg.ratios.upstream)}; ` +
-        ph.map((p) => `${p.phase} p50 ${f0(p.p50)} ms${p.trigger ? ` (platform ${f0(p.platformP50)}, of it its steps ${p.floorMs}; ours ${f0(p.oursP50)})` : ''}`).join(', ') +
-        `; SQL by work: ${Object.entries(sg.statementsByPhase as Record<string, { perTransfer: number }>).map(([k, v]) => `${k} ${v.perTransfer}`).join(', ')}; excess ${JSON.stringify(sg.upstreamExcess)}; ${JSON.stringify(sg.statuses)}`,
+        ph
+          .map(
+            (p) =>
+              `${p.phase} p50 ${f0(p.p50)} ms${p.trigger ? ` (platform ${f0(p.platformP50)}, of it its steps ${p.floorMs}; ours ${f0(p.oursP50)})` : ''}`,
+          )
+          .join(', ') +
+        `; SQL by work: ${Object.entries(sg.statementsByPhase as Record<string, { perTransfer: number }>)
+          .map(([k, v]) => `${k} ${v.perTransfer}`)
+          .join(', ')}; excess ${JSON.stringify(sg.upstreamExcess)}; ${JSON.stringify(sg.statuses)}`,
     ]);
   }
   const w = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));

@@ -13,7 +13,14 @@ import type {
   ReceiptResult,
   TransferEventSink,
 } from './transfer.ports';
-import { WAKE, type ChangeRequest, type ChangeResult, type Decision, type TransferRepository, type TransferRow } from './transfer.repository';
+import {
+  WAKE,
+  type ChangeRequest,
+  type ChangeResult,
+  type Decision,
+  type TransferRepository,
+  type TransferRow,
+} from './transfer.repository';
 import type { TransferSaga } from './transfer.saga';
 import { isTerminal, type TransferStatus } from './transfer.states';
 import { transferFromSql } from './transfer.rows';
@@ -78,7 +85,10 @@ export class PlatformFacts implements TransferEventSink {
   private candidates(e: PlatformTransactionEvent): Promise<TransferRow[]> {
     return this.prisma.transfer.findMany({
       where: {
-        OR: [...(e.externalTransactionId ? [{ externalPaymentId: e.externalTransactionId }] : []), { externalTransactionId: e.transactionId }],
+        OR: [
+          ...(e.externalTransactionId ? [{ externalPaymentId: e.externalTransactionId }] : []),
+          { externalTransactionId: e.transactionId },
+        ],
       },
     });
   }
@@ -370,14 +380,10 @@ export class PlatformFacts implements TransferEventSink {
       this.saga.leases.withLease(transferId, this.owner, 0, (loaded, lease) =>
         this.saga.advance(transferId, { cause: 'webhook', actor: 'webhook', upstreamRef: ref }, loaded, lease),
       ),
-    )
-      .catch((err) => {
-        this.logger.warn(
-          { err: { message: (err as Error).message }, transferId },
-          'saga after a platform event failed; the worker retries',
-        );
-        return null;
-      });
+    ).catch((err) => {
+      this.logger.warn({ err: { message: (err as Error).message }, transferId }, 'saga after a platform event failed; the worker retries');
+      return null;
+    });
     if (!got) {
       await this.repo.wake(transferId, this.clock.now()); // e.g. the kick's own run failed after deferring
       this.opts.nudge();

@@ -107,7 +107,9 @@ export function quietPairs(kind: 'status' | 'payout', value: string): string[] |
     const facts = (o: string | null) =>
       kind === 'status' ? { upstreamTransactionStatus: value, payoutStatus: o } : { upstreamTransactionStatus: o, payoutStatus: value };
     const pairs = LIVE_STATUSES.flatMap((s) =>
-      [null, ...(kind === 'status' ? KNOWN_PAYOUTS : KNOWN_STATUSES)].filter((o) => platformTarget(s, facts(o)) === null).map((o) => `${s}|${o ?? ''}`),
+      [null, ...(kind === 'status' ? KNOWN_PAYOUTS : KNOWN_STATUSES)]
+        .filter((o) => platformTarget(s, facts(o)) === null)
+        .map((o) => `${s}|${o ?? ''}`),
     );
     q = LIVE_STATUSES.every((s) => pairs.includes(`${s}|`)) ? pairs : null;
     quiet.set(key, q);

@@ -3,13 +3,7 @@ import { canonicalJson } from '../../db/idempotency.service';
 import type { PubSub } from '../../events/pubsub';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
-import {
-  allTransfersTopic,
-  ownerTransfersTopic,
-  transferTopic,
-  type DeliveryReceipt,
-  type TransferChangedMessage,
-} from './transfer.ports';
+import { allTransfersTopic, ownerTransfersTopic, transferTopic, type DeliveryReceipt, type TransferChangedMessage } from './transfer.ports';
 import { patchAssignments, patchedShownFields, transferFromSql } from './transfer.rows';
 import { isTerminal, refusal, type Cause, type TransferStatus } from './transfer.states';
 
@@ -360,9 +354,7 @@ export class TransferRepository {
     nextRunAt: Date | null,
     releaseOwner?: string,
   ): Promise<boolean> {
-    const release = releaseOwner
-      ? Prisma.sql`, lease_owner = NULL, lease_until = NULL`
-      : Prisma.empty;
+    const release = releaseOwner ? Prisma.sql`, lease_owner = NULL, lease_until = NULL` : Prisma.empty;
     const held = releaseOwner ? Prisma.sql`AND lease_owner = ${releaseOwner}` : Prisma.empty;
     // …and never while a saga step is unsettled (an intent written after the caller read the state must be run).
     const n = await this.prisma.$executeRaw`

@@ -491,7 +491,15 @@ export class TransferSaga {
           return 'again';
         }
         if (t.status === 'PENDING' && nextAction(t.nextAction) !== null)
-          await this.move(t, undefined, ctx, { action: 'card check', outcome: 'APPROVED' }, { nextAction: NO_NEXT_ACTION }, undefined, settled);
+          await this.move(
+            t,
+            undefined,
+            ctx,
+            { action: 'card check', outcome: 'APPROVED' },
+            { nextAction: NO_NEXT_ACTION },
+            undefined,
+            settled,
+          );
         else await this.defer(t.id, settled);
         return 'again';
       }

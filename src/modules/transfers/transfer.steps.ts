@@ -119,12 +119,7 @@ export class SagaStepLog {
    * settle() as one SQL statement, to be written together with the move it calls for (TransferRepository, ChangeRequest
    * alongside); `written()` then brings the caller's copy up to date.
    */
-  settlement(
-    s: SagaStep,
-    state: StepState,
-    response?: CheckOutcome | AuthorizationOutcome | PaymentState,
-    lastError?: string,
-  ): Settlement {
+  settlement(s: SagaStep, state: StepState, response?: CheckOutcome | AuthorizationOutcome | PaymentState, lastError?: string): Settlement {
     const now = this.clock.now();
     const resp = response ? Prisma.sql`${JSON.stringify(response)}::jsonb` : Prisma.sql`response`;
     return {

@@ -36,7 +36,10 @@ export class TransferWorker {
     private readonly logger: Logger,
     private readonly opts: WorkerOptions,
   ) {
-    this.loop = new PollLoop(() => withQueryPhase('saga.worker', () => this.tick()), { intervalMs: opts.pollIntervalMs, cadence: 'after-round' });
+    this.loop = new PollLoop(() => withQueryPhase('saga.worker', () => this.tick()), {
+      intervalMs: opts.pollIntervalMs,
+      cadence: 'after-round',
+    });
   }
 
   start(): void {
@@ -62,8 +65,7 @@ export class TransferWorker {
         // Advanced `concurrency` at a time (distinct transfers, each under its own lease: like that many instances).
         const queue = [...claimed];
         const lane = async () => {
-          for (let c = queue.shift(); c !== undefined && !this.loop.isClosed; c = queue.shift())
-            if (await this.runOne(c)) processed++;
+          for (let c = queue.shift(); c !== undefined && !this.loop.isClosed; c = queue.shift()) if (await this.runOne(c)) processed++;
         };
         await Promise.all(Array.from({ length: Math.min(Math.max(1, this.opts.concurrency ?? 1), queue.length) }, lane));
       }

@@ -197,10 +197,19 @@ export class WebhookProcessor {
     if (r.stored === 'queued') this.nudge();
     if (r.stored === 'processed') {
       const { outcome, reason } = inboxOutcome(r.outcome);
-      if (outcome === MISMATCH) this.logger.warn({ inboxId: d.id, event: d.eventName, reason }, 'webhook event contradicts what we know: no effect');
+      if (outcome === MISMATCH)
+        this.logger.warn({ inboxId: d.id, event: d.eventName, reason }, 'webhook event contradicts what we know: no effect');
       else this.logger.debug({ inboxId: d.id, event: d.eventName, outcome }, 'webhook event processed at receipt');
       this.record({
-        row: { id: d.id, stream_key: d.streamKey, event_name: d.eventName, payload: d.payload, received_at: d.receivedAt, next_attempt_at: d.receivedAt, attempts: 0 },
+        row: {
+          id: d.id,
+          stream_key: d.streamKey,
+          event_name: d.eventName,
+          payload: d.payload,
+          received_at: d.receivedAt,
+          next_attempt_at: d.receivedAt,
+          attempts: 0,
+        },
         outcome,
         reason,
         attempts: 1,
