@@ -103,9 +103,13 @@ export const WAKE = (now: Date) => ({ nextRunAt: now, wakeSeq: { increment: 1 } 
 const sameShown = (a: Shown, b: Shown) => canonicalJson(a) === canonicalJson(b);
 
 /**
- * The only code that writes a transfer's status. Each change runs in ONE transaction: lock the row, check the
- * transition table (transfer.states.ts), bump eventSeq (optimistic `WHERE id AND event_seq`), append the audit
- * event (seq = new eventSeq). A refused transition is recorded in transfer_refusals and changes nothing.
+ * The only code that writes a transfer's status. Each change is checked against the transition table
+ * (transfer.states.ts) on the row it applies to and written as ONE statement: UPDATE … WHERE id AND event_seq (the
+ * row as it was decided on) RETURNING the row, with the audit event (seq = new eventSeq) in the same statement.
+ * Decided on the caller's snapshot when it still holds (transition with a snapshot), else on the row read under its
+ * lock (SELECT … FOR UPDATE, then the write: one transaction). A refused transition is recorded in
+ * transfer_refusals and changes nothing. (PlatformFacts records a mere fact in one statement of its own with the
+ * same effects: eventSeq + 1 and its audit event, nothing shown.)
  *
  * Two counters: `eventSeq` counts every recorded change (the audit trail, the saga's optimistic checks);
  * `version` counts the changes an app shows (Shown) and only those move `version` and `updatedAt`, carry their
@@ -163,10 +167,11 @@ export class TransferRepository {
       const [raw] = await tx.$queryRaw<Record<string, unknown>[]>`SELECT * FROM transfers WHERE id = ${request.transferId} FOR UPDATE`;
       if (!raw) throw new Error(`transfer ${request.transferId} not found`);
       const row = transferFromSql(raw);
-      if (request.expectedSeq !== undefined && row.eventSeq !== request.expectedSeq)
-        return { ok: false, transfer: row, reason: `eventSeq ${row.eventSeq} ≠ expected ${request.expectedSeq}`, kind: 'conflict' };
-      const plan = await this.plan(row, request, tx);
+      const conflict = request.expectedSeq !== undefined && row.eventSeq !== request.expectedSeq;
+      const plan: Plan = conflict ? { kind: 'skip', reason: 'conflict' } : await this.plan(row, request, tx);
       if (plan.kind !== 'apply' && alongside) await tx.$queryRaw`WITH a AS (${alongside}) SELECT count(*)::int AS n FROM a`;
+      if (conflict)
+        return { ok: false, transfer: row, reason: `eventSeq ${row.eventSeq} ≠ expected ${request.expectedSeq}`, kind: 'conflict' };
       if (plan.kind === 'skip') return { ok: false, transfer: row, reason: plan.reason, kind: 'skipped' };
       if (plan.kind === 'refuse') {
         await tx.transferRefusal.create({

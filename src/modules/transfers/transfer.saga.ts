@@ -97,7 +97,7 @@ export class TransferSaga {
     private readonly crash: CrashHook,
   ) {
     this.leases = new TransferLeases(prisma, repo, clock, logger, opts.leaseMs);
-    this.steps = new SagaStepLog(prisma, repo, clock);
+    this.steps = new SagaStepLog(prisma, clock);
   }
 
   /** The run of advance() in progress per transfer (one at a time: the lease). */

@@ -1,7 +1,7 @@
 import { Prisma, type PrismaClient, type SagaStep } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import type { AuthorizationOutcome, CheckOutcome, PaymentState } from './transfer.columns';
-import type { TransferRepository, TransferRow } from './transfer.repository';
+import type { TransferRow } from './transfer.repository';
 import { loadedFromSql, stepFromSql, stepsOf, type Loaded } from './transfer.rows';
 
 export type StepName = 'check' | 'authorize' | 'capture' | 'void';
@@ -24,14 +24,8 @@ export const stepKey = (t: Pick<TransferRow, 'externalPaymentId'>, step: StepNam
 export class SagaStepLog {
   constructor(
     private readonly prisma: PrismaClient,
-    private readonly repo: TransferRepository,
     private readonly clock: Clock,
   ) {}
-
-  /** The transfer's steps by name. */
-  async of(transferId: string): Promise<Map<string, SagaStep>> {
-    return new Map((await this.prisma.sagaStep.findMany({ where: { transferId } })).map((s) => [s.step, s]));
-  }
 
   /** The transfer with its steps, in one query (null: no such transfer). */
   async load(transferId: string): Promise<Loaded | null> {

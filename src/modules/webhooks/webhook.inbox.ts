@@ -1,5 +1,6 @@
 /**
- * The webhook inbox: every accepted delivery is one row, written before the 2xx answer.
+ * The webhook inbox: every accepted delivery is one row, written before the 2xx answer — unprocessed (store), or
+ * already processed when its event was applied in the same statement (receipt; see WebhookProcessor.applyAtReceipt).
  *
  * Deduplication is a unique key in the database (webhook_inbox.dedupe_key), so a redelivery — seconds or
  * weeks later, to any instance — inserts nothing. The key (webhook.normalize.ts `dedupeKeyOf`) is the

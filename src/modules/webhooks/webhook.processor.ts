@@ -2,6 +2,11 @@
  * Processes the webhook inbox after the deliveries were acknowledged. At least once; the effects are
  * idempotent (the saga's sink by contract, documents/agents by their conditional upserts).
  *
+ * A transaction event whose stream is idle does not wait for a pass: it is applied as it is received, in the
+ * statement(s) that store it (applyAtReceipt; TransferEventSink.applyAtReceipt) — one statement for a fact that
+ * changes nothing an app sees. The passes apply what was stored unprocessed: events of a busy stream, of a transfer
+ * not known yet, decisions that need the transfer's row lock, changes that met a concurrent one; and every retry.
+ *
  * Several instances run this loop against one database. One pass costs three statements around the
  * applying itself, whatever the number of events:
  * 1. claim: one `INSERT … SELECT … ON CONFLICT DO UPDATE … WHERE lease_until < now RETURNING` takes a
