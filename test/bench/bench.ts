@@ -627,7 +627,8 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       }
       await fetch(`${s.sandboxUrl}/__sandbox/faults`, { method: 'DELETE' });
       // Before the window: the customer's person, its checked cards and one quote per transfer.
-      await load.call('sagaPrepare', { url: s.url, token: s.token, n: o.sagaTransfers, concurrency: o.sagaConcurrency }, 300_000);
+      const lone = o.smoke ? 0 : 3; // transfers run one at a time after the burst: the time the flow takes unloaded
+      await load.call('sagaPrepare', { url: s.url, token: s.token, n: o.sagaTransfers + lone, concurrency: o.sagaConcurrency }, 300_000);
       // Statements of the idle service (the worker's and the inbox processor's polls) over a quiet window: the
       // run's count minus this rate × its duration is the transfers' own work. (The bench's own status reads are
       // tagged and never counted.)
@@ -676,6 +677,8 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       const end = wallMs();
       const q = await sagaOurs.call<Counted>('queriesStop');
       if (windowProfile) await sagaOurs.call('profileStop', { file: windowProfile });
+      // the upstream calls of the window (before anything else calls the sandbox)
+      const calls = (await fetchJson(`${s.sandboxUrl}/__sandbox/calls`)) as { service: string; method: string; path: string }[];
       const windowS = (end - w0) / 1000;
       // where the time went: ms from created to each status reached (first time), the inbox's received → processed lag
       const timeline = await sagaOurs.call<{
@@ -690,6 +693,35 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         reached[k] = { n: xs.length, p50: percentile(xs, 50), p99: percentile(xs, 99) };
       }
       const breakdown = sagaBreakdown(timeline.perTransfer, SANDBOX_DEFAULTS.lifecycleStepMs);
+      // …and alone: each of `lone` transfers created once the previous one completed (no other work in the service)
+      const aloneIds: string[] = [];
+      for (let k = 0; k < lone; k++) {
+        const one = await load.call<{ ids: string[] }>('saga', {
+          url: s.url,
+          token: s.token,
+          n: 1,
+          from: o.sagaTransfers + k,
+          concurrency: 1,
+          keyPrefix: `bench-alone-${Date.now()}`,
+        });
+        aloneIds.push(...one.ids);
+        for (const until = wallMs() + 30_000; wallMs() < until; ) {
+          const st = await sagaOurs.call<Record<string, number>>('countStatus', { ids: one.ids });
+          if (terminal.some((k2) => st[k2])) break;
+          await new Promise((x) => setTimeout(x, 20));
+        }
+      }
+      const alone = lone
+        ? sagaBreakdown(
+            (await sagaOurs.call<{ perTransfer: Parameters<typeof sagaBreakdown>[0] }>('sagaTimeline', { ids: aloneIds })).perTransfer,
+            SANDBOX_DEFAULTS.lifecycleStepMs,
+          )
+        : null;
+      if (alone)
+        o.log(
+          `    alone (${lone} transfers one at a time): createTransfer → COMPLETED p50 ${f0(alone.toCompletedP50)} ms, the sandbox's own steps ${alone.floorMs} ms; ` +
+            alone.phases.map((p) => `${p.phase} ${f0(p.p50)} ms${p.trigger ? ` (ours from ${p.trigger} ${f0(p.oursP50)})` : ''}`).join(', '),
+        );
       for (const ph of breakdown.phases)
         o.log(
           `    ${ph.phase.padEnd(22)} p50 ${f0(ph.p50)} / p99 ${f0(ph.p99)} ms` +
@@ -698,7 +730,6 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
               : ' (ours: no platform step on the way)'),
         );
       o.log(`    inbox (transaction events): ${JSON.stringify(timeline.inbox)}; outcomes ${JSON.stringify(timeline.outcomes)}`);
-      const calls = (await fetchJson(`${s.sandboxUrl}/__sandbox/calls`)) as { service: string; method: string; path: string }[];
       if (!sharedSaga) await stop(sagaOurs);
       const byOp: Record<string, number> = {};
       for (const c of calls) {
@@ -760,6 +791,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         completedP99Ms: percentile(completed, 99),
         reached,
         breakdown,
+        alone,
         inbox: timeline.inbox,
         statementsPerTransfer,
         // CPU time of the service process (with its built-in sandbox: the gateway, the platform and its deliveries) per

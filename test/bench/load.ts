@@ -251,12 +251,13 @@ async function sagaPrepare(a: { url: string; token: string; n: number; concurren
   return { quotes: quoteIds.length };
 }
 
-async function saga(a: { url: string; token: string; n: number; concurrency: number; keyPrefix: string }) {
-  if (prepared?.url !== a.url || prepared.quoteIds.length < a.n) throw new Error('sagaPrepare first');
+async function saga(a: { url: string; token: string; n: number; concurrency: number; keyPrefix: string; from?: number }) {
+  const from = a.from ?? 0;
+  if (prepared?.url !== a.url || prepared.quoteIds.length < from + a.n) throw new Error('sagaPrepare first');
   const { personId, quoteIds } = prepared;
   const started = wallMs();
   const ids: string[] = [];
-  let next = 0;
+  let next = from;
   const one = async (i: number) => {
     const t = await gql(a.url, a.token, 'mutation($i: CreateTransferInput!) { createTransfer(input: $i) { id status } }', {
       i: {
@@ -272,10 +273,9 @@ async function saga(a: { url: string; token: string; n: number; concurrency: num
   };
   await Promise.all(
     Array.from({ length: a.concurrency }, async () => {
-      while (next < a.n) await one(next++);
+      while (next < from + a.n) await one(next++);
     }),
   );
-  prepared = null;
   return { ids, started, created: wallMs() };
 }
 
