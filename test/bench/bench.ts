@@ -705,7 +705,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
           keyPrefix: `bench-alone-${Date.now()}`,
         });
         aloneIds.push(...one.ids);
-        for (const until = wallMs() + 30_000; wallMs() < until; ) {
+        for (const until = wallMs() + 30_000; wallMs() < until;) {
           const st = await sagaOurs.call<Record<string, number>>('countStatus', { ids: one.ids });
           if (terminal.some((k2) => st[k2])) break;
           await new Promise((x) => setTimeout(x, 20));
@@ -720,7 +720,9 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       if (alone)
         o.log(
           `    alone (${lone} transfers one at a time): createTransfer → COMPLETED p50 ${f0(alone.toCompletedP50)} ms, the sandbox's own steps ${alone.floorMs} ms; ` +
-            alone.phases.map((p) => `${p.phase} ${f0(p.p50)} ms${p.trigger ? ` (ours from ${p.trigger} ${f0(p.oursP50)})` : ''}`).join(', '),
+            alone.phases
+              .map((p) => `${p.phase} ${f0(p.p50)} ms${p.trigger ? ` (ours from ${p.trigger} ${f0(p.oursP50)})` : ''}`)
+              .join(', '),
         );
       for (const ph of breakdown.phases)
         o.log(
