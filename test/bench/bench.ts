@@ -56,8 +56,13 @@ export interface Side {
   rps: number;
   p50: number;
   p99: number;
-  rounds: HttpResult[];
+  /** CPU time of the server process per answered request, µs (median of the rounds; NaN when not measured). */
+  cpuUs: number;
+  rounds: (HttpResult & { cpuUs?: number })[];
 }
+
+/** An HTTP run and, to measure its CPU time per request, the server process it loads. */
+type SideRun = HttpRun & { server?: Child };
 
 export interface Report {
   startedAt: string;
@@ -76,8 +81,14 @@ const median = (xs: number[]) =>
     50,
   );
 
-function summarize(rounds: HttpResult[]): Side {
-  return { rps: median(rounds.map((r) => r.rps)), p50: median(rounds.map((r) => r.p50)), p99: median(rounds.map((r) => r.p99)), rounds };
+function summarize(rounds: (HttpResult & { cpuUs?: number })[]): Side {
+  return {
+    rps: median(rounds.map((r) => r.rps)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    cpuUs: median(rounds.map((r) => r.cpuUs ?? NaN)),
+    rounds,
+  };
 }
 
 async function postgresUrl(): Promise<string | null> {
@@ -156,21 +167,25 @@ const gqlHeaders = (token: string) => ({
 async function alternate<K extends string>(
   load: Child,
   o: BenchOptions,
-  runs: Record<K, HttpRun>,
+  runs: Record<K, SideRun>,
   hooks: { before?: (who: K) => Promise<void>; after?: (who: K, r: HttpResult) => Promise<void> } = {},
 ): Promise<Record<K, Side>> {
   const sides = Object.keys(runs) as K[];
-  if (o.warmupS > 0) for (const who of sides) await load.call('http', { ...runs[who], durationS: o.warmupS });
-  const res = Object.fromEntries(sides.map((k) => [k, [] as HttpResult[]])) as Record<K, HttpResult[]>;
+  const http = ({ server: _server, ...run }: SideRun, durationS: number) => load.call<HttpResult>('http', { ...run, durationS });
+  if (o.warmupS > 0) for (const who of sides) await http(runs[who], o.warmupS);
+  const res = Object.fromEntries(sides.map((k) => [k, [] as Side['rounds']])) as Record<K, Side['rounds']>;
   for (let i = 0; i < o.rounds; i++) {
     const order = i % 2 === 0 ? sides : [...sides].reverse();
     for (const who of order) {
       await hooks.before?.(who);
-      const r = await load.call<HttpResult>('http', { ...runs[who], durationS: o.durationS });
+      const server = runs[who].server;
+      const cpu0 = server ? await server.call<number>('cpu') : NaN;
+      const r = await http(runs[who], o.durationS);
+      const cpuUs = server ? ((await server.call<number>('cpu')) - cpu0) / Math.max(1, r.total) : NaN;
       await hooks.after?.(who, r);
-      res[who].push(r);
+      res[who].push({ ...r, cpuUs });
       o.log(
-        `    round ${i + 1} ${who.padEnd(8)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  non2xx ${r.non2xx} errors ${r.errors}`,
+        `    round ${i + 1} ${who.padEnd(8)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  non2xx ${r.non2xx} errors ${r.errors}${Number.isNaN(cpuUs) ? '' : `  CPU ${cpuUs.toFixed(0)} µs/request`}`,
       );
     }
   }
@@ -315,7 +330,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
     if (o.only.includes(1) && ours) {
       o.log('1. transfer(id) with events: ours vs lean Apollo + TypeGraphQL + graphql-jit vs mercurius + graphql-jit');
       const { c: merc, info: m } = await baselines.mercurius();
-      const { info: l } = await baselines.lean();
+      const { c: lean, info: l } = await baselines.lean();
       const id = transferId(7);
       const body = gqlBody(TRANSFER_QUERY, { id });
       const answers = await Promise.all(
@@ -342,7 +357,8 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       const list100 = await count(gqlBody(TRANSFER_LIST_QUERY));
       const list10 = await count(gqlBody(TRANSFER_LIST_QUERY.replace('first: 100', 'first: 10')));
       const single = (await count(body)).queries;
-      const run = (url: string): HttpRun => ({
+      const run = (url: string, server: Child): SideRun => ({
+        server,
         url: `${url}/graphql`,
         method: 'POST',
         headers: gqlHeaders(main.token),
@@ -350,7 +366,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         connections: o.connections,
         durationS: o.durationS,
       });
-      const r = await alternate(load, o, { ours: run(main.url), lean: run(l.url), baseline: run(m.url) });
+      const r = await alternate(load, o, { ours: run(main.url, ours), lean: run(l.url, lean), baseline: run(m.url, merc) });
       await stop(merc);
       if (!o.only.includes(2)) await stopLean();
       report.benchmarks.query = {
@@ -376,7 +392,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         '2. banks(countryCode: "BR", first: 20): ours vs lean Apollo + TypeGraphQL + graphql-jit vs a bare Fastify route, same undici call',
       );
       const { c: bare, info: b } = await baselines.bareUpstream();
-      const { info: l } = await baselines.lean();
+      const { c: lean, info: l } = await baselines.lean();
       const banksOf = async (url: string) =>
         fetchJson(`${url}/graphql`, { method: 'POST', headers: gqlHeaders(main.token), body: gqlBody(BANKS_QUERY) });
       const sample = await banksOf(main.url);
@@ -439,7 +455,11 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         o.log(
           `    ${who.padEnd(8)} ${w.calls} upstream calls for ${w.requests} requests${w.exact ? '' : ` (inexact: sent ${w.sent}, 2xx ${w.ok}, errors ${w.errors}, timeouts ${w.timeouts})`}`,
         );
-      const r = await alternate(load, o, { ours: oursRun, lean: leanRun, baseline: baseRun });
+      const r = await alternate(load, o, {
+        ours: { ...oursRun, server: ours },
+        lean: { ...leanRun, server: lean },
+        baseline: { ...baseRun, server: bare },
+      });
       await stop(bare);
       await stopLean();
       const perReq = { ours: windows.ours.perRequest, lean: windows.lean.perRequest, baseline: windows.baseline.perRequest };
@@ -475,12 +495,14 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         o,
         {
           ours: {
+            server: ours,
             url: `${main.url}/webhooks/remittances`,
             connections: o.connections,
             durationS: o.durationS,
             webhook: { secret: 'bench-webhook-secret' },
           },
           baseline: {
+            server: bare,
             url: `${b.url}/webhooks/remittances`,
             connections: o.connections,
             durationS: o.durationS,
@@ -766,7 +788,8 @@ const fx = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '—
 export function formatTable(r: Report): string {
   const b = r.benchmarks;
   const rows: string[][] = [['benchmark', 'ours', 'baseline', 'ratio', 'target', 'notes']];
-  const http = (x: Side, unit = 'req/s') => `${f0(x.rps)} ${unit}, p50 ${x.p50} / p99 ${x.p99} ms`;
+  const http = (x: Side, unit = 'req/s') =>
+    `${f0(x.rps)} ${unit}, p50 ${x.p50} / p99 ${x.p99} ms${Number.isNaN(x.cpuUs) ? '' : `, CPU ${f0(x.cpuUs)} µs/req`}`;
   if (b.query) {
     const q = b.query;
     const notes = `same response (ours, lean, mercurius): ${q.sameResponse}; ${q.queriesPerRequest} SQL/request; 100-row list ${q.list.rows100.queries} SQL, 10-row ${q.list.rows10.queries}`;
