@@ -65,17 +65,9 @@ function decodeCursor(kind: CursorKind, cursor: string): string {
   return position;
 }
 
-/** Offset and sequence cursors of the first positions, encoded once (every page of every list starts there). */
-const MEMO_POSITIONS = 4096;
-const memoCursor = (kind: CursorKind) => {
-  const memo: string[] = [];
-  return (n: number): string =>
-    Number.isInteger(n) && n >= 0 && n < MEMO_POSITIONS ? (memo[n] ??= encodeCursor(kind, String(n))) : encodeCursor(kind, String(n));
-};
-
-const offsetCursor = memoCursor('o');
+const offsetCursor = (offset: number): string => encodeCursor('o', String(offset));
 const decodeOffset = (cursor: string): number => Number(decodeCursor('o', cursor));
-export const seqCursor = memoCursor('s');
+export const seqCursor = (seq: number): string => encodeCursor('s', String(seq));
 /** The sequence number after which a page starts: 0 without a cursor. */
 export const decodeSeq = (cursor: string | null | undefined): number => (cursor ? Number(decodeCursor('s', cursor)) : 0);
 

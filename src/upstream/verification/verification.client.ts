@@ -1,6 +1,6 @@
 import type { Clock } from '../../shared/clock';
 import type { AuthProvider, UpstreamCaller } from '../http/upstream.caller';
-import { bearerAuth, TokenCache, normaliseScope } from '../http/upstream.token-cache';
+import { TokenCache, normaliseScope } from '../http/upstream.token-cache';
 import {
   sessionSchema,
   verificationSchema,
@@ -56,7 +56,14 @@ export class VerificationClient {
   }
 
   private authFor(scope: VerificationScope): AuthProvider {
-    return bearerAuth(this.tokens, this.opts.requestScopes === false ? '' : scope);
+    const key = this.opts.requestScopes === false ? '' : scope;
+    return {
+      headers: async () => {
+        const token = await this.tokens.get(key);
+        return { headers: { authorization: `Bearer ${token}` }, token };
+      },
+      invalidate: (token) => this.tokens.invalidate(key, token),
+    };
   }
 
   /** POST /oauth/token (client credentials). Normally called only through the token cache. */
