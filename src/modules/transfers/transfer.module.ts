@@ -93,7 +93,6 @@ export function createTransfersModule(deps: {
   });
   const worker = new TransferWorker(saga, idempotency, logger, {
     pollIntervalMs: s.pollIntervalMs,
-    leaseMs: s.leaseMs,
     batchSize: s.batchSize,
     concurrency: s.concurrency,
   });
@@ -124,10 +123,7 @@ export const transfersModule = defineModule({
       start: () => {
         if (config.saga.workerEnabled) transfers.worker.start();
       },
-      close: async () => {
-        await transfers.worker.stop();
-        await transfers.service.drain();
-      },
+      close: () => transfers.worker.stop(),
       provides: { transfers },
     };
   },
