@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Prisma, PrismaClient } from '../generated/prisma/client';
+import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import type { Clock } from '../shared/clock';
 import { AppError } from '../shared/errors';
 
@@ -36,6 +36,17 @@ export const requestHash = (args: unknown): string => createHash('sha256').updat
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
+ * The completion of a claimed record as part of the caller's own write (IdempotencyService.run): `sql(result)` is an
+ * UPDATE (… RETURNING 1) storing the result, to be made in the same statement or transaction as the effect, only if
+ * the effect happens (`onlyIf`, an SQL boolean); `written()` once it was committed — the record is then not completed
+ * again.
+ */
+export interface Completion<T> {
+  sql(result: T, onlyIf?: Prisma.Sql): Prisma.Sql;
+  written(): void;
+}
+
+/**
  * Idempotent mutations. Scope = caller + operation + key. The first request claims the key
  * (INSERT … ON CONFLICT DO NOTHING, so concurrent duplicates — in any instance — cannot both win) and runs;
  * its JSON result is stored. A replay with the same arguments gets the stored result; with different
@@ -54,7 +65,7 @@ export class IdempotencyService {
     if (opts.ttlMs < 24 * 3600_000) throw new Error('idempotency records must be kept at least 24 h');
   }
 
-  async run<T extends Prisma.InputJsonValue>(scope: IdempotencyScope, args: unknown, fn: () => Promise<T>): Promise<T> {
+  async run<T extends Prisma.InputJsonValue>(scope: IdempotencyScope, args: unknown, fn: (done: Completion<T>) => Promise<T>): Promise<T> {
     const hash = requestHash(args);
     const id = { scope: scope.caller, operation: scope.operation, key: scope.key };
     const deadline = Date.now() + this.opts.waitMs;
@@ -105,17 +116,27 @@ export class IdempotencyService {
     id: { scope: string; operation: string; key: string },
     claimedAt: Date,
     hash: string,
-    fn: () => Promise<T>,
+    fn: (done: Completion<T>) => Promise<T>,
   ): Promise<T> {
     let result: T;
+    let completed = false;
+    const done: Completion<T> = {
+      sql: (r, onlyIf) => Prisma.sql`
+        UPDATE idempotency_records SET state = 'COMPLETED', response = ${JSON.stringify(r)}::jsonb
+        WHERE scope = ${id.scope} AND operation = ${id.operation} AND key = ${id.key} AND state = 'IN_PROGRESS'
+          AND request_hash = ${hash} ${onlyIf ? Prisma.sql`AND ${onlyIf}` : Prisma.empty}
+        RETURNING 1`,
+      written: () => (completed = true),
+    };
     try {
-      result = await fn();
+      result = await fn(done);
     } catch (e) {
       await this.prisma.idempotencyRecord
         .deleteMany({ where: { ...id, state: 'IN_PROGRESS', createdAt: claimedAt } })
         .catch(() => undefined);
       throw e;
     }
+    if (completed) return result;
     await this.prisma.idempotencyRecord.updateMany({
       where: { ...id, state: 'IN_PROGRESS', requestHash: hash },
       data: { state: 'COMPLETED', response: result },

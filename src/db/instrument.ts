@@ -9,6 +9,7 @@
  * statements: adapter-pg sends COMMIT through the adapter while PGlite's adapter does not, and counts
  * must not depend on the backend.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type {
   SqlDriverAdapter,
   SqlDriverAdapterFactory,
@@ -24,6 +25,18 @@ export interface QueryEvent {
   durationMs: number;
   inTransaction: boolean;
   error?: boolean;
+  /** The work the statement was issued for (withQueryPhase), e.g. `saga.worker`; absent: a request or anything untagged. */
+  phase?: string;
+}
+
+const phases = new AsyncLocalStorage<string>();
+
+/**
+ * Runs fn with its statements tagged `phase` (QueryEvent.phase; the innermost tag wins): how a process's SQL
+ * splits between its kinds of work — e.g. the saga's worker, the webhook inbox's receiving and applying.
+ */
+export function withQueryPhase<T>(phase: string, fn: () => T): T {
+  return phases.run(phase, fn);
 }
 
 export type QueryListener = (event: QueryEvent) => void;
@@ -59,6 +72,7 @@ function wrapQueryable<T extends Queryable>(target: T, listeners: QueryListeners
     async (query: SqlQuery): Promise<unknown> => {
       if (listeners.empty || TRANSACTION_CONTROL.test(query.sql)) return target[method](query);
       const started = performance.now();
+      const phase = phases.getStore();
       let error = false;
       try {
         return await target[method](query);
@@ -72,6 +86,7 @@ function wrapQueryable<T extends Queryable>(target: T, listeners: QueryListeners
           durationMs: performance.now() - started,
           inTransaction,
           ...(error ? { error } : {}),
+          ...(phase ? { phase } : {}),
         });
       }
     };

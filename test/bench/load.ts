@@ -1,6 +1,6 @@
 /**
  * The load generator, in its own process (pinned to the other core): autocannon for HTTP, N websocket
- * subscribers, and the saga driver. Commands: http, wsConnect, wsArm, wsWait, wsClose, saga.
+ * subscribers, and the saga driver. Commands: http, wsConnect, wsArm, wsWait, wsClose, sagaPrepare, saga.
  */
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
@@ -224,22 +224,45 @@ async function gql(url: string, token: string, query: string, variables: unknown
 
 const benchCard = (i: number) => `00000000-0000-4000-8000-${String(1000 + (i % 1000)).padStart(12, '0')}`;
 
-async function saga(a: { url: string; token: string; n: number; concurrency: number; keyPrefix: string }) {
+/**
+ * What the saga benchmark needs before its window: the customer's person, the cards it funds with (a card funds only
+ * the transfers of the customer who checked it) and one quote per transfer (valid for minutes). The window then
+ * times createTransfer → a final status, as the flow's cost is counted from createTransfer on.
+ */
+let prepared: { url: string; personId: string; quoteIds: string[] } | null = null;
+
+async function sagaPrepare(a: { url: string; token: string; n: number; concurrency: number }) {
   const person = await gql(a.url, a.token, 'mutation($i: PersonInput!) { createPerson(input: $i) { id status } }', { i: personInput() });
-  const personId = person.createPerson.id as string;
-  // a card funds only the transfers of the customer who checked it: check the cards used below, outside the timing
-  for (let i = 0; i < Math.min(a.n, 1000); i++) await checkCardAs(a.url, a.token, benchCard(i), personId);
+  for (let i = 0; i < Math.min(a.n, 1000); i++) await checkCardAs(a.url, a.token, benchCard(i));
+  const quoteIds: string[] = new Array(a.n);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: a.concurrency }, async () => {
+      while (next < a.n) {
+        const i = next++;
+        const q = await gql(a.url, a.token, 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }', {
+          i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '100.00' },
+        });
+        quoteIds[i] = q.createQuote.id;
+      }
+    }),
+  );
+  prepared = { url: a.url, personId: person.createPerson.id as string, quoteIds };
+  return { quotes: quoteIds.length };
+}
+
+async function saga(a: { url: string; token: string; n: number; concurrency: number; keyPrefix: string; from?: number }) {
+  const from = a.from ?? 0;
+  if (prepared?.url !== a.url || prepared.quoteIds.length < from + a.n) throw new Error('sagaPrepare first');
+  const { personId, quoteIds } = prepared;
   const started = wallMs();
   const ids: string[] = [];
-  let next = 0;
+  let next = from;
   const one = async (i: number) => {
-    const q = await gql(a.url, a.token, 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }', {
-      i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '100.00' },
-    });
     const t = await gql(a.url, a.token, 'mutation($i: CreateTransferInput!) { createTransfer(input: $i) { id status } }', {
       i: {
         idempotencyKey: `${a.keyPrefix}-${i}`,
-        quoteId: q.createQuote.id,
+        quoteId: quoteIds[i],
         personId,
         recipient: RECIPIENT,
         // ends in 1000–1999: never one of the sandbox's magic card endings (0002–0014: 3DS, failed checks, declines)
@@ -250,10 +273,10 @@ async function saga(a: { url: string; token: string; n: number; concurrency: num
   };
   await Promise.all(
     Array.from({ length: a.concurrency }, async () => {
-      while (next < a.n) await one(next++);
+      while (next < from + a.n) await one(next++);
     }),
   );
   return { ids, started, created: wallMs() };
 }
 
-serveCommands({ http, wsConnect, wsArm, wsWait, wsClose, saga }, async () => void (await wsClose()));
+serveCommands({ http, wsConnect, wsArm, wsWait, wsClose, sagaPrepare, saga }, async () => void (await wsClose()));

@@ -1,4 +1,5 @@
-import { payoutRank, platformRank, platformTarget } from '../../src/modules/transfers/transfer.platform';
+import { payoutRank, platformRank, platformTarget, quietPairs, valuesBelow } from '../../src/modules/transfers/transfer.platform';
+import type { TransferStatus } from '../../src/modules/transfers/transfer.states';
 
 const facts = (upstreamTransactionStatus: string | null, payoutStatus: string | null = null) => ({
   upstreamTransactionStatus,
@@ -49,5 +50,23 @@ describe('platformTarget: the status the latest platform facts call for', () => 
     expect(platformRank('CancelRequested')).toBeGreaterThan(platformRank('Paid'));
     expect(platformRank('CancelRequested')).toBeLessThan(platformRank('Cancelled'));
     expect(platformRank('CancelRequested')).toBeLessThan(platformRank('Voided'));
+  });
+
+  it('a mere fact is recognised where it calls for no move (quietPairs), and forwards only (valuesBelow)', () => {
+    // PaymentProcessing moves nothing — except where a payout failure is already known after the capture
+    const pairs = quietPairs('status', 'PaymentProcessing')!;
+    expect(pairs).toEqual(expect.arrayContaining(['PENDING|', 'AUTHORIZED|', 'CAPTURED|PENDING', 'PAYOUT_PENDING|']));
+    expect(pairs).not.toContain('CAPTURED|ERROR');
+    for (const p of pairs) {
+      const [status, other] = p.split('|') as [TransferStatus, string];
+      expect(platformTarget(status, { upstreamTransactionStatus: 'PaymentProcessing', payoutStatus: other || null })).toBeNull();
+    }
+    // values that move a transfer once captured are not tried as mere facts
+    expect(quietPairs('status', 'Paid')).toBeNull();
+    expect(quietPairs('status', 'WaitingPayout')).toBeNull();
+    expect(quietPairs('payout', 'ERROR')).toBeNull();
+    expect(quietPairs('payout', 'CAPTURED')).toEqual(expect.arrayContaining(['AUTHORIZED|', 'CAPTURED|PaymentCaptured']));
+    expect(valuesBelow('status', 'ProcessingPayout')).toEqual(['Created', 'PaymentProcessing', 'WaitingChallenge3ds', 'PaymentAuthorized']);
+    expect(valuesBelow('payout', 'PENDING')).toEqual(['AUTHORIZED']);
   });
 });

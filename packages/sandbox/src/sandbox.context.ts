@@ -96,7 +96,7 @@ export interface SandboxOptions {
   remittancesAgentApiKey: string;
   /** Real milliseconds a webhook delivery attempt may take before it counts as unreachable (default 2000). */
   webhookTimeoutMs: number;
-  /** First attempts in flight at once per subscription, each for a different transaction (default 8; 1 = one at a time). */
+  /** First attempts in flight at once per subscription, each for a different transaction (default 64; 1 = one at a time). */
   webhookConcurrency: number;
   /** Verification-session API OAuth clients (client credentials). */
   verificationClients: SandboxVerificationClient[];
@@ -129,7 +129,7 @@ export const DEFAULT_OPTIONS: SandboxOptions = {
   remittancesAgentId: '00000000-0000-4000-8000-00000000a9e7',
   remittancesAgentApiKey: 'sandbox-agent-key',
   webhookTimeoutMs: 2000,
-  webhookConcurrency: 8,
+  webhookConcurrency: 64,
   gatewayClientId: 'sandbox-client',
   gatewayClientSecret: 'sandbox-secret',
   authorizationLifetimeS: 7 * 24 * 3600,

@@ -3,15 +3,27 @@ import type { PrismaClient } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { TransferRepository } from './transfer.repository';
+import { loadedFromSql, stepsOf, type Loaded } from './transfer.rows';
 
 /** A lease kept alive by TransferLeases.keep. */
 export interface LeaseHandle {
   /** Set when a renewal found the lease held by someone else (or gone). */
   lost: boolean;
+  /** The holder is releasing it (a renewal that finds it gone is then no loss). */
+  releasing: boolean;
   /** How many renewals succeeded (tests). */
   renewals: number;
   /** Stops renewing (waits for a renewal in flight). */
   stop(): Promise<void>;
+}
+
+/**
+ * A held lease that the saga may release with its last write (TransferSaga.advance): `released` tells the holder it
+ * need not release it again.
+ */
+export interface LeaseRelease {
+  owner: string;
+  released: boolean;
 }
 
 /**
@@ -33,12 +45,18 @@ export class TransferLeases {
   ) {}
 
   async acquire(transferId: string, owner: string): Promise<boolean> {
+    return (await this.take(transferId, owner)) !== null;
+  }
+
+  /** acquire(), answering the transfer with its steps as the lease was taken (null: not acquired). One statement. */
+  async take(transferId: string, owner: string): Promise<Loaded | null> {
     const now = this.clock.now();
     const until = new Date(now.getTime() + this.leaseMs);
-    const n = await this.prisma.$executeRaw`
+    const [raw] = await this.prisma.$queryRaw<Record<string, unknown>[]>`
       UPDATE transfers SET lease_owner = ${owner}, lease_until = ${until}
-      WHERE id = ${transferId} AND (lease_until IS NULL OR lease_until < ${now} OR lease_owner = ${owner})`;
-    return n === 1;
+      WHERE id = ${transferId} AND (lease_until IS NULL OR lease_until < ${now} OR lease_owner = ${owner})
+      RETURNING transfers.*, ${stepsOf('transfers')} AS _steps`;
+    return raw ? loadedFromSql(raw) : null;
   }
 
   async release(transferId: string, owner: string): Promise<void> {
@@ -51,11 +69,14 @@ export class TransferLeases {
     return (await this.claimDueWithWakes(owner, limit)).map((r) => r.id);
   }
 
-  /** claimDue, with each transfer's wake_seq at the claim (for backOff). */
-  async claimDueWithWakes(owner: string, limit: number): Promise<{ id: string; wakeSeq: number }[]> {
+  /**
+   * claimDue, with each transfer's wake_seq at the claim (for backOff), the transfer with its steps as claimed (what
+   * the saga decides from first) and when the lease was taken (Date.now()).
+   */
+  async claimDueWithWakes(owner: string, limit: number): Promise<{ id: string; wakeSeq: number; loaded: Loaded; claimedAt: number }[]> {
     const now = this.clock.now();
     const until = new Date(now.getTime() + this.leaseMs);
-    const rows = await this.prisma.$queryRaw<{ id: string; wake_seq: number }[]>`
+    const rows = await this.prisma.$queryRaw<Record<string, unknown>[]>`
       UPDATE transfers SET lease_owner = ${owner}, lease_until = ${until}
       WHERE id IN (
         SELECT id FROM transfers
@@ -63,8 +84,12 @@ export class TransferLeases {
         ORDER BY next_run_at
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
-      RETURNING id, wake_seq`;
-    return rows.map((r) => ({ id: r.id, wakeSeq: Number(r.wake_seq) }));
+      RETURNING transfers.*, ${stepsOf('transfers')} AS _steps`;
+    const claimedAt = Date.now();
+    return rows.map((r) => {
+      const loaded = loadedFromSql(r);
+      return { id: loaded.t.id, wakeSeq: loaded.t.wakeSeq, loaded, claimedAt };
+    });
   }
 
   /**
@@ -91,6 +116,7 @@ export class TransferLeases {
     let renewing: Promise<unknown> = Promise.resolve();
     const handle: LeaseHandle = {
       lost: false,
+      releasing: false,
       renewals: 0,
       stop: async () => {
         clearInterval(timer);
@@ -102,7 +128,7 @@ export class TransferLeases {
       renewing = this.renew(transferId, owner).then(
         (held) => {
           if (held) handle.renewals++;
-          else if (!handle.lost) {
+          else if (!handle.lost && !handle.releasing) {
             handle.lost = true;
             this.logger.warn({ transferId }, 'transfer lease lost while advancing; stopping at the next step boundary');
           }
@@ -113,6 +139,12 @@ export class TransferLeases {
     timer.unref?.();
     this.held.set(transferId, handle);
     return handle;
+  }
+
+  /** Marks the lease this process keeps on the transfer as being released by its holder (or no longer: `on` false). */
+  releasing(transferId: string, on: boolean): void {
+    const h = this.held.get(transferId);
+    if (h) h.releasing = on;
   }
 
   /** Whether the lease this process keeps on the transfer was found taken by another holder. */
@@ -129,22 +161,29 @@ export class TransferLeases {
   }
 
   /** Runs fn holding the lease; waits (polling) up to waitMs for it. Returns null when it could not get it. */
-  async withLease<T>(transferId: string, ownerPrefix: string, waitMs: number, fn: () => Promise<T>): Promise<{ value: T } | null> {
+  async withLease<T>(
+    transferId: string,
+    ownerPrefix: string,
+    waitMs: number,
+    fn: (loaded: Loaded, lease: LeaseRelease) => Promise<T>,
+  ): Promise<{ value: T } | null> {
     // One token per call: concurrent calls of the same process must exclude each other too (no re-entry).
     const owner = `${ownerPrefix}:${randomUUID()}`;
     const deadline = Date.now() + waitMs;
     let delay = 5;
-    while (!(await this.acquire(transferId, owner))) {
+    let loaded: Loaded | null;
+    while (!(loaded = await this.take(transferId, owner))) {
       if (Date.now() >= deadline) return null;
       await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
       delay = Math.min(delay * 2, 100);
     }
     const lease = this.keep(transferId, owner);
+    const release: LeaseRelease = { owner, released: false };
     try {
-      return { value: await fn() };
+      return { value: await fn(loaded, release) };
     } finally {
       await lease.stop();
-      await this.release(transferId, owner).catch(() => undefined);
+      if (!release.released) await this.release(transferId, owner).catch(() => undefined);
     }
   }
 }

@@ -93,6 +93,7 @@ export function createTransfersModule(deps: {
   });
   const worker = new TransferWorker(saga, idempotency, logger, {
     pollIntervalMs: s.pollIntervalMs,
+    leaseMs: s.leaseMs,
     batchSize: s.batchSize,
     concurrency: s.concurrency,
   });
@@ -123,7 +124,10 @@ export const transfersModule = defineModule({
       start: () => {
         if (config.saga.workerEnabled) transfers.worker.start();
       },
-      close: () => transfers.worker.stop(),
+      close: async () => {
+        await transfers.worker.stop();
+        await transfers.service.drain();
+      },
       provides: { transfers },
     };
   },

@@ -81,3 +81,38 @@ export function platformTarget(
   }
   return null;
 }
+
+/** Every transaction status the documented order knows (ranked), and every payout status. */
+const KNOWN_STATUSES = [...PLATFORM_ORDER, 'CancelRequested', ...PLATFORM_TERMINAL];
+const KNOWN_PAYOUTS = [...PAYOUT_ORDER, ...PAYOUT_TERMINAL];
+const LIVE_STATUSES: TransferStatus[] = ['PENDING', 'ACTION_REQUIRED', 'AUTHORIZED', 'CAPTURED', 'PAYOUT_PENDING'];
+
+/** The known values of a fact that rank below `value` (those a report of `value` moves forward from). */
+export function valuesBelow(kind: 'status' | 'payout', value: string): string[] {
+  const rank = kind === 'status' ? platformRank : payoutRank;
+  return (kind === 'status' ? KNOWN_STATUSES : KNOWN_PAYOUTS).filter((v) => rank(v) < rank(value));
+}
+
+const quiet = new Map<string, string[] | null>();
+
+/**
+ * Where a reported transaction or payout status is a mere fact — one that calls for no move (platformTarget is
+ * null): the (transfer status, other fact) pairs, as `<status>|<other fact or empty>` texts. Null for a value that
+ * calls for a move even with the other fact unknown (e.g. `Paid` once captured): it is not worth trying as a mere fact.
+ */
+export function quietPairs(kind: 'status' | 'payout', value: string): string[] | null {
+  const key = `${kind}:${value}`;
+  let q = quiet.get(key);
+  if (q === undefined) {
+    const facts = (o: string | null) =>
+      kind === 'status' ? { upstreamTransactionStatus: value, payoutStatus: o } : { upstreamTransactionStatus: o, payoutStatus: value };
+    const pairs = LIVE_STATUSES.flatMap((s) =>
+      [null, ...(kind === 'status' ? KNOWN_PAYOUTS : KNOWN_STATUSES)]
+        .filter((o) => platformTarget(s, facts(o)) === null)
+        .map((o) => `${s}|${o ?? ''}`),
+    );
+    q = LIVE_STATUSES.every((s) => pairs.includes(`${s}|`)) ? pairs : null;
+    quiet.set(key, q);
+  }
+  return q;
+}

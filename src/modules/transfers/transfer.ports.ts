@@ -1,9 +1,13 @@
+import type { Prisma } from '../../generated/prisma/client';
+
 /**
  * The seam between the webhook inbox (src/modules/webhooks) and the transfer saga (this module).
  *
  * The webhook side verifies, stores, deduplicates and normalises platform events (event-name spelling,
  * legacy names, the earlier payload generation) into `PlatformTransactionEvent`s and hands them, one at a
- * time per transaction, to `TransferEventSink.applyPlatformEvent`. The saga side owns every rule about
+ * time per transaction, to `TransferEventSink.applyPlatformEvent` — or, as a delivery is received while its stream
+ * is idle, to `applyAtReceipt` with the delivery's inbox row, written in the same statement as the event's effect.
+ * The saga side owns every rule about
  * what an event means for a transfer: the documented order of platform statuses (never backwards),
  * terminal states, compliance Approved → capture / Rejected → void, payout → PAYOUT_PENDING / COMPLETED,
  * void/cancel → VOIDED / EXPIRED — all through the one transition table, with an audit event whose cause
@@ -63,7 +67,41 @@ export interface TransferEventSink {
    * transient problems (database unavailable): the inbox then retries later.
    */
   applyPlatformEvent(event: PlatformTransactionEvent): Promise<ApplyOutcome>;
+  /**
+   * Applies an event as its delivery is received, writing the delivery's inbox row in the same statement as what the event
+   * changes (`receipt`, for the outcome it records): one statement for a fact that changes nothing an app sees, two
+   * (read, write) for the others. The event is applied only while nothing else of its stream waits in the inbox or is
+   * being applied (the receipt's condition); when it cannot be applied at once (its stream is busy, the transfer moved
+   * meanwhile, its decision needs the row lock, the transfer is not known yet) the row is stored unprocessed, for the
+   * inbox processor. Throws only for transient problems (nothing stored: the delivery is refused and retried).
+   */
+  applyAtReceipt?(event: PlatformTransactionEvent, receipt: (outcome: ReceiptOutcome) => DeliveryReceipt): Promise<ReceiptResult>;
 }
+
+/**
+ * The inbox row of one delivery, as part of the statement that applies its event (TransferEventSink.applyAtReceipt).
+ * SQL fragments built by the inbox; values are bound parameters.
+ */
+export interface DeliveryReceipt {
+  /** SQL boolean: the delivery is new and nothing else of its stream waits in the inbox or is being applied. */
+  condition: Prisma.Sql;
+  /**
+   * The INSERT of the inbox row (… RETURNING id): processed with the receipt's outcome when `applied` (SQL boolean) holds,
+   * else stored for the processor — or, with `onlyIfApplied`, not written at all unless `applied` holds.
+   */
+  insert(applied: Prisma.Sql, onlyIfApplied?: boolean): Prisma.Sql;
+}
+
+/** The outcome a delivery's inbox row records: its event applied, or why it changed nothing. */
+export type ReceiptOutcome = { applied: true } | Extract<ApplyOutcome, { applied: false }>;
+
+export type ReceiptResult =
+  /** Stored with the outcome of applying its event. */
+  | { stored: 'processed'; outcome: ApplyOutcome }
+  /** Stored unprocessed: the inbox processor applies it (in its stream's order). */
+  | { stored: 'queued' }
+  /** A delivery of an event already stored: nothing written. */
+  | { stored: 'duplicate' };
 
 /**
  * The platform's own answer about a transfer's transaction (an authenticated read of our tenant's API): the

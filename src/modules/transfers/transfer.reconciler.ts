@@ -91,10 +91,15 @@ export async function reconcileIfQuiet(
   },
   t: TransferRow,
   cap: number | null,
+  changedAt?: number,
 ): Promise<'again' | Date | null> {
   const { reconciler, afterMs: after } = deps;
   if (!reconciler || after <= 0) return cap === null ? null : new Date(cap);
   const now = deps.clock.nowMs();
+  // The last change is no earlier than what the row (and the caller) know of: while that is recent, the transfer
+  // cannot have been quiet long enough — look again when it could have been, without reading the audit trail.
+  const since = Math.max(t.createdAt.getTime(), t.updatedAt.getTime(), t.authorizedAt?.getTime() ?? 0, changedAt ?? 0);
+  if (now - since < after) return new Date(cap === null ? since + after : Math.min(cap, since + after));
   // Quiet since the last recorded change (the audit trail; updated_at also moves with mere rescheduling).
   const last = await deps.prisma.transferEvent.findFirst({ where: { transferId: t.id }, orderBy: { seq: 'desc' }, select: { at: true } });
   const quietFor = now - (last?.at ?? t.createdAt).getTime();

@@ -1,8 +1,10 @@
-import type { Prisma, PrismaClient, Transfer } from '../../generated/prisma/client';
+import { Prisma, type PrismaClient, type Transfer } from '../../generated/prisma/client';
+import { canonicalJson } from '../../db/idempotency.service';
 import type { PubSub } from '../../events/pubsub';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
-import { allTransfersTopic, ownerTransfersTopic, transferTopic, type TransferChangedMessage } from './transfer.ports';
+import { allTransfersTopic, ownerTransfersTopic, transferTopic, type DeliveryReceipt, type TransferChangedMessage } from './transfer.ports';
+import { patchAssignments, patchedShownFields, transferFromSql } from './transfer.rows';
 import { isTerminal, refusal, type Cause, type TransferStatus } from './transfer.states';
 
 export type TransferRow = Transfer;
@@ -45,12 +47,30 @@ export interface ChangeRequest {
    * meaning depends on where the saga is). Returns the target and patch (overriding `to` / `patch`), or a
    * reason to skip: then nothing is written and nothing is recorded (the caller's input was simply stale).
    * `tx` reads related rows inside the same transaction, under the row lock (e.g. whether a saga step exists:
-   * writers of such rows that take the same lock — TransferSaga.recordIntent — are then ordered with this change).
+   * writers of such rows that take the same lock — TransferSaga.recordIntent — are then ordered with this change);
+   * null when deciding on an unlocked snapshot (see transition): a decision that needs such a read answers `{ lock: true }`.
    */
-  decide?: (row: TransferRow, tx: Prisma.TransactionClient) => Decision | Promise<Decision>;
+  decide?: (row: TransferRow, tx: Prisma.TransactionClient | null) => Decision | Promise<Decision>;
+  /**
+   * Another write recorded with the change, in the same statement — once, whether the change is written or not
+   * (refused, skipped): a data-modifying SQL statement (… RETURNING 1), e.g. the result of the saga step the change
+   * follows from (TransferSaga: a step's result and the move it calls for are one write).
+   */
+  alongside?: Prisma.Sql;
 }
 
-export type Decision = { to?: TransferStatus; patch?: TransferPatch; detail?: Record<string, unknown> } | { skip: string };
+export type Decision =
+  | { to?: TransferStatus; patch?: TransferPatch; detail?: Record<string, unknown> }
+  | { skip: string }
+  /** Only without a transaction (a snapshot): this decision needs the row lock — decide again on the locked row. */
+  | { lock: true };
+
+/** What a change comes to on one row (transition: decided on a snapshot or on the locked row). */
+type Plan =
+  | { kind: 'apply'; from: TransferStatus; to: TransferStatus; patch: TransferPatch; detail?: Record<string, unknown>; shown: Shown | null }
+  | { kind: 'skip'; reason: string }
+  | { kind: 'refuse'; to: TransferStatus; reason: string; detail?: Record<string, unknown> }
+  | { kind: 'lock' };
 
 export type ChangeResult =
   /** `shown`: the change moved what an app shows (version + 1, published); else it is in the audit trail only. */
@@ -79,13 +99,17 @@ export const shownOf = (t: Pick<TransferRow, 'status' | 'nextAction' | 'captured
 /** A transition patch that is also a "run now" request (next_run_at only ever earlier: not later than `now`; wake_seq + 1). See Scheduling. */
 export const WAKE = (now: Date) => ({ nextRunAt: now, wakeSeq: { increment: 1 } }) as const;
 
-/** Both read back from the database (jsonb keeps one key order), so their JSON texts compare. */
-const sameShown = (a: Shown, b: Shown) => JSON.stringify(a) === JSON.stringify(b);
+/** Compared as canonical JSON (sorted keys): one side may be read back from jsonb, the other built here. */
+const sameShown = (a: Shown, b: Shown) => canonicalJson(a) === canonicalJson(b);
 
 /**
- * The only code that writes a transfer's status. Each change runs in ONE transaction: lock the row, check the
- * transition table (transfer.states.ts), bump eventSeq (optimistic `WHERE id AND event_seq`), append the audit
- * event (seq = new eventSeq). A refused transition is recorded in transfer_refusals and changes nothing.
+ * The only code that writes a transfer's status. Each change is checked against the transition table
+ * (transfer.states.ts) on the row it applies to and written as ONE statement: UPDATE … WHERE id AND event_seq (the
+ * row as it was decided on) RETURNING the row, with the audit event (seq = new eventSeq) in the same statement.
+ * Decided on the caller's snapshot when it still holds (transition with a snapshot), else on the row read under its
+ * lock (SELECT … FOR UPDATE, then the write: one transaction). A refused transition is recorded in
+ * transfer_refusals and changes nothing. (PlatformFacts records a mere fact in one statement of its own with the
+ * same effects: eventSeq + 1 and its audit event, nothing shown.)
  *
  * Two counters: `eventSeq` counts every recorded change (the audit trail, the saga's optimistic checks);
  * `version` counts the changes an app shows (Shown) and only those move `version` and `updatedAt`, carry their
@@ -114,90 +138,177 @@ export class TransferRepository {
     });
   }
 
-  async transition(request: ChangeRequest): Promise<ChangeResult> {
-    let req = request;
+  /**
+   * Records a change (see the class comment). With `snapshot` — the row as the caller read it, without a lock — the
+   * change is decided on it and written in ONE statement, on condition that nothing was recorded since (event_seq
+   * unchanged): then the decision was taken on exactly the row it applies to. Should anything have been recorded
+   * meanwhile, the table or the guard refuse it, or `decide` need the lock (it answers `{ lock: true }` when called
+   * without a transaction), the change takes the locked path: lock and read the row, decide, write (two statements
+   * in one transaction). `snapshot` is only for changes whose decision may be taken on a stale row when nothing was
+   * recorded since (a skip decided on it must stay right later: facts only move forward).
+   */
+  async transition(request: ChangeRequest, snapshot?: TransferRow): Promise<ChangeResult> {
     const at = this.clock.now();
-    const result = await this.prisma.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT 1 FROM transfers WHERE id = ${req.transferId} FOR UPDATE`;
-      const row = await tx.transfer.findUnique({ where: { id: req.transferId } });
-      if (!row) throw new Error(`transfer ${req.transferId} not found`);
-      const from = row.status as TransferStatus;
-      if (req.expectedSeq !== undefined && row.eventSeq !== req.expectedSeq) {
-        return {
-          ok: false as const,
-          transfer: row,
-          reason: `eventSeq ${row.eventSeq} ≠ expected ${req.expectedSeq}`,
-          kind: 'conflict' as const,
-        };
+    let alongside = request.alongside ?? null; // written once: cleared once it was
+    if (snapshot && (request.expectedSeq === undefined || request.expectedSeq === snapshot.eventSeq)) {
+      const plan = await this.plan(snapshot, request, null);
+      if (plan.kind === 'skip') {
+        if (alongside) await this.prisma.$queryRaw`WITH a AS (${alongside}) SELECT count(*)::int AS n FROM a`;
+        return { ok: false, transfer: snapshot, reason: plan.reason, kind: 'skipped' };
       }
-      const decision = await req.decide?.(row, tx);
-      if (decision && 'skip' in decision) return { ok: false as const, transfer: row, reason: decision.skip, kind: 'skipped' as const };
-      if (decision) req = { ...req, to: decision.to, patch: decision.patch, detail: { ...(req.detail ?? {}), ...(decision.detail ?? {}) } };
-      const to = req.to ?? from;
-      let reason = refusal(from, to, req.cause);
-      if (
-        !reason &&
-        from === to &&
-        isTerminal(from) &&
-        req.patch &&
-        Object.keys(req.patch).some((k) => k !== 'nextRunAt' && k !== 'wakeSeq')
-      ) {
-        // Terminal transfers never change (upstream facts are still recorded by the caller as no-ops).
-        reason = `${from} is terminal`;
+      if (plan.kind === 'apply') {
+        const { transfer } = await this.writeWith(this.prisma, snapshot, plan, request, at, null, alongside);
+        alongside = null;
+        if (transfer) return this.committed({ ok: true, transfer, changed: true, shown: plan.shown !== null }, request);
       }
-      reason ??= req.guard?.(row) ?? null;
-      if (reason) {
+      // refused, needs the lock, or recorded meanwhile: decide again on the locked row
+    }
+    const result = await this.prisma.$transaction(async (tx): Promise<ChangeResult> => {
+      const [raw] = await tx.$queryRaw<Record<string, unknown>[]>`SELECT * FROM transfers WHERE id = ${request.transferId} FOR UPDATE`;
+      if (!raw) throw new Error(`transfer ${request.transferId} not found`);
+      const row = transferFromSql(raw);
+      const conflict = request.expectedSeq !== undefined && row.eventSeq !== request.expectedSeq;
+      const plan: Plan = conflict ? { kind: 'skip', reason: 'conflict' } : await this.plan(row, request, tx);
+      if (plan.kind !== 'apply' && alongside) await tx.$queryRaw`WITH a AS (${alongside}) SELECT count(*)::int AS n FROM a`;
+      if (conflict)
+        return { ok: false, transfer: row, reason: `eventSeq ${row.eventSeq} ≠ expected ${request.expectedSeq}`, kind: 'conflict' };
+      if (plan.kind === 'skip') return { ok: false, transfer: row, reason: plan.reason, kind: 'skipped' };
+      if (plan.kind === 'refuse') {
         await tx.transferRefusal.create({
           data: {
             transferId: row.id,
-            fromStatus: from,
-            toStatus: to,
-            cause: req.cause,
-            actor: req.actor,
-            reason,
-            detail: (req.detail ?? undefined) as Prisma.InputJsonValue | undefined,
+            fromStatus: row.status,
+            toStatus: plan.to,
+            cause: request.cause,
+            actor: request.actor,
+            reason: plan.reason,
+            detail: (plan.detail ?? undefined) as Prisma.InputJsonValue | undefined,
             at,
           },
         });
-        return { ok: false as const, transfer: row, reason, kind: 'refused' as const };
+        return { ok: false, transfer: row, reason: plan.reason, kind: 'refused' };
       }
-      const seq = row.eventSeq + 1;
-      // UPDATE … RETURNING (the row is locked: the eventSeq check cannot fail, it is kept as a safeguard);
-      // updatedAt stays until we know an app sees the change.
-      const [updated] = await tx.transfer.updateManyAndReturn({
-        where: { id: row.id, eventSeq: row.eventSeq },
-        data: { ...(req.patch ?? {}), status: to, eventSeq: seq, updatedAt: row.updatedAt, ...(isTerminal(to) ? { nextRunAt: null } : {}) },
-      });
-      if (!updated) return { ok: false as const, transfer: row, reason: 'concurrent update', kind: 'conflict' as const };
-      const shown = shownOf(updated);
-      const isShown = !sameShown(shownOf(row), shown);
-      const transfer = isShown
-        ? await tx.transfer.update({ where: { id: row.id }, data: { version: row.version + 1, updatedAt: at } })
-        : updated;
-      await tx.transferEvent.create({
-        data: {
-          transferId: row.id,
-          seq,
-          version: isShown ? transfer.version : null,
-          shown: isShown ? (shown satisfies Prisma.InputJsonObject) : undefined,
-          fromStatus: from,
-          toStatus: to,
-          cause: req.cause,
-          actor: req.actor,
-          upstreamRef: req.upstreamRef ?? null,
-          detail: (req.detail ?? undefined) as Prisma.InputJsonValue | undefined,
-          at,
-        },
-      });
-      return { ok: true as const, transfer, changed: true as const, shown: isShown };
+      if (plan.kind === 'lock') throw new Error('decide asked for the lock while holding it');
+      // the row is locked: the event_seq condition cannot fail, it is kept as a safeguard
+      const { transfer } = await this.writeWith(tx, row, plan, request, at, null, alongside);
+      if (!transfer) return { ok: false, transfer: row, reason: 'concurrent update', kind: 'conflict' };
+      return { ok: true, transfer, changed: true, shown: plan.shown !== null };
     });
+    return this.committed(result, request);
+  }
+
+  /**
+   * A change decided on `snapshot` and written in ONE statement together with a delivery's inbox row (`receipt`),
+   * never on the locked path: `written` says whether the receipt was stored (false: a duplicate delivery), `result`
+   * what came of the change — `skipped` (nothing written: the caller stores the receipt with the skip's outcome), the
+   * change (the receipt stored processed), or null: it could not be made at once (refused, needs the lock, or recorded
+   * meanwhile), the receipt is stored unprocessed and the inbox processor applies it later on the locked path.
+   */
+  async changeAlong(
+    snapshot: TransferRow,
+    request: ChangeRequest,
+    receipt: DeliveryReceipt,
+    opts: { onlyIfApplied?: boolean } = {},
+  ): Promise<{ result: ChangeResult | null; written: boolean }> {
+    const plan = await this.plan(snapshot, request, null);
+    if (plan.kind === 'skip') return { result: { ok: false, transfer: snapshot, reason: plan.reason, kind: 'skipped' }, written: false };
+    if (plan.kind !== 'apply' && opts.onlyIfApplied) return { result: null, written: false };
+    if (plan.kind !== 'apply') {
+      const [r] = await this.prisma.$queryRaw<{ n: number }[]>`
+        WITH r AS (${receipt.insert(Prisma.sql`false`)}) SELECT count(*)::int AS n FROM r`;
+      return { result: null, written: (r?.n ?? 0) > 0 };
+    }
+    const at = this.clock.now();
+    const { transfer, along } = await this.writeWith(this.prisma, snapshot, plan, request, at, receipt, null, opts.onlyIfApplied);
+    if (!transfer) return { result: null, written: along > 0 };
+    return { result: await this.committed({ ok: true, transfer, changed: true, shown: plan.shown !== null }, request), written: along > 0 };
+  }
+
+  /** Told every transfer row a change wrote, as the write returned it (PlatformFacts keeps the latest it saw). */
+  readonly written = new Set<(row: TransferRow) => void>();
+
+  /** After the commit: publish what an app sees, log a refusal. */
+  private async committed(result: ChangeResult, req: ChangeRequest): Promise<ChangeResult> {
+    if (result.ok) for (const f of this.written) f(result.transfer);
     if (result.ok && result.shown) await this.publish(result.transfer);
-    else if (result.kind === 'refused')
+    else if (!result.ok && result.kind === 'refused')
       this.logger.warn(
         { transferId: req.transferId, from: result.transfer.status, to: req.to, cause: req.cause, reason: result.reason },
         'transfer transition refused',
       );
     return result;
+  }
+
+  /** The change `req` calls for on `row` (tx null: an unlocked snapshot). */
+  private async plan(row: TransferRow, req: ChangeRequest, tx: Prisma.TransactionClient | null): Promise<Plan> {
+    const from = row.status as TransferStatus;
+    let to = req.to;
+    let patch = req.patch ?? {};
+    let detail = req.detail;
+    if (req.decide) {
+      const decision = await req.decide(row, tx);
+      if ('lock' in decision) return { kind: 'lock' };
+      if ('skip' in decision) return { kind: 'skip', reason: decision.skip };
+      to = decision.to;
+      patch = decision.patch ?? {};
+      detail = { ...(req.detail ?? {}), ...(decision.detail ?? {}) };
+    }
+    const target = to ?? from;
+    let reason = refusal(from, target, req.cause);
+    // Terminal transfers never change (upstream facts are still recorded by the caller as no-ops).
+    if (!reason && from === target && isTerminal(from) && Object.keys(patch).some((k) => k !== 'nextRunAt' && k !== 'wakeSeq'))
+      reason = `${from} is terminal`;
+    reason ??= req.guard?.(row) ?? null;
+    if (reason) return tx ? { kind: 'refuse', to: target, reason, detail } : { kind: 'lock' };
+    if (isTerminal(target)) patch = { ...patch, nextRunAt: null };
+    const before = shownOf(row);
+    const after = shownOf({ status: target, ...patchedShownFields(row, patch) });
+    return { kind: 'apply', from, to: target, patch, detail, shown: sameShown(before, after) ? null : after };
+  }
+
+  /**
+   * One statement: the row updated (on condition that event_seq is still the one `row` was read at) and returned,
+   * with its audit event. Null when the row had moved on.
+   */
+  /**
+   * One statement: the row updated (on condition that event_seq is still the one `row` was read at) and returned,
+   * with its audit event (transfer null when the row had moved on) — and, in the same statement, a delivery's inbox
+   * row (the change then also conditioned on the receipt's condition; `along`: whether it was stored) or another
+   * write made whatever comes of the change (`alongside`).
+   */
+  private async writeWith(
+    db: Pick<PrismaClient, '$queryRaw'>,
+    row: TransferRow,
+    plan: Extract<Plan, { kind: 'apply' }>,
+    req: ChangeRequest,
+    at: Date,
+    receipt: DeliveryReceipt | null,
+    alongside: Prisma.Sql | null,
+    receiptOnlyIfApplied = false,
+  ): Promise<{ transfer: TransferRow | null; along: number }> {
+    const sets = [Prisma.sql`status = ${plan.to}::transfer_status`, Prisma.sql`event_seq = event_seq + 1`, ...patchAssignments(plan.patch)];
+    // version and updated_at move only with what an app sees
+    if (plan.shown) sets.push(Prisma.sql`version = version + 1`, Prisma.sql`updated_at = ${at}::timestamptz`);
+    const shownJson = plan.shown ? JSON.stringify(plan.shown) : null;
+    const detail = plan.detail === undefined ? null : JSON.stringify(plan.detail);
+    const condition = receipt ? Prisma.sql`AND ${receipt.condition}` : Prisma.empty;
+    const along = receipt
+      ? Prisma.sql`, r AS (${receipt.insert(Prisma.sql`EXISTS (SELECT 1 FROM u)`, receiptOnlyIfApplied)})`
+      : Prisma.empty;
+    const also = alongside ? Prisma.sql`, a AS (${alongside})` : Prisma.empty;
+    const [raw] = await db.$queryRaw<Record<string, unknown>[]>`
+      WITH u AS (
+        UPDATE transfers SET ${Prisma.join(sets)} WHERE id = ${row.id} AND event_seq = ${row.eventSeq} ${condition} RETURNING *
+      ), e AS (
+        INSERT INTO transfer_events (id, transfer_id, seq, version, shown, from_status, to_status, cause, actor, upstream_ref, detail, at)
+        SELECT gen_random_uuid()::text, u.id, u.event_seq, ${plan.shown ? Prisma.sql`u.version` : Prisma.sql`NULL::int`}, ${shownJson}::jsonb,
+               ${plan.from}::transfer_status, ${plan.to}::transfer_status, ${req.cause}::text, ${req.actor}::text,
+               ${req.upstreamRef ?? null}::text, ${detail}::jsonb, ${at}::timestamptz
+        FROM u
+        RETURNING 1
+      )${along}${also}
+      SELECT u.*, ${receipt ? Prisma.sql`(SELECT count(*) FROM r)::int` : Prisma.sql`0`} AS _along FROM (SELECT 1) AS one LEFT JOIN u ON true`;
+    return { transfer: raw && raw.id != null ? transferFromSql(raw) : null, along: Number(raw?._along ?? 0) };
   }
 
   // ── Scheduling ────────────────────────────────────────────────────────────────────────────────────
@@ -237,13 +348,36 @@ export class TransferRepository {
     return n === 1;
   }
 
-  /** Schedules only if nothing was recorded since `eventSeq` / `wakeSeq` were read (else the caller re-evaluates: no lost wake-up). */
-  async scheduleIfUnchanged(transferId: string, eventSeq: number, wakeSeq: number, nextRunAt: Date | null): Promise<boolean> {
+  /**
+   * Schedules only if nothing was recorded since `eventSeq` / `wakeSeq` were read (else the caller re-evaluates: no
+   * lost wake-up). With `releaseOwner`: only while that owner holds the lease, which the same write releases.
+   */
+  async scheduleIfUnchanged(
+    transferId: string,
+    eventSeq: number,
+    wakeSeq: number,
+    nextRunAt: Date | null,
+    releaseOwner?: string,
+  ): Promise<boolean> {
+    const release = releaseOwner ? Prisma.sql`, lease_owner = NULL, lease_until = NULL` : Prisma.empty;
+    const held = releaseOwner ? Prisma.sql`AND lease_owner = ${releaseOwner}` : Prisma.empty;
     // …and never while a saga step is unsettled (an intent written after the caller read the state must be run).
     const n = await this.prisma.$executeRaw`
-      UPDATE transfers SET next_run_at = ${nextRunAt}
-      WHERE id = ${transferId} AND event_seq = ${eventSeq} AND wake_seq = ${wakeSeq}
+      UPDATE transfers SET next_run_at = ${nextRunAt}::timestamptz ${release}
+      WHERE id = ${transferId} AND event_seq = ${eventSeq} AND wake_seq = ${wakeSeq} ${held}
         AND NOT EXISTS (SELECT 1 FROM saga_steps s WHERE s.transfer_id = ${transferId} AND s.state IN ('PENDING', 'UNKNOWN'))`;
+    return n === 1;
+  }
+
+  /**
+   * The lease holder's last write: releases its lease and sets next_run_at — `nextRunAt` if no wake-up arrived since
+   * `wakeSeq` was read (deferIfNoWake), else as it is. False when `owner` no longer held the lease (nothing written).
+   */
+  async deferAndRelease(transferId: string, wakeSeq: number, nextRunAt: Date | null, owner: string): Promise<boolean> {
+    const n = await this.prisma.$executeRaw`
+      UPDATE transfers SET next_run_at = CASE WHEN wake_seq = ${wakeSeq} THEN ${nextRunAt}::timestamptz ELSE next_run_at END,
+                           lease_owner = NULL, lease_until = NULL
+      WHERE id = ${transferId} AND lease_owner = ${owner}`;
     return n === 1;
   }
 

@@ -19,16 +19,17 @@ import {
   type PaymentState,
 } from './transfer.columns';
 import type { CrashHook } from './transfer.faults';
-import { TransferLeases } from './transfer.leases';
+import { TransferLeases, type LeaseRelease } from './transfer.leases';
 import { platformTarget, type PlatformTarget } from './transfer.platform';
 import { reconcileIfQuiet } from './transfer.reconciler';
 import type { TransferRepository, TransferRow, TransferPatch } from './transfer.repository';
 import { accountCheck, cardCheck, paymentRequest, tokenPullPaymentRequest } from './transfer.requests';
-import { SagaStepLog, stepKey, type StepName, type StepState } from './transfer.steps';
+import type { Loaded } from './transfer.rows';
+import { SagaStepLog, stepKey, type Settlement, type StepName, type StepState } from './transfer.steps';
 import { isTerminal, type Cause, type TransferStatus } from './transfer.states';
 
 export type { TransferDetails } from './transfer.columns';
-export type { LeaseHandle } from './transfer.leases';
+export type { LeaseHandle, LeaseRelease } from './transfer.leases';
 
 export interface SagaContext {
   cause: Cause;
@@ -47,6 +48,19 @@ export interface SagaOptions {
 }
 
 type MoneyStep = 'capture' | 'void';
+/** What a run of advance() carries between its decisions (see advance). */
+interface Run {
+  t: TransferRow | null;
+  steps: Map<string, SagaStep>;
+  /** Read again before the next decision. */
+  stale: boolean;
+  /** When this run last recorded a change (ms): the transfer has not been quiet since. */
+  changedAt?: number;
+  /** The caller's lease, released by the run's last write when it can be. */
+  lease?: LeaseRelease;
+  /** A step's result written with the run's next write (defer). */
+  deferred?: Settlement;
+}
 type Next = 'again' | 'wait';
 /** Money intents are written under the transfer's row lock, ordered with platform events that end an authorization. */
 const LOCKED = { whileStatusUnchanged: true } as const;
@@ -83,8 +97,11 @@ export class TransferSaga {
     private readonly crash: CrashHook,
   ) {
     this.leases = new TransferLeases(prisma, repo, clock, logger, opts.leaseMs);
-    this.steps = new SagaStepLog(prisma, repo, clock);
+    this.steps = new SagaStepLog(prisma, clock);
   }
+
+  /** The run of advance() in progress per transfer (one at a time: the lease). */
+  private readonly runs = new Map<string, Run>();
 
   /** Reads a waiting transfer's state from the platform (set by the module; absent in unit set-ups). */
   reconciler: { reconcile(t: TransferRow): Promise<number> } | null = null;
@@ -105,13 +122,23 @@ export class TransferSaga {
     request: Record<string, unknown>,
     opts: { whileStatusUnchanged: true },
   ): Promise<SagaStep | null>;
-  recordIntent(
+  async recordIntent(
     t: TransferRow,
     step: StepName,
     request: Record<string, unknown>,
     opts?: { whileStatusUnchanged: true },
   ): Promise<SagaStep | null> {
-    return this.steps.record(t, step, request, opts);
+    const deferred = this.takeDeferred(t.id);
+    const written = await this.steps.record(t, step, request, opts, deferred?.sql);
+    deferred?.written();
+    const run = this.runs.get(t.id);
+    if (run?.t && written) {
+      // the intent made the transfer due at once (next_run_at only ever earlier)
+      const now = this.clock.now();
+      if (!run.t.nextRunAt || run.t.nextRunAt > now) run.t = { ...run.t, nextRunAt: now };
+      run.steps.set(step, written);
+    } else if (run) run.stale = true;
+    return written;
   }
 
   private settle(
@@ -124,11 +151,12 @@ export class TransferSaga {
   }
 
   private async retryLater(t: TransferRow, s: SagaStep, state: 'UNKNOWN' | 'PENDING', why: string): Promise<'wait'> {
+    const attempts = s.attempts;
     await this.settle(s, state, undefined, why);
-    const delay = Math.min(this.opts.retryBaseMs * 2 ** Math.min(s.attempts, 16), this.opts.retryMaxMs);
+    const delay = Math.min(this.opts.retryBaseMs * 2 ** Math.min(attempts, 16), this.opts.retryMaxMs);
     // A wake-up that arrived since `t` was read wins: the row stays due and the step is retried at once.
-    await this.repo.deferIfNoWake(t.id, t.wakeSeq, new Date(this.clock.nowMs() + delay));
-    this.logger.warn({ transferId: t.id, step: s.step, attempts: s.attempts + 1, why }, 'saga step will be retried');
+    await this.deferLast(t, new Date(this.clock.nowMs() + delay));
+    this.logger.warn({ transferId: t.id, step: s.step, attempts: attempts + 1, why }, 'saga step will be retried');
     return 'wait';
   }
 
@@ -138,8 +166,64 @@ export class TransferSaga {
    * a wake-up since then has moved next_run_at earlier, and it stays so.
    */
   private async waitUntil(t: TransferRow, at: Date | null): Promise<Next> {
-    if ((t.nextRunAt?.getTime() ?? null) === (at?.getTime() ?? null)) return 'wait';
-    return (await this.repo.scheduleIfUnchanged(t.id, t.eventSeq, t.wakeSeq, at)) ? 'wait' : 'again';
+    await this.flushDeferred(t.id);
+    const lease = this.runs.get(t.id)?.lease;
+    if (lease && !lease.released) {
+      // the run's last write: it also releases the lease (one statement instead of two)
+      this.leases.releasing(t.id, true);
+      if (await this.repo.scheduleIfUnchanged(t.id, t.eventSeq, t.wakeSeq, at, lease.owner)) {
+        lease.released = true;
+        return 'wait';
+      }
+      this.leases.releasing(t.id, false);
+    } else {
+      if ((t.nextRunAt?.getTime() ?? null) === (at?.getTime() ?? null)) return 'wait';
+      if (await this.repo.scheduleIfUnchanged(t.id, t.eventSeq, t.wakeSeq, at)) return 'wait';
+    }
+    this.stale(t.id); // recorded or woken meanwhile (or the lease lost): read it again
+    return 'again';
+  }
+
+  /** Defers the transfer to `at` unless woken since `t` was read (deferIfNoWake) — releasing the run's lease with it. */
+  private async deferLast(t: TransferRow, at: Date | null): Promise<void> {
+    await this.flushDeferred(t.id);
+    const lease = this.runs.get(t.id)?.lease;
+    if (lease && !lease.released) {
+      this.leases.releasing(t.id, true);
+      lease.released = await this.repo.deferAndRelease(t.id, t.wakeSeq, at, lease.owner);
+      if (!lease.released) this.leases.releasing(t.id, false);
+    } else await this.repo.deferIfNoWake(t.id, t.wakeSeq, at);
+  }
+
+  /**
+   * A step's result to be written with the run's next write (in the same statement) rather than alone: the run
+   * carries it as written meanwhile. Should the run end first, it is written alone (flushDeferred); should the process
+   * die first, the step is still unsettled in the database and is run again (same key).
+   */
+  private async defer(transferId: string, settled: Settlement): Promise<void> {
+    const run = this.runs.get(transferId);
+    if (!run) return this.steps.write(settled);
+    if (run.deferred) throw new Error('a step result is already waiting to be written');
+    settled.written();
+    run.deferred = settled;
+  }
+
+  private takeDeferred(transferId: string): Settlement | undefined {
+    const run = this.runs.get(transferId);
+    const d = run?.deferred;
+    if (run) run.deferred = undefined;
+    return d && { sql: d.sql, written: () => undefined };
+  }
+
+  private async flushDeferred(transferId: string): Promise<void> {
+    const d = this.takeDeferred(transferId);
+    if (d) await this.steps.write(d);
+  }
+
+  /** What this run carries is no longer what the database holds: the next decision reads the transfer again. */
+  private stale(transferId: string): void {
+    const run = this.runs.get(transferId);
+    if (run) run.stale = true;
   }
 
   private async move(
@@ -149,17 +233,33 @@ export class TransferSaga {
     detail: Record<string, unknown>,
     patch: TransferPatch = {},
     cause?: Cause,
+    settled?: Settlement,
   ) {
-    return this.repo.transition({
-      transferId: t.id,
-      to,
-      cause: cause ?? ctx.cause,
-      actor: ctx.actor,
-      upstreamRef: ctx.upstreamRef ?? null,
-      detail,
-      patch,
-      guard: (row) => (row.status === t.status ? null : `status moved to ${row.status}`),
-    });
+    // decided on `t`: one statement when nothing was recorded since it was read (else on the locked row); the step's
+    // result that calls for the move (`settled`) is written with it, whatever comes of the move
+    if (settled) await this.flushDeferred(t.id);
+    else settled = this.takeDeferred(t.id);
+    const r = await this.repo.transition(
+      {
+        transferId: t.id,
+        to,
+        cause: cause ?? ctx.cause,
+        actor: ctx.actor,
+        upstreamRef: ctx.upstreamRef ?? null,
+        detail,
+        patch,
+        guard: (row) => (row.status === t.status ? null : `status moved to ${row.status}`),
+        alongside: settled?.sql,
+      },
+      t,
+    );
+    settled?.written();
+    const run = this.runs.get(t.id);
+    if (run && r.ok) {
+      run.t = r.transfer;
+      run.changedAt = this.clock.nowMs();
+    } else if (run) run.stale = true;
+    return r;
   }
 
   /** Moves the transfer where recorded platform facts call for (cause webhook: the platform decided it). */
@@ -194,8 +294,11 @@ export class TransferSaga {
       },
       t,
       cap,
+      this.runs.get(t.id)?.changedAt,
     );
-    return next === 'again' ? 'again' : this.waitUntil(t, next);
+    if (next !== 'again') return this.waitUntil(t, next);
+    this.stale(t.id); // the platform's answer changed the transfer
+    return 'again';
   }
 
   // ── Decisions ─────────────────────────────────────────────────────────────────────────────────────
@@ -204,20 +307,39 @@ export class TransferSaga {
    * Advances the transfer as far as it can go now. Loops: each iteration re-reads the state and does one
    * thing; stops when waiting (on the customer, the platform, a retry delay, a timer).
    */
-  async advance(transferId: string, ctx: SagaContext): Promise<TransferRow | null> {
-    for (let i = 0; i < 12; i++) {
-      if (this.leases.isLost(transferId)) break; // another instance holds it now: it carries on
-      const t = await this.repo.get(transferId);
-      if (!t) return null;
-      const outcome = await this.step(t, ctx);
-      if (outcome === 'wait') return this.repo.get(transferId);
+  async advance(transferId: string, ctx: SagaContext, loaded?: Loaded | null, lease?: LeaseRelease): Promise<TransferRow | null> {
+    // What this run knows of the transfer and its steps: read once (or handed over by the claim), then carried —
+    // each write of the run returns or updates what it changed. Anything it cannot know exactly (a refused or
+    // conflicting change, a wait whose conditions failed, the platform's answer) marks it stale: read again.
+    // Changes made meanwhile by others (platform facts, wake-ups) are caught by the conditions of the writes.
+    // With `lease` (the caller's lease, which it would release next), the run's last write releases it too.
+    const run: Run = loaded ? { t: loaded.t, steps: loaded.steps, stale: false, lease } : { t: null, steps: new Map(), stale: true, lease };
+    this.runs.set(transferId, run);
+    try {
+      for (let i = 0; i < 12; i++) {
+        if (this.leases.isLost(transferId)) break; // another instance holds it now: it carries on
+        if (run.stale || !run.t) {
+          await this.flushDeferred(transferId); // what is read must include it
+          const fresh = await this.steps.load(transferId);
+          if (!fresh) return null;
+          Object.assign(run, { t: fresh.t, steps: fresh.steps, stale: false });
+        }
+        const outcome = await this.step(run.t!, run.steps, ctx);
+        if (outcome === 'wait') {
+          await this.flushDeferred(transferId);
+          return run.t;
+        }
+      }
+      // Stopped before reaching a wait (iteration cap, or the lease was lost): not done — keep it due.
+      await this.flushDeferred(transferId);
+      await this.repo.dueBy(transferId, this.clock.now());
+      return run.t;
+    } finally {
+      this.runs.delete(transferId);
     }
-    // Stopped before reaching a wait (iteration cap, or the lease was lost): not done — keep it due.
-    await this.repo.dueBy(transferId, this.clock.now());
-    return this.repo.get(transferId);
   }
 
-  private async step(t: TransferRow, runCtx: SagaContext): Promise<Next> {
+  private async step(t: TransferRow, steps: Map<string, SagaStep>, runCtx: SagaContext): Promise<Next> {
     const status = t.status as TransferStatus;
     // Before authorization every move is the saga's own (check outcome, authorization): the worker's decision,
     // whoever runs the saga — a platform event's kick included (the table allows none of them to `webhook`; a
@@ -226,10 +348,9 @@ export class TransferSaga {
       (status === 'PENDING' || status === 'ACTION_REQUIRED') && runCtx.cause !== 'worker' ? { ...runCtx, cause: 'worker' } : runCtx;
     if (isTerminal(status)) {
       await this.steps.abandonCheck(t.id, status);
-      if (t.nextRunAt) await this.repo.deferIfNoWake(t.id, t.wakeSeq, null);
+      if (t.nextRunAt || this.runs.get(t.id)?.lease) await this.deferLast(t, null);
       return 'wait';
     }
-    const steps = await this.steps.of(t.id);
     const capture = steps.get('capture');
     const voidStep = steps.get('void');
     const authorize = steps.get('authorize');
@@ -337,7 +458,8 @@ export class TransferSaga {
       if (d.funding.type === 'CARD') {
         const res = evaluateCardCheck(await this.gateway.checkCard(cardCheck(d, stepKey(t, 'check'))));
         this.crash.at('check', 'after');
-        await this.settle(s, 'SUCCEEDED', { outcome: res.status, reasons: res.reasons, lastFour: res.lastFour });
+        // the check's result is written with the move it calls for — or, approved, with the next write of the run
+        const settled = this.steps.settlement(s, 'SUCCEEDED', { outcome: res.status, reasons: res.reasons, lastFour: res.lastFour });
         if (res.status === 'CHALLENGE') {
           await this.move(
             t,
@@ -347,6 +469,8 @@ export class TransferSaga {
             {
               nextAction: { type: 'THREE_DS_CHALLENGE', redirectUrl: res.redirectUrl },
             },
+            undefined,
+            settled,
           );
           return 'again';
         }
@@ -361,17 +485,28 @@ export class TransferSaga {
               failureMessage: `The card check failed: ${res.reasons.join(', ')}`,
               nextAction: NO_NEXT_ACTION,
             },
+            undefined,
+            settled,
           );
           return 'again';
         }
         if (t.status === 'PENDING' && nextAction(t.nextAction) !== null)
-          await this.move(t, undefined, ctx, { action: 'card check', outcome: 'APPROVED' }, { nextAction: NO_NEXT_ACTION });
+          await this.move(
+            t,
+            undefined,
+            ctx,
+            { action: 'card check', outcome: 'APPROVED' },
+            { nextAction: NO_NEXT_ACTION },
+            undefined,
+            settled,
+          );
+        else await this.defer(t.id, settled);
         return 'again';
       }
       const res = await this.gateway.checkBankAccount(accountCheck(d, stepKey(t, 'check')));
       this.crash.at('check', 'after');
       const ok = res.status === 'APPROVED' && res.accountVerification.accountStatus === 'VALID';
-      await this.settle(s, 'SUCCEEDED', { outcome: ok ? 'APPROVED' : 'FAILED' });
+      const settled = this.steps.settlement(s, 'SUCCEEDED', { outcome: ok ? 'APPROVED' : 'FAILED' });
       if (!ok) {
         await this.move(
           t,
@@ -382,8 +517,10 @@ export class TransferSaga {
             failureCode: 'ACCOUNT_CHECK_FAILED',
             failureMessage: `The bank account check failed${res.accountVerification.message ? `: ${res.accountVerification.message}` : ''}`,
           },
+          undefined,
+          settled,
         );
-      }
+      } else await this.defer(t.id, settled);
       return 'again';
     } catch (e) {
       if (isUpstreamError(e) && !e.retryable && e.kind === 'rejected') {
@@ -438,15 +575,14 @@ export class TransferSaga {
     if (isUnknownOutcome(result)) return this.retryLater(t, s, 'UNKNOWN', `unknown outcome: ${result.reason}`);
     const p = result.value;
     const outcome: AuthorizationOutcome = { paymentId: p.paymentId, status: p.status, approved: p.approved, message: p.message ?? null };
-    await this.settle(s, 'SUCCEEDED', outcome);
-    return this.applyAuthorization(t, outcome, ctx);
+    return this.applyAuthorization(t, outcome, ctx, this.steps.settlement(s, 'SUCCEEDED', outcome));
   }
 
   /**
    * Moves the transfer as a settled authorization says. Called right after settling AND by step() when it finds
    * the authorize step SUCCEEDED while the transfer is still PENDING (a crash between the two writes).
    */
-  private async applyAuthorization(t: TransferRow, p: AuthorizationOutcome, ctx: SagaContext): Promise<'again'> {
+  private async applyAuthorization(t: TransferRow, p: AuthorizationOutcome, ctx: SagaContext, settled?: Settlement): Promise<'again'> {
     if (p.approved && (p.status === 'AUTHORIZED' || p.status === 'CAPTURED')) {
       await this.move(
         t,
@@ -458,10 +594,20 @@ export class TransferSaga {
           nextAction: NO_NEXT_ACTION,
           nextRunAt: this.clock.now(),
         },
+        undefined,
+        settled,
       );
     } else if (p.status === 'VOIDED' || p.status === 'CANCELLED') {
       // Replay of a payment that was released meanwhile (e.g. after a long outage).
-      await this.move(t, 'AUTHORIZED', ctx, { action: 'authorize', paymentStatus: p.status }, { authorizedAt: this.clock.now() });
+      await this.move(
+        t,
+        'AUTHORIZED',
+        ctx,
+        { action: 'authorize', paymentStatus: p.status },
+        { authorizedAt: this.clock.now() },
+        undefined,
+        settled,
+      );
       await this.recordIntent(t, 'void', { target: p.status === 'VOIDED' ? 'VOIDED' : 'EXPIRED', failureCode: 'AUTHORIZATION_RELEASED' });
     } else {
       await this.move(
@@ -474,6 +620,8 @@ export class TransferSaga {
           failureMessage: p.message ? `The payment was declined: ${p.message}` : 'The payment was declined',
           nextAction: NO_NEXT_ACTION,
         },
+        undefined,
+        settled,
       );
     }
     return 'again';
@@ -552,9 +700,10 @@ export class TransferSaga {
 
   /** Applies where the payment stands (a 2xx answer, or the payment a 409 carries) to the step and the transfer. */
   private async reconcile(t: TransferRow, s: SagaStep, ctx: SagaContext, status: string, step: MoneyStep): Promise<'again'> {
+    let settled: Settlement;
     switch (status) {
       case 'CAPTURED':
-        await this.settle(
+        settled = this.steps.settlement(
           s,
           step === 'capture' ? 'SUCCEEDED' : 'FAILED',
           { status },
@@ -563,27 +712,35 @@ export class TransferSaga {
         break;
       case 'VOIDED':
       case 'CANCELLED':
-        await this.settle(s, step === 'void' ? 'SUCCEEDED' : 'FAILED', { status });
+        settled = this.steps.settlement(s, step === 'void' ? 'SUCCEEDED' : 'FAILED', { status });
         break;
       default:
         await this.settle(s, 'FAILED', { status }, `unexpected payment status ${status}`);
         this.logger.error({ transferId: t.id, step, paymentStatus: status }, 'unexpected payment status while reconciling');
         return 'again';
     }
-    return this.applyPaymentState(t, s, ctx, status, step);
+    // the step's result and the move it calls for: one write
+    return this.applyPaymentState(t, s, ctx, status, step, settled);
   }
 
   /**
    * Moves the transfer to where a settled capture/void step found the payment. Called right after settling AND
    * by step() when it finds such a step while the transfer is still AUTHORIZED (a crash between the two writes).
    */
-  private async applyPaymentState(t: TransferRow, s: SagaStep, ctx: SagaContext, paymentStatus: string, step: MoneyStep): Promise<'again'> {
+  private async applyPaymentState(
+    t: TransferRow,
+    s: SagaStep,
+    ctx: SagaContext,
+    paymentStatus: string,
+    step: MoneyStep,
+    settled?: Settlement,
+  ): Promise<'again'> {
     const req = moneyStepRequest(s.request);
     const detail = { action: step, paymentStatus, requestedBy: req.requestedBy };
     if (paymentStatus === 'CAPTURED') {
       const captured = req.amount ?? formatAmount(t.sendAmount, t.sendCurrency);
       // next_run_at is left as it is: the next iteration decides when to look again, from the state after the move.
-      await this.move(t, 'CAPTURED', ctx, { ...detail, amount: captured }, { capturedAmount: captured });
+      await this.move(t, 'CAPTURED', ctx, { ...detail, amount: captured }, { capturedAmount: captured }, undefined, settled);
     } else if (paymentStatus === 'VOIDED' || paymentStatus === 'CANCELLED') {
       const target: TransferStatus = paymentStatus === 'CANCELLED' ? 'EXPIRED' : step === 'void' ? (req.target ?? 'VOIDED') : 'VOIDED';
       const code = paymentStatus === 'CANCELLED' ? 'AUTHORIZATION_CANCELLED' : req.failureCode;
@@ -596,6 +753,7 @@ export class TransferSaga {
           ...(code ? { failureCode: code, failureMessage: failureMessage(code) } : {}),
         },
         target === 'EXPIRED' && ctx.cause === 'mutation' ? 'worker' : undefined,
+        settled,
       );
     }
     return 'again';

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Prisma, PrismaClient } from '../../generated/prisma/client';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client';
 import { isStaff, type Caller } from '../../auth/auth.types';
 import type { Clock } from '../../shared/clock';
 import { AppError, badInput, forbidden, notFound } from '../../shared/errors';
-import { requestHash, type IdempotencyService } from '../../db/idempotency.service';
+import { requestHash, type Completion, type IdempotencyService } from '../../db/idempotency.service';
 import type { Logger } from '../../shared/logger';
 import type { FundingCredentials } from '../checks/checks.credentials';
 import { cardholderNameProblem } from '../checks/checks.service';
@@ -11,9 +11,18 @@ import { dec, fitsMinorUnits, formatAmount, sendAmountProblem, type CorridorRule
 import { TransferActions } from './transfer.actions';
 import type { TransferDetails } from './transfer.columns';
 import { PlatformFacts } from './transfer.platform-facts';
-import type { ApplyOutcome, PlatformTransactionLookup, PlatformTransactionEvent, TransferEventSink } from './transfer.ports';
+import type {
+  ApplyOutcome,
+  DeliveryReceipt,
+  PlatformTransactionLookup,
+  PlatformTransactionEvent,
+  ReceiptOutcome,
+  ReceiptResult,
+  TransferEventSink,
+} from './transfer.ports';
 import type { Shown, TransferRepository, TransferRow } from './transfer.repository';
 import { newTransferDetails, receiveAmountOf } from './transfer.requests';
+import { transferFromSql } from './transfer.rows';
 import type { TransferSaga } from './transfer.saga';
 import type { TransferStatus } from './transfer.states';
 import { senderOf } from '../kyc/kyc.service';
@@ -163,13 +172,19 @@ export class TransferService implements TransferEventSink {
   async create(caller: Caller, args: CreateTransferArgs, clientIp: string): Promise<TransferRow> {
     this.validateParties(args);
     const { idempotencyKey, ...rest } = args;
-    const { transferId } = await this.idempotency.run(
+    let inserted: TransferRow | null = null;
+    const { transferId } = await this.idempotency.run<{ transferId: string }>(
       { caller: caller.userId, operation: 'createTransfer', key: idempotencyKey },
       rest,
-      async () => ({ transferId: await this.insert(caller, createTransferId(caller.userId, idempotencyKey, rest), args, clientIp) }),
+      async (done) => {
+        const made = await this.insert(caller, createTransferId(caller.userId, idempotencyKey, rest), args, clientIp, done);
+        inserted = made.row;
+        return { transferId: made.id };
+      },
     );
     this.nudge();
-    return (await this.repo.get(transferId))!;
+    // the transfer as this request made it (a replay, or a re-run that found it made: as it stands)
+    return inserted ?? (await this.repo.get(transferId))!;
   }
 
   private validateParties(a: CreateTransferArgs): void {
@@ -187,16 +202,24 @@ export class TransferService implements TransferEventSink {
    * Inserts the transfer `id` (derived from the request: createTransferId) — or, if this request already made it
    * (a re-run after a crash left its idempotency record unfinished), returns it, before any other check.
    */
-  private async insert(caller: Caller, id: string, a: CreateTransferArgs, clientIp: string): Promise<string> {
+  private async insert(
+    caller: Caller,
+    id: string,
+    a: CreateTransferArgs,
+    clientIp: string,
+    done: Completion<{ transferId: string }>,
+  ): Promise<{ id: string; row: TransferRow | null }> {
     const now = this.clock.now();
     return this.prisma
-      .$transaction(async (tx) => {
+      .$transaction(async (tx): Promise<{ id: string; row: TransferRow | null }> => {
         const made = async () => {
           const t = await tx.transfer.findUnique({ where: { id }, select: { ownerId: true } });
           return t !== null && t.ownerId === caller.userId;
         };
-        if (await made()) return id;
         const quote = await tx.quote.findUnique({ where: { id: a.quoteId } });
+        // This very request made it already (the quote is claimed by the transfer in the same transaction as its
+        // insert; the id derives from the caller, the key and the arguments): the re-run answers it, before any check.
+        if (quote?.usedByTransferId === id) return { id, row: null };
         if (!quote || quote.ownerId !== caller.userId) throw notFound('Quote');
         if (quote.usedByTransferId)
           throw new AppError('QUOTE_ALREADY_USED', 'This quote was already used by another transfer; get a new quote');
@@ -235,54 +258,41 @@ export class TransferService implements TransferEventSink {
         if (a.funding.type === 'ACCOUNT_TOKEN')
           await this.credentials.assertUsable(tx, 'account_token', a.funding.accountToken!, caller.userId);
         const receive = receiveAmountOf({ ...quote, sourceAmount: quote.sourceAmount });
-        const claimed = await tx.quote.updateMany({ where: { id: quote.id, usedByTransferId: null }, data: { usedByTransferId: id } });
-        // a duplicate of this very request (one that took over a claim it thought abandoned) may have just committed it
-        if (claimed.count !== 1 && (await made())) return id;
-        if (claimed.count !== 1)
-          throw new AppError('QUOTE_ALREADY_USED', 'This quote was already used by another transfer; get a new quote');
         const details = newTransferDetails({ clientIp, sender, recipient: a.recipient, funding: a.funding, quote });
-        await tx.transfer.create({
-          data: {
-            id,
-            ownerId: caller.userId,
-            status: 'PENDING',
-            version: 1,
-            eventSeq: 1,
-            quoteId: quote.id,
-            personId: person.id,
-            sendAmount: quote.sourceAmount,
-            sendCurrency: quote.sourceCurrency,
-            receiveAmount: receive,
-            receiveCurrency: quote.destinationCurrency,
-            rate: quote.rate,
-            externalPaymentId: id,
-            fundingType: a.funding.type.toLowerCase(),
-            destinationCountry: a.recipient.address.countryCode.toUpperCase(),
-            details: JSON.parse(JSON.stringify(details)) as Prisma.InputJsonValue,
-            nextRunAt: now,
-            createdAt: now,
-            updatedAt: now,
-            events: {
-              create: {
-                seq: 1,
-                version: 1,
-                shown: { ...CREATED_SHOWN },
-                fromStatus: null,
-                toStatus: 'PENDING',
-                cause: 'mutation',
-                actor: caller.userId,
-                detail: { action: 'createTransfer' },
-                at: now,
-              },
-            },
-          },
-        });
-        return id;
+        // One statement: claim the quote (still unused), insert the transfer PENDING (version 1) and its first event, and
+        // complete the request's idempotency record with its answer (all or nothing: no crash between them).
+        const [raw] = await tx.$queryRaw<Record<string, unknown>[]>`
+          WITH q AS (
+            UPDATE quotes SET used_by_transfer_id = ${id} WHERE id = ${quote.id} AND used_by_transfer_id IS NULL RETURNING id
+          ), t AS (
+            INSERT INTO transfers (id, owner_id, status, version, event_seq, quote_id, person_id, send_amount, send_currency,
+                                   receive_amount, receive_currency, rate, external_payment_id, funding_type, destination_country,
+                                   details, next_run_at, created_at, updated_at)
+            SELECT ${id}, ${caller.userId}, 'PENDING'::transfer_status, 1, 1, q.id, ${person.id}, ${quote.sourceAmount.toString()}::numeric,
+                   ${quote.sourceCurrency}, ${receive}::numeric, ${quote.destinationCurrency}, ${quote.rate.toString()}::numeric, ${id},
+                   ${a.funding.type.toLowerCase()}, ${a.recipient.address.countryCode.toUpperCase()}, ${JSON.stringify(details)}::jsonb,
+                   ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+            FROM q
+            RETURNING *
+          ), e AS (
+            INSERT INTO transfer_events (id, transfer_id, seq, version, shown, from_status, to_status, cause, actor, detail, at)
+            SELECT gen_random_uuid()::text, t.id, 1, 1, ${JSON.stringify(CREATED_SHOWN)}::jsonb, NULL::transfer_status, 'PENDING'::transfer_status, 'mutation', ${caller.userId},
+                   ${JSON.stringify({ action: 'createTransfer' })}::jsonb, ${now}::timestamptz
+            FROM t
+            RETURNING 1
+          ), d AS (${done.sql({ transferId: id }, Prisma.sql`EXISTS (SELECT 1 FROM t)`)})
+          SELECT * FROM t`;
+        if (raw) {
+          done.written();
+          return { id, row: transferFromSql(raw) };
+        }
+        // a duplicate of this very request (one that took over a claim it thought abandoned) may have just committed it
+        if (await made()) return { id, row: null };
+        throw new AppError('QUOTE_ALREADY_USED', 'This quote was already used by another transfer; get a new quote');
       })
-      .then(async (transferId) => {
-        const t = await this.repo.get(transferId);
-        if (t) await this.repo.publish(t);
-        return transferId;
+      .then(async (made) => {
+        if (made.row) await this.repo.publish(made.row);
+        return made;
       });
   }
 
@@ -316,5 +326,15 @@ export class TransferService implements TransferEventSink {
   /** The TransferEventSink (PlatformFacts): one platform event applied to its transfer. */
   applyPlatformEvent(e: PlatformTransactionEvent): Promise<ApplyOutcome> {
     return this.facts.applyPlatformEvent(e);
+  }
+
+  /** The TransferEventSink's receipt path (PlatformFacts.applyAtReceipt): an event applied as its delivery is stored. */
+  applyAtReceipt(e: PlatformTransactionEvent, receipt: (outcome: ReceiptOutcome) => DeliveryReceipt): Promise<ReceiptResult> {
+    return this.facts.applyAtReceipt(e, receipt);
+  }
+
+  /** Waits for the saga runs that deliveries started and that outlasted their answer (before the database closes). */
+  drain(): Promise<void> {
+    return this.facts.drain();
   }
 }

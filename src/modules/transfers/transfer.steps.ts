@@ -1,10 +1,17 @@
-import type { Prisma, PrismaClient, SagaStep } from '../../generated/prisma/client';
+import { Prisma, type PrismaClient, type SagaStep } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import type { AuthorizationOutcome, CheckOutcome, PaymentState } from './transfer.columns';
-import type { TransferRepository, TransferRow } from './transfer.repository';
+import type { TransferRow } from './transfer.repository';
+import { loadedFromSql, stepFromSql, stepsOf, type Loaded } from './transfer.rows';
 
 export type StepName = 'check' | 'authorize' | 'capture' | 'void';
 export type StepState = 'SUCCEEDED' | 'FAILED' | 'UNKNOWN' | 'PENDING';
+
+/** A step's result as SQL, written with the move it calls for (SagaStepLog.settlement). */
+export interface Settlement {
+  sql: Prisma.Sql;
+  written(): void;
+}
 
 /** The Idempotency-Key a step sends upstream: the authorization's is the payment's own id, the others derive from it. */
 export const stepKey = (t: Pick<TransferRow, 'externalPaymentId'>, step: StepName) =>
@@ -17,44 +24,67 @@ export const stepKey = (t: Pick<TransferRow, 'externalPaymentId'>, step: StepNam
 export class SagaStepLog {
   constructor(
     private readonly prisma: PrismaClient,
-    private readonly repo: TransferRepository,
     private readonly clock: Clock,
   ) {}
 
-  /** The transfer's steps by name. */
-  async of(transferId: string): Promise<Map<string, SagaStep>> {
-    return new Map((await this.prisma.sagaStep.findMany({ where: { transferId } })).map((s) => [s.step, s]));
+  /** The transfer with its steps, in one query (null: no such transfer). */
+  async load(transferId: string): Promise<Loaded | null> {
+    const [raw] = await this.prisma.$queryRaw<Record<string, unknown>[]>`
+      SELECT t.*, ${stepsOf('t')} AS _steps FROM transfers t WHERE t.id = ${transferId}`;
+    return raw ? loadedFromSql(raw) : null;
   }
 
   /**
    * Writes the intent row (idempotent: the (transfer, step) row is unique) — with `whileStatusUnchanged`, only if
    * the transfer is still in the status `t` was read in, checked under the transfer's row lock (null otherwise).
+   * One statement, which also makes the transfer due at once: should this process die before settling the step, the
+   * worker re-runs it once the lease expires. (Only ever earlier; a holder that read the state before cannot defer
+   * it: scheduleIfUnchanged checks for unsettled steps.)
    */
   async record(
     t: TransferRow,
     step: StepName,
     request: Record<string, unknown>,
     opts?: { whileStatusUnchanged: true },
+    alongside?: Prisma.Sql,
   ): Promise<SagaStep | null> {
     const key = stepKey(t, step);
+    // another write made in the same statement, whatever comes of the intent (e.g. the previous step's result)
+    const also = alongside ? Prisma.sql`, a AS (${alongside})` : Prisma.empty;
     const now = this.clock.now();
-    const insert = (db: Pick<PrismaClient, '$executeRaw'>) => db.$executeRaw`
-      INSERT INTO saga_steps (id, transfer_id, step, idempotency_key, state, attempts, request, created_at, updated_at)
-      VALUES (gen_random_uuid()::text, ${t.id}, ${step}, ${key}, 'PENDING', 0, ${JSON.stringify(request)}::jsonb, ${now}, ${now})
-      ON CONFLICT (transfer_id, step) DO NOTHING`;
-    if (!opts?.whileStatusUnchanged) await insert(this.prisma);
-    else {
-      const written = await this.prisma.$transaction(async (tx) => {
-        const [row] = await tx.$queryRaw<{ status: string }[]>`SELECT status FROM transfers WHERE id = ${t.id} FOR UPDATE`;
-        if (row?.status !== t.status) return false;
-        await insert(tx);
-        return true;
-      });
-      if (!written) return null;
+    const req = JSON.stringify(request);
+    // the row lock (FOR UPDATE) orders the intent with platform events that decide on the same lock
+    const rows = opts?.whileStatusUnchanged
+      ? await this.prisma.$queryRaw<Record<string, unknown>[]>`
+          WITH t AS (SELECT id FROM transfers WHERE id = ${t.id} AND status = ${t.status}::transfer_status FOR UPDATE),
+          ins AS (
+            INSERT INTO saga_steps (id, transfer_id, step, idempotency_key, state, attempts, request, created_at, updated_at)
+            SELECT gen_random_uuid()::text, t.id, ${step}, ${key}, 'PENDING', 0, ${req}::jsonb, ${now}::timestamptz, ${now}::timestamptz FROM t
+            ON CONFLICT (transfer_id, step) DO NOTHING
+            RETURNING *
+          ), due AS (
+            UPDATE transfers SET next_run_at = LEAST(COALESCE(next_run_at, ${now}::timestamptz), ${now}::timestamptz)
+            WHERE id IN (SELECT id FROM t) RETURNING 1
+          )${also}
+          SELECT ins.*, (SELECT count(*) FROM t)::int AS _locked FROM (SELECT 1) AS one LEFT JOIN ins ON true`
+      : await this.prisma.$queryRaw<Record<string, unknown>[]>`
+          WITH ins AS (
+            INSERT INTO saga_steps (id, transfer_id, step, idempotency_key, state, attempts, request, created_at, updated_at)
+            VALUES (gen_random_uuid()::text, ${t.id}, ${step}, ${key}, 'PENDING', 0, ${req}::jsonb, ${now}::timestamptz, ${now}::timestamptz)
+            ON CONFLICT (transfer_id, step) DO NOTHING
+            RETURNING *
+          ), due AS (
+            UPDATE transfers SET next_run_at = LEAST(COALESCE(next_run_at, ${now}::timestamptz), ${now}::timestamptz)
+            WHERE id = ${t.id} RETURNING 1
+          )${also}
+          SELECT ins.*, 1 AS _locked FROM (SELECT 1) AS one LEFT JOIN ins ON true`;
+    const raw = rows[0];
+    if (opts?.whileStatusUnchanged && !Number(raw?._locked)) return null;
+    if (raw?.id != null) {
+      const { _locked, ...row } = raw;
+      return stepFromSql(row);
     }
-    // Due at once: should this process die before settling the step, the worker re-runs it once the lease expires.
-    // (Only ever earlier; a holder that read the state before cannot defer it: scheduleIfUnchanged checks for it.)
-    await this.repo.dueBy(t.id, now);
+    // the intent existed already (written by an earlier attempt)
     return this.prisma.sagaStep.findUniqueOrThrow({ where: { transferId_step: { transferId: t.id, step } } });
   }
 
@@ -65,7 +95,7 @@ export class SagaStepLog {
     response?: CheckOutcome | AuthorizationOutcome | PaymentState,
     lastError?: string,
   ): Promise<void> {
-    await this.prisma.sagaStep.update({
+    const updated = await this.prisma.sagaStep.update({
       where: { id: s.id },
       data: {
         state,
@@ -75,6 +105,36 @@ export class SagaStepLog {
         updatedAt: this.clock.now(),
       },
     });
+    // the caller's copy follows (the saga carries its steps between decisions)
+    Object.assign(s, updated);
+  }
+
+  /**
+   * settle() as one SQL statement, to be written together with the move it calls for (TransferRepository, ChangeRequest
+   * alongside); `written()` then brings the caller's copy up to date.
+   */
+  settlement(s: SagaStep, state: StepState, response?: CheckOutcome | AuthorizationOutcome | PaymentState, lastError?: string): Settlement {
+    const now = this.clock.now();
+    const resp = response ? Prisma.sql`${JSON.stringify(response)}::jsonb` : Prisma.sql`response`;
+    return {
+      sql: Prisma.sql`UPDATE saga_steps SET state = ${state}::saga_step_state, attempts = attempts + 1, response = ${resp},
+                        last_error = ${lastError ?? null}::text, updated_at = ${now}::timestamptz
+                      WHERE id = ${s.id} RETURNING 1`,
+      written: () =>
+        Object.assign(s, {
+          state,
+          attempts: s.attempts + 1,
+          response: response ?? s.response,
+          lastError: lastError ?? null,
+          updatedAt: now,
+        }),
+    };
+  }
+
+  /** A settlement written alone. */
+  async write(s: Settlement): Promise<void> {
+    await this.prisma.$queryRaw`WITH a AS (${s.sql}) SELECT count(*)::int AS n FROM a`;
+    s.written();
   }
 
   /** A funding check interrupted by the transfer's end (e.g. the quote expired while it was being retried) moved no money: FAILED. */

@@ -2,10 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../shared/logger';
 import type { IdempotencyService } from '../../db/idempotency.service';
 import { PollLoop } from '../../shared/poll-loop';
-import type { TransferSaga } from './transfer.saga';
+import { withQueryPhase } from '../../db/instrument';
+import type { Loaded } from './transfer.rows';
+import type { LeaseRelease, TransferSaga } from './transfer.saga';
 
 export interface WorkerOptions {
   pollIntervalMs: number;
+  /** The transfers' lease (SAGA_LEASE_MS): a claim older than a third of it is renewed before its transfer is advanced. */
+  leaseMs: number;
   batchSize: number;
   /** Claimed transfers advanced at once (each holds at most one pool connection at a time; default 1). */
   concurrency?: number;
@@ -32,7 +36,10 @@ export class TransferWorker {
     private readonly logger: Logger,
     private readonly opts: WorkerOptions,
   ) {
-    this.loop = new PollLoop(() => this.tick(), { intervalMs: opts.pollIntervalMs, cadence: 'after-round' });
+    this.loop = new PollLoop(() => withQueryPhase('saga.worker', () => this.tick()), {
+      intervalMs: opts.pollIntervalMs,
+      cadence: 'after-round',
+    });
   }
 
   start(): void {
@@ -58,8 +65,7 @@ export class TransferWorker {
         // Advanced `concurrency` at a time (distinct transfers, each under its own lease: like that many instances).
         const queue = [...claimed];
         const lane = async () => {
-          for (let c = queue.shift(); c !== undefined && !this.loop.isClosed; c = queue.shift())
-            if (await this.runOne(c.id, c.wakeSeq)) processed++;
+          for (let c = queue.shift(); c !== undefined && !this.loop.isClosed; c = queue.shift()) if (await this.runOne(c)) processed++;
         };
         await Promise.all(Array.from({ length: Math.min(Math.max(1, this.opts.concurrency ?? 1), queue.length) }, lane));
       }
@@ -74,14 +80,18 @@ export class TransferWorker {
   }
 
   /** Advances one claimed transfer under its lease, then releases it. True when the advance succeeded. */
-  private async runOne(id: string, wakeSeq: number): Promise<boolean> {
-    // Claimed in a batch and advanced after others: a transfer whose lease ran out while it waited may
-    // belong to another instance by now — renew first, skip it unless still ours.
-    if (!(await this.saga.leases.renew(id, this.owner))) return false;
+  private async runOne(c: { id: string; wakeSeq: number; loaded: Loaded; claimedAt: number }): Promise<boolean> {
+    const { id, wakeSeq } = c;
+    // Claimed in a batch and advanced after others: a transfer whose lease may have run out while it waited may
+    // belong to another instance by now — renew first (unless claimed within the last third of a lease), skip it
+    // unless still ours; then what the claim read may be old: read it again.
+    const late = Date.now() - c.claimedAt > this.opts.leaseMs / 3;
+    if (late && !(await this.saga.leases.renew(id, this.owner))) return false;
     const lease = this.saga.leases.keep(id, this.owner); // heartbeat: a long advance never outlives its lease
+    const release: LeaseRelease = { owner: this.owner, released: false }; // the saga's last write may release it
     let failed = false;
     try {
-      await this.saga.advance(id, { cause: 'worker', actor: 'worker' });
+      await this.saga.advance(id, { cause: 'worker', actor: 'worker' }, late ? null : c.loaded, release);
     } catch (err) {
       failed = true;
       this.logger.error({ err, transferId: id }, 'saga step failed; will retry after a back-off (or at once if woken meanwhile)');
@@ -89,8 +99,9 @@ export class TransferWorker {
       await lease.stop();
     }
     // The lease is always released: a wake-up (a kick that found the transfer busy) must not wait for it to expire.
-    if (failed) await this.saga.leases.backOff(id, this.owner, wakeSeq).catch(() => undefined);
-    else await this.saga.leases.release(id, this.owner).catch(() => undefined);
+    if (failed) {
+      if (!release.released) await this.saga.leases.backOff(id, this.owner, wakeSeq).catch(() => undefined);
+    } else if (!release.released) await this.saga.leases.release(id, this.owner).catch(() => undefined);
     return !failed;
   }
 }

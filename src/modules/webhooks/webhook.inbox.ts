@@ -1,5 +1,6 @@
 /**
- * The webhook inbox: every accepted delivery is one row, written before the 2xx answer.
+ * The webhook inbox: every accepted delivery is one row, written before the 2xx answer — unprocessed (store), or
+ * already processed when its event was applied in the same statement (receipt; see WebhookProcessor.applyAtReceipt).
  *
  * Deduplication is a unique key in the database (webhook_inbox.dedupe_key), so a redelivery — seconds or
  * weeks later, to any instance — inserts nothing. The key (webhook.normalize.ts `dedupeKeyOf`) is the
@@ -25,8 +26,9 @@
  * (platform facts are forward-only, so applying it after later events is safe).
  */
 import { randomUUID } from 'node:crypto';
-import type { PrismaClient } from '../../generated/prisma/client';
-import { dedupeKeyOf, eventTypeOf, normalizeEvent } from './webhook.normalize';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client';
+import type { DeliveryReceipt } from '../transfers/transfer.ports';
+import { dedupeKeyOf, eventTypeOf, normalizeEvent, type Normalized } from './webhook.normalize';
 import { DEAD_LETTER, MISMATCH } from './webhook.processor';
 
 /** What the back-office sees of an inbox event (never its payload). */
@@ -64,23 +66,69 @@ interface StoredDelivery {
   duplicate: boolean;
 }
 
+export interface DeliveryInput {
+  eventName: string;
+  payload: Record<string, unknown>;
+  signed: boolean;
+  receivedAt: Date;
+}
+
+/** A delivery about to be stored: its inbox id, dedupe key, kind and stream, and what it normalises to. */
+export interface PreparedDelivery extends DeliveryInput {
+  id: string;
+  dedupeKey: string;
+  kind: string;
+  streamKey: string;
+  normalized: Normalized;
+}
+
 export class WebhookInbox {
   constructor(private readonly prisma: PrismaClient) {}
 
-  /** Inserts the event unless an event with the same dedupe key exists. Throws when the database does. */
-  async store(input: { eventName: string; payload: Record<string, unknown>; signed: boolean; receivedAt: Date }): Promise<StoredDelivery> {
+  /** Its inbox id, dedupe key, kind and stream: what store() and receipt() write. */
+  prepare(input: DeliveryInput): PreparedDelivery {
     const dedupeKey = dedupeKeyOf(input.eventName, input.payload);
     const normalized = normalizeEvent(input.payload, input.receivedAt);
     const kind = normalized.kind === 'invalid' ? (eventTypeOf(input.eventName)?.split('.')[0] ?? 'unknown') : normalized.kind;
     const streamKey = normalized.streamKey ?? `misc:${dedupeKey}`;
-    const id = randomUUID();
+    return { ...input, id: randomUUID(), dedupeKey, kind, streamKey, normalized };
+  }
+
+  /** Inserts the event unless an event with the same dedupe key exists. Throws when the database does. */
+  async store(input: DeliveryInput | PreparedDelivery): Promise<StoredDelivery> {
+    const d = 'dedupeKey' in input ? input : this.prepare(input);
     const rows = await this.prisma.$queryRaw<{ id: string }[]>`
       INSERT INTO webhook_inbox (id, dedupe_key, event_name, kind, stream_key, payload, signed, received_at, next_attempt_at)
-      VALUES (${id}, ${dedupeKey}, ${input.eventName.slice(0, 200)}, ${kind}, ${streamKey}, ${JSON.stringify(input.payload)}::jsonb,
-              ${input.signed}, ${input.receivedAt}, ${input.receivedAt})
+      VALUES (${d.id}, ${d.dedupeKey}, ${d.eventName.slice(0, 200)}, ${d.kind}, ${d.streamKey}, ${JSON.stringify(d.payload)}::jsonb,
+              ${d.signed}, ${d.receivedAt}, ${d.receivedAt})
       ON CONFLICT (dedupe_key) DO NOTHING
       RETURNING id`;
-    return rows.length > 0 ? { id, duplicate: false } : { id: '', duplicate: true };
+    return rows.length > 0 ? { id: d.id, duplicate: false } : { id: '', duplicate: true };
+  }
+
+  /**
+   * The delivery's inbox row as part of the statement that applies its event at receipt (see
+   * TransferEventSink.applyAtReceipt): the condition under which it may be applied now — the delivery is new, and
+   * nothing else of its stream waits unprocessed or is leased by a processor, so the stream's order is kept — and its
+   * INSERT, processed with `result` (outcome, reason) when the event was applied, else left for the processor.
+   */
+  receipt(d: PreparedDelivery, result: { outcome: string; reason: string | null }, at: Date): DeliveryReceipt {
+    const condition = Prisma.sql`NOT EXISTS (SELECT 1 FROM webhook_inbox w WHERE w.dedupe_key = ${d.dedupeKey})
+      AND NOT EXISTS (SELECT 1 FROM webhook_inbox w WHERE w.stream_key = ${d.streamKey} AND w.processed_at IS NULL)
+      AND NOT EXISTS (SELECT 1 FROM webhook_stream_leases l WHERE l.stream_key = ${d.streamKey} AND l.lease_until >= ${at}::timestamptz)`;
+    return {
+      condition,
+      insert: (applied, onlyIfApplied = false) => Prisma.sql`
+        INSERT INTO webhook_inbox (id, dedupe_key, event_name, kind, stream_key, payload, signed, received_at, next_attempt_at,
+                                   processed_at, outcome, outcome_reason, attempts)
+        SELECT ${d.id}::text, ${d.dedupeKey}::text, ${d.eventName.slice(0, 200)}::text, ${d.kind}::text, ${d.streamKey}::text,
+               ${JSON.stringify(d.payload)}::jsonb, ${d.signed}::boolean, ${d.receivedAt}::timestamptz, ${d.receivedAt}::timestamptz,
+               CASE WHEN ${applied} THEN ${at}::timestamptz END, CASE WHEN ${applied} THEN ${result.outcome}::text END,
+               CASE WHEN ${applied} THEN ${result.reason}::text END, CASE WHEN ${applied} THEN 1 ELSE 0 END
+        ${onlyIfApplied ? Prisma.sql`WHERE ${applied}` : Prisma.empty}
+        ON CONFLICT (dedupe_key) DO NOTHING
+        RETURNING id`,
+    };
   }
 
   /** Dead-lettered events, most recently given up first; and how many there are. */

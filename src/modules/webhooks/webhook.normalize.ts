@@ -118,7 +118,7 @@ export interface AgentState {
 
 type TransactionEventBody = Omit<PlatformTransactionEvent, 'source'>;
 
-type Normalized =
+export type Normalized =
   | { kind: 'transaction'; type: EventType; generation: 'current' | 'earlier'; streamKey: string; events: TransactionEventBody[] }
   | { kind: 'document'; type: 'document'; streamKey: string; document: DocumentState }
   | { kind: 'agent'; type: 'agent'; streamKey: string; agent: AgentState }

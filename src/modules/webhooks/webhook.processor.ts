@@ -2,6 +2,11 @@
  * Processes the webhook inbox after the deliveries were acknowledged. At least once; the effects are
  * idempotent (the saga's sink by contract, documents/agents by their conditional upserts).
  *
+ * A transaction event whose stream is idle does not wait for a pass: it is applied as it is received, in the
+ * statement(s) that store it (applyAtReceipt; TransferEventSink.applyAtReceipt) — one statement for a fact that
+ * changes nothing an app sees. The passes apply what was stored unprocessed: events of a busy stream, of a transfer
+ * not known yet, decisions that need the transfer's row lock, changes that met a concurrent one; and every retry.
+ *
  * Several instances run this loop against one database. One pass costs three statements around the
  * applying itself, whatever the number of events:
  * 1. claim: one `INSERT … SELECT … ON CONFLICT DO UPDATE … WHERE lease_until < now RETURNING` takes a
@@ -41,7 +46,15 @@ import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { Metrics } from '../../shared/metrics';
 import { PollLoop } from '../../shared/poll-loop';
-import type { ApplyOutcome, TransferEventSink } from '../transfers/transfer.ports';
+import { withQueryPhase } from '../../db/instrument';
+import type {
+  ApplyOutcome,
+  DeliveryReceipt,
+  PlatformTransactionEvent,
+  ReceiptOutcome,
+  TransferEventSink,
+} from '../transfers/transfer.ports';
+import type { PreparedDelivery } from './webhook.inbox';
 import { normalizeEvent } from './webhook.normalize';
 import type { PlatformStateStore } from './webhook.platform-state';
 
@@ -65,13 +78,20 @@ export interface WebhookProcessorOptions {
 }
 
 export const DEAD_LETTER = 'dead_letter';
+
+/** What the inbox records of an event's outcome: applied, why it changed nothing, or a mismatch and its reason. */
+function inboxOutcome(o: ReceiptOutcome): { outcome: string; reason: string | null } {
+  if (o.applied) return { outcome: 'applied', reason: null };
+  if (o.reason === 'mismatch') return { outcome: MISMATCH, reason: o.mismatch };
+  return { outcome: o.reason, reason: null };
+}
 /** The outcome of an event that contradicts what we know (its reason in outcome_reason). */
 export const MISMATCH = 'mismatch';
 
 /** What applying one event concluded (reason: only for a mismatch). */
 interface Applied {
   outcome: string;
-  reason?: string;
+  reason?: string | null;
 }
 
 interface InboxRow {
@@ -131,7 +151,7 @@ export class WebhookProcessor {
     this.graceMs = opts.unknownTransferGraceMs ?? 30_000;
     this.maxBackoffMs = opts.maxBackoffMs ?? 60_000;
     this.maxAttempts = opts.maxAttempts ?? 12;
-    this.loop = new PollLoop(() => this.drain(), {
+    this.loop = new PollLoop(() => withQueryPhase('webhook.apply', () => this.drain()), {
       intervalMs: opts.pollIntervalMs,
       cadence: 'steady',
       onError: (err) =>
@@ -160,6 +180,50 @@ export class WebhookProcessor {
   /** Stops polling and waits for the pass in flight (it stops at its next stream or row). */
   stop(): Promise<void> {
     return this.loop.stop();
+  }
+
+  /**
+   * A delivery of one transaction event, applied as it is stored when the sink can (TransferEventSink.applyAtReceipt:
+   * the same statement stores it and records what it changes, while nothing else of its stream waits). Null: not such
+   * a delivery (another kind, several events, another tenant, or the processor not running) — store it for a pass.
+   * 'queued': stored for a pass (its stream was busy, or it could not be applied at once).
+   */
+  async applyAtReceipt(
+    d: PreparedDelivery,
+    receipt: (result: { outcome: string; reason: string | null }) => DeliveryReceipt,
+  ): Promise<'processed' | 'queued' | 'duplicate' | null> {
+    const n = d.normalized;
+    const sink = this.sink;
+    if (!sink?.applyAtReceipt || !this.isRunning || n.kind !== 'transaction' || n.events.length !== 1) return null;
+    const [body] = n.events;
+    if (body!.tenantId !== this.opts.tenantId) return null; // recorded as a mismatch by a pass
+    const event: PlatformTransactionEvent = { ...body!, source: { kind: 'webhook', inboxId: d.id, eventName: d.eventName } };
+    const r = await sink.applyAtReceipt(event, (o) => receipt(inboxOutcome(o)));
+    if (r.stored === 'queued') this.nudge();
+    if (r.stored === 'processed') {
+      const { outcome, reason } = inboxOutcome(r.outcome);
+      if (outcome === MISMATCH)
+        this.logger.warn({ inboxId: d.id, event: d.eventName, reason }, 'webhook event contradicts what we know: no effect');
+      else this.logger.debug({ inboxId: d.id, event: d.eventName, outcome }, 'webhook event processed at receipt');
+      this.record({
+        row: {
+          id: d.id,
+          stream_key: d.streamKey,
+          event_name: d.eventName,
+          payload: d.payload,
+          received_at: d.receivedAt,
+          next_attempt_at: d.receivedAt,
+          attempts: 0,
+        },
+        outcome,
+        reason,
+        attempts: 1,
+        error: null,
+        at: this.clock.now(),
+        retry: null,
+      });
+    }
+    return r.stored;
   }
 
   /** Unprocessed events that are due now (the metrics' backlog gauge, read on scrape). */
@@ -358,11 +422,10 @@ export class WebhookProcessor {
         for (const e of n.events) {
           const out = await this.sink.applyPlatformEvent({ ...e, source: { kind: 'webhook', inboxId: row.id, eventName: row.event_name } });
           // a contradiction stops the event: none of its (earlier-generation) changes go further
-          if (!out.applied && out.reason === 'mismatch') return { outcome: MISMATCH, reason: out.mismatch };
+          if (!out.applied && out.reason === 'mismatch') return inboxOutcome(out);
           outcomes.push(out);
         }
-        if (outcomes.some((o) => o.applied)) return { outcome: 'applied' };
-        return { outcome: (outcomes[0] as Extract<ApplyOutcome, { applied: false }>).reason };
+        return inboxOutcome(outcomes.find((o) => o.applied) ?? outcomes[0]!);
       }
     }
   }

@@ -1,6 +1,7 @@
 /**
  * Receiving one delivery: verify the signature over the raw bytes, parse, store in the inbox, nudge the
- * processor. Nothing is stored unless the delivery verified (or unsigned mode is on) and parsed.
+ * processor — or, for a transaction event whose stream is idle, apply it in the statement(s) that store it
+ * (WebhookProcessor.applyAtReceipt). Nothing is stored unless the delivery verified (or unsigned mode is on) and parsed.
  *
  * Unsigned mode — accepting deliveries without a signature — exists only outside production (allowUnsigned),
  * and only while no signing secret is stored at all (development and sandbox register one at start, so it is
@@ -15,6 +16,7 @@
  *   200  stored (or a duplicate of a stored event): { received: true, duplicate }
  */
 import { Counter } from 'prom-client';
+import { withQueryPhase } from '../../db/instrument';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { Metrics } from '../../shared/metrics';
@@ -102,15 +104,17 @@ export class WebhookReceiver {
     }
 
     try {
-      const stored = await this.inbox.store({
-        eventName,
-        payload: payload as Record<string, unknown>,
-        signed,
-        receivedAt: this.clock.now(),
+      const delivery = this.inbox.prepare({ eventName, payload: payload as Record<string, unknown>, signed, receivedAt: this.clock.now() });
+      const duplicate = await withQueryPhase('webhook.receive', async () => {
+        // a transaction event is applied as it is stored when its stream is idle (one statement for a mere fact)
+        const at = await this.processor.applyAtReceipt(delivery, (result) => this.inbox.receipt(delivery, result, this.clock.now()));
+        if (at !== null) return at === 'duplicate';
+        const stored = await this.inbox.store(delivery);
+        if (!stored.duplicate) this.processor.nudge();
+        return stored.duplicate;
       });
-      this.deliveries.inc({ outcome: stored.duplicate ? 'duplicate' : signed ? 'stored' : 'unsigned' });
-      if (!stored.duplicate) this.processor.nudge();
-      return { status: 200, body: { received: true, duplicate: stored.duplicate } };
+      this.deliveries.inc({ outcome: duplicate ? 'duplicate' : signed ? 'stored' : 'unsigned' });
+      return { status: 200, body: { received: true, duplicate } };
     } catch (err) {
       this.deliveries.inc({ outcome: 'unavailable' });
       this.logger.warn(

@@ -14,10 +14,19 @@ const { createApp } = require(path.join(DIST, 'app.js')) as typeof AppModule;
 const { loadConfig } = require(path.join(DIST, 'config.js')) as typeof ConfigModule;
 
 let app: AppModule.App | null = null;
+let profiler: import('node:inspector').Session | null = null;
 /** Marks the benchmark's own statements (the query counter skips them). */
 const BENCH_TAG = '/* bench */';
 type Seed = { count: number; events: number; status?: string; from?: number };
-let counting: { n: number; byKind: Map<string, number>; bySql: Map<string, number>; stop: () => void } | null = null;
+let counting: {
+  n: number;
+  byKind: Map<string, number>;
+  bySql: Map<string, number>;
+  byPhase: Map<string, Map<string, number>>;
+  raw: Map<string, number>;
+  cpu: NodeJS.CpuUsage;
+  stop: () => void;
+} | null = null;
 
 serveCommands(
   {
@@ -61,14 +70,22 @@ serveCommands(
     },
     queriesStart() {
       counting?.stop();
-      const c = { n: 0, byKind: new Map<string, number>(), bySql: new Map<string, number>(), stop: () => undefined as void };
+      const c = {
+        n: 0,
+        byKind: new Map<string, number>(),
+        bySql: new Map<string, number>(),
+        byPhase: new Map<string, Map<string, number>>(),
+        raw: new Map<string, number>(),
+        cpu: process.cpuUsage(),
+        stop: () => undefined as void,
+      };
       c.stop = app!.db.onQuery((e) => {
         if (e.sql.includes(BENCH_TAG)) return; // the benchmark's own reads (countStatus) are not the service's work
         c.n++;
-        const kind = (/^\s*(\w+)/.exec(e.sql)?.[1] ?? '?').toUpperCase();
-        c.byKind.set(kind, (c.byKind.get(kind) ?? 0) + 1);
-        const text = e.sql.replace(/\s+/g, ' ').slice(0, 90);
-        c.bySql.set(text, (c.bySql.get(text) ?? 0) + 1);
+        // counted by text and by the work it was issued for (withQueryPhase in the service; untagged: an API
+        // request); classified when the window closes (little work inside the measured process)
+        const key = `${e.phase ?? 'api'}\u0000${e.sql}`;
+        c.raw.set(key, (c.raw.get(key) ?? 0) + 1);
       });
       counting = c;
       return true;
@@ -77,8 +94,51 @@ serveCommands(
       const c = counting;
       counting = null;
       c?.stop();
+      // CPU time of the whole process over the window (read first: what follows is the benchmark's own work)
+      const cpu = c ? process.cpuUsage(c.cpu) : { user: 0, system: 0 };
+      for (const [key, n] of c?.raw ?? []) {
+        const [phase, sql] = key.split('\u0000') as [string, string];
+        const kind = (/^\s*(\w+)/.exec(sql)?.[1] ?? '?').toUpperCase();
+        c!.byKind.set(kind, (c!.byKind.get(kind) ?? 0) + n);
+        const text = sql.replace(/\s+/g, ' ').slice(0, 90);
+        c!.bySql.set(text, (c!.bySql.get(text) ?? 0) + n);
+        let statements = c!.byPhase.get(phase);
+        if (!statements) c!.byPhase.set(phase, (statements = new Map()));
+        statements.set(text, (statements.get(text) ?? 0) + n);
+      }
       const top = [...(c?.bySql ?? [])].sort((a, b) => b[1] - a[1]).slice(0, 40);
-      return { count: c?.n ?? 0, byKind: Object.fromEntries(c?.byKind ?? []), topStatements: top };
+      const byPhase = Object.fromEntries(
+        [...(c?.byPhase ?? [])].map(([phase, m]) => [
+          phase,
+          { count: [...m.values()].reduce((x, y) => x + y, 0), statements: [...m].sort((a, b) => b[1] - a[1]).slice(0, 25) },
+        ]),
+      );
+      return {
+        count: c?.n ?? 0,
+        byKind: Object.fromEntries(c?.byKind ?? []),
+        topStatements: top,
+        byPhase,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+      };
+    },
+    /** A V8 CPU profile of a window only (BENCH_WINDOW_PROF=<dir>: benchmark 5's createTransfer → final status). */
+    async profileStart() {
+      const { Session } = await import('node:inspector');
+      profiler = new Session();
+      profiler.connect();
+      const post = (m: string, p?: object) => new Promise((r, j) => profiler!.post(m, p ?? {}, (e, v) => (e ? j(e) : r(v))));
+      await post('Profiler.enable');
+      await post('Profiler.setSamplingInterval', { interval: 200 });
+      await post('Profiler.start');
+      return true;
+    },
+    async profileStop(args: { file: string }) {
+      const s = profiler!;
+      const { profile } = await new Promise<{ profile: unknown }>((r, j) => s.post('Profiler.stop', (e, v) => (e ? j(e) : r(v as never))));
+      (await import('node:fs')).writeFileSync(args.file, JSON.stringify(profile));
+      s.disconnect();
+      profiler = null;
+      return true;
     },
     /** Starts the saga worker of a service started with SAGA_WORKER_ENABLED=false (one process for every benchmark). */
     startSagaWorker() {
@@ -112,7 +172,27 @@ serveCommands(
         FROM webhook_inbox WHERE kind = 'transaction'`;
       const outcomes = await app!.db.prisma.$queryRaw<{ outcome: string | null; attempts: number; n: number; err: string | null }[]>`
         SELECT outcome, attempts, count(*)::int AS n, min(last_error) AS err FROM webhook_inbox WHERE kind = 'transaction' GROUP BY outcome, attempts ORDER BY n DESC`;
-      return { byStatus, inbox: lag[0], outcomes };
+      // per transfer: when each status was first reached, and when the platform's decisive events were received
+      // (compliance Approved: the capture follows; Paid: the transfer completes)
+      const marks = await app!.db.prisma.$queryRaw<{ id: string; created: Date; approved: Date | null; paid: Date | null }[]>`
+        SELECT t.id, t.created_at AS created,
+               min(i.received_at) FILTER (WHERE i.payload->>'newComplianceStatus' = 'Approved') AS approved,
+               min(i.received_at) FILTER (WHERE i.payload->>'newStatus' = 'Paid') AS paid
+        FROM transfers t LEFT JOIN webhook_inbox i ON i.kind = 'transaction' AND i.payload->>'externalTransactionId' = t.external_payment_id
+        WHERE t.id = ANY(${args.ids}::text[]) GROUP BY t.id, t.created_at`;
+      const reached = new Map<string, Record<string, number>>();
+      for (const r of rows) {
+        const m = reached.get(r.id) ?? {};
+        m[r.to_status] = r.at.getTime();
+        reached.set(r.id, m);
+      }
+      const perTransfer = marks.map((m) => ({
+        created: m.created.getTime(),
+        approvedReceived: m.approved?.getTime() ?? null,
+        paidReceived: m.paid?.getTime() ?? null,
+        reached: reached.get(m.id) ?? {},
+      }));
+      return { byStatus, inbox: lag[0], outcomes, perTransfer };
     },
     async inboxPending() {
       return app!.db.prisma.webhookInbox.count({ where: { processedAt: null } });

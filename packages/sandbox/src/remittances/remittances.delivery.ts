@@ -8,7 +8,7 @@
  *   (rotation applies at once, no grace period; after DELETE .../secret the header is absent).
  * - Per subscription and transaction, first attempts go out one at a time in publication order (so a
  *   transaction's happy path arrives in order); different transactions' events go out concurrently, at most
- *   options.webhookConcurrency (default 8) in flight per subscription — the platform's contract promises no
+ *   options.webhookConcurrency (default 64) in flight per subscription — the platform's contract promises no
  *   order ("possibly duplicated, out of order or delayed"), and one at a time per subscription capped a busy
  *   receiver at one round trip per event. Events of no transaction (documents, agents) share one ordered lane.
  *   A failed attempt (non-2xx, timeout, connection error) is retried on its own after
@@ -127,7 +127,7 @@ export class WebhookDelivery {
     if (!lane) s.lanes.set(job.lane, (lane = { jobs: [], busy: false }));
     lane.jobs.push(job);
     if (!lane.busy && lane.jobs.length === 1) s.ready.push(job.lane);
-    if (s.pumps < Math.max(1, this.ctx.options.webhookConcurrency ?? 8)) {
+    if (s.pumps < Math.max(1, this.ctx.options.webhookConcurrency ?? 64)) {
       s.pumps++;
       void this.pump(s);
     }

@@ -1,0 +1,120 @@
+/**
+ * Transfer and saga-step rows as raw SQL returns them, and a TransferPatch as SQL assignments: what the
+ * one-statement writes of the repository (UPDATE … RETURNING with the audit row in the same statement), the saga's
+ * reads (the row with its steps in one query) and the batched platform facts build on.
+ */
+import { Prisma, type SagaStep, type Transfer } from '../../generated/prisma/client';
+import type { TransferPatch } from './transfer.repository';
+
+const camelOf = new Map<string, string>();
+const camel = (k: string) => {
+  let c = camelOf.get(k);
+  if (c === undefined) camelOf.set(k, (c = k.replace(/_([a-z])/g, (_, ch: string) => ch.toUpperCase())));
+  return c;
+};
+
+/**
+ * A `transfers` row as raw SQL returns it (`SELECT *` / `RETURNING *`: snake_case columns, numeric as Decimal,
+ * timestamptz as Date, jsonb parsed — the types Prisma's own reads give) → Transfer. Other columns are dropped.
+ */
+export function transferFromSql(raw: Record<string, unknown>): Transfer {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) if (!k.startsWith('_')) out[camel(k)] = v;
+  return out as Transfer;
+}
+
+const STEP_DATES = new Set(['createdAt', 'updatedAt']);
+
+/** A `saga_steps` row as row_to_json / json_agg renders it (timestamps as text) or as RETURNING * gives it → SagaStep. */
+export function stepFromSql(raw: Record<string, unknown>): SagaStep {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    const key = camel(k);
+    out[key] = STEP_DATES.has(key) && typeof v === 'string' ? new Date(v) : v;
+  }
+  return out as SagaStep;
+}
+
+/** The SQL column of each TransferPatch field. */
+const COLUMNS: Record<keyof TransferPatch, string> = {
+  nextAction: 'next_action',
+  failureCode: 'failure_code',
+  failureMessage: 'failure_message',
+  upstreamTransactionStatus: 'upstream_transaction_status',
+  complianceStatus: 'compliance_status',
+  payoutStatus: 'payout_status',
+  capturedAmount: 'captured_amount',
+  authorizedAt: 'authorized_at',
+  externalTransactionId: 'external_transaction_id',
+  nextRunAt: 'next_run_at',
+  wakeSeq: 'wake_seq',
+};
+
+/** `{ set: v }` (Prisma's update operation) → v; anything else as it is. */
+const plain = (v: unknown): unknown => (v !== null && typeof v === 'object' && 'set' in v ? (v as { set: unknown }).set : v);
+
+const isJsonNull = (v: unknown) => v === Prisma.JsonNull || v === Prisma.AnyNull;
+
+/** The patch as `column = value` assignments of an UPDATE (values bound as parameters, never spliced). */
+export function patchAssignments(patch: TransferPatch): Prisma.Sql[] {
+  const out: Prisma.Sql[] = [];
+  for (const [field, raw] of Object.entries(patch) as [keyof TransferPatch, unknown][]) {
+    if (raw === undefined) continue;
+    const col = Prisma.raw(COLUMNS[field]);
+    const v = plain(raw);
+    switch (field) {
+      case 'nextAction':
+        if (isJsonNull(v)) out.push(Prisma.sql`${col} = 'null'::jsonb`);
+        else if (v === null || v === Prisma.DbNull) out.push(Prisma.sql`${col} = NULL`);
+        else out.push(Prisma.sql`${col} = ${JSON.stringify(v)}::jsonb`);
+        break;
+      case 'capturedAmount':
+        out.push(v === null ? Prisma.sql`${col} = NULL` : Prisma.sql`${col} = ${String(v)}::numeric`);
+        break;
+      case 'authorizedAt':
+      case 'nextRunAt':
+        out.push(v === null ? Prisma.sql`${col} = NULL` : Prisma.sql`${col} = ${new Date(v as Date | string)}::timestamptz`);
+        break;
+      case 'wakeSeq':
+        if (v !== null && typeof v === 'object' && 'increment' in v)
+          out.push(Prisma.sql`${col} = ${col} + ${Number((v as { increment: number }).increment)}::int`);
+        else out.push(Prisma.sql`${col} = ${Number(v)}::int`);
+        break;
+      default:
+        out.push(Prisma.sql`${col} = ${v === null ? null : String(v)}::text`);
+    }
+  }
+  return out;
+}
+
+/** What the shown fields of `row` become with `patch` applied (JSON null and DB null alike read back as null). */
+export function patchedShownFields(
+  row: Pick<Transfer, 'nextAction' | 'capturedAmount' | 'failureCode' | 'failureMessage'>,
+  patch: TransferPatch,
+): Pick<Transfer, 'nextAction' | 'capturedAmount' | 'failureCode' | 'failureMessage'> {
+  const has = (k: keyof TransferPatch) => patch[k] !== undefined;
+  const nextAction = has('nextAction') ? plain(patch.nextAction) : row.nextAction;
+  const captured = has('capturedAmount') ? plain(patch.capturedAmount) : row.capturedAmount;
+  return {
+    nextAction: nextAction === null || nextAction === Prisma.DbNull || isJsonNull(nextAction) ? null : (nextAction as Prisma.JsonValue),
+    capturedAmount: captured === null || captured === undefined ? null : new Prisma.Decimal(String(captured)),
+    failureCode: has('failureCode') ? (plain(patch.failureCode) as string | null) : row.failureCode,
+    failureMessage: has('failureMessage') ? (plain(patch.failureMessage) as string | null) : row.failureMessage,
+  };
+}
+
+/** A transfer with its saga steps by name: what the saga decides from. */
+export interface Loaded {
+  t: Transfer;
+  steps: Map<string, SagaStep>;
+}
+
+/** SQL: the saga steps of `transfers` row `alias` as one JSON array (`… AS _steps`, read by loadedFromSql). */
+export const stepsOf = (alias: string) =>
+  Prisma.sql`COALESCE((SELECT json_agg(s) FROM saga_steps s WHERE s.transfer_id = ${Prisma.raw(alias)}.id), '[]'::json)`;
+
+/** A transfers row with its `_steps` column (stepsOf) → Loaded. */
+export function loadedFromSql(raw: Record<string, unknown>): Loaded {
+  const steps = (raw._steps ?? []) as Record<string, unknown>[];
+  return { t: transferFromSql(raw), steps: new Map(steps.map((s) => stepFromSql(s)).map((s) => [s.step, s])) };
+}
