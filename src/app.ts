@@ -14,6 +14,7 @@ import { Metrics } from './shared/metrics';
 import { trustedProxies } from './shared/trust-proxy';
 import { createGraphQLServer } from './graphql/graphql.server';
 import { traceRootFields } from './graphql/tracing';
+import { tracingActive } from './shared/tracing';
 import { createHttpServer } from './http/http.server';
 import { createMetricsServer, registerHealthRoutes } from './http/health.routes';
 import { Provisions, type ModuleDeps, type ModuleParts, type Provided } from './modules/module';
@@ -82,7 +83,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     );
     const schema = await buildApiSchema({ resolvers: instances, pubSub: infra.pubsub });
     for (const m of modules) m.onSchema?.(schema);
-    traceRootFields(schema);
+    // a span per root field: only while tracing is on (it is started, or not, with the infrastructure above)
+    if (tracingActive()) traceRootFields(schema);
 
     const proxies = trustedProxies(config.trustProxy);
     const fastify = createHttpServer(config, proxies, logger, metrics);

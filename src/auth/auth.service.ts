@@ -25,6 +25,8 @@ const DEV_AUDIENCE = 'remittance-bff';
 const DEV_ALG = 'ES256';
 /** Asymmetric algorithms only: `none` and HMAC (key confusion) are never accepted. */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+/** An Authorization header carrying a bearer token (RFC 6750 token68). */
+const BEARER = /^Bearer\s+([A-Za-z0-9._~+/-]+=*)$/i;
 /** Seconds of clock skew accepted on exp and nbf. */
 const CLOCK_TOLERANCE_S = 30;
 
@@ -121,7 +123,7 @@ export class AuthService {
     const key = TokenCache.keyOf(token);
     const nowMs = this.clock.nowMs();
     const hit = this.cache.get(key);
-    this.cacheMetrics?.inc({ outcome: hit ? 'hit' : 'miss' });
+    this.cacheMetrics?.[hit ? 'hit' : 'miss'].inc();
     if (hit) return { caller: { ...hit.caller }, expiresAtMs: hit.expiresAtMs };
     const checked = await this.verifySignature(token);
     const { exp, nbf } = checked;
@@ -156,6 +158,22 @@ export class AuthService {
     return { caller: { userId: payload.sub, role }, exp: payload.exp as number, nbf: payload.nbf };
   }
 
+  /**
+   * The caller of an Authorization header when that needs no work but a look-up — `null`: no header; the cached
+   * verification of its token — else undefined (a bad header, a token not in the cache, the cache off): ask
+   * `fromAuthorizationHeader`. Synchronous: the common request pays no promise for its (cached) authentication.
+   */
+  cachedFromAuthorizationHeader(header: string | undefined | null): Caller | null | undefined {
+    if (header === undefined || header === null || header === '') return null;
+    if (!this.cache.enabled) return undefined;
+    const m = BEARER.exec(header.trim());
+    if (!m) return undefined;
+    const hit = this.cache.get(TokenCache.keyOf(m[1]!));
+    if (!hit) return undefined;
+    this.cacheMetrics?.hit.inc();
+    return { ...hit.caller };
+  }
+
   /** `null` when there is no Authorization header; throws UNAUTHENTICATED when one is present but bad. */
   async fromAuthorizationHeader(header: string | undefined | null): Promise<Caller | null> {
     return (await this.sessionFromAuthorizationHeader(header))?.caller ?? null;
@@ -167,7 +185,7 @@ export class AuthService {
    */
   async sessionFromAuthorizationHeader(header: string | undefined | null): Promise<Verified | null> {
     if (header === undefined || header === null || header === '') return null;
-    const m = /^Bearer\s+([A-Za-z0-9._~+/-]+=*)$/i.exec(header.trim());
+    const m = BEARER.exec(header.trim());
     if (!m) throw unauthenticated('Authorization must be "Bearer <token>"');
     return this.verifyWithExpiry(m[1]!);
   }

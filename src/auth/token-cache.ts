@@ -1,18 +1,23 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
 import { Counter, type Registry } from 'prom-client';
+import { bindable } from '../shared/metrics';
 import type { Clock } from '../shared/clock';
 import { clockedLru, lruTtl } from '../shared/lru';
 import type { Caller } from './auth.types';
 
 /** `auth_token_cache_total{outcome="hit"|"miss"}` on the service's registry (only while the cache is on). */
-export const tokenCacheCounter = (registry: Registry) =>
-  new Counter({
-    name: 'auth_token_cache_total',
-    help: 'Bearer token verifications answered from the verification cache (hit) or by checking the signature (miss)',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-  });
+export function tokenCacheCounter(registry: Registry) {
+  const counter = bindable(
+    new Counter({
+      name: 'auth_token_cache_total',
+      help: 'Bearer token verifications answered from the verification cache (hit) or by checking the signature (miss)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+  );
+  return { hit: counter.bind('hit'), miss: counter.bind('miss') };
+}
 
 /** What a successful verification yields: who, and the token's own `exp` (epoch ms, no tolerance). */
 export interface Verified {
@@ -56,7 +61,7 @@ export class TokenCache {
   }
 
   static keyOf(token: string): string {
-    return createHash('sha256').update(token).digest('base64url');
+    return hash('sha256', token, 'base64url'); // one-shot: no Hash object per request
   }
 
   /** The cached verification while the entry is valid now; an expired entry is dropped. */

@@ -10,9 +10,10 @@ import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations
 import IORedis from 'ioredis';
 import { getOperationAST, type GraphQLSchema } from 'graphql';
 import type { AuthService } from '../auth/auth.service';
+import type { Caller } from '../auth/auth.types';
 import type { Config } from '../config';
 import type { Clock } from '../shared/clock';
-import { isAppError } from '../shared/errors';
+import { isAppError, type AppError } from '../shared/errors';
 import type { Logger } from '../shared/logger';
 import type { Metrics } from '../shared/metrics';
 import { RateLimiter } from '../shared/rate-limit';
@@ -22,14 +23,14 @@ import type { UpstreamErrorRule } from '../upstream/http/upstream.errors';
 import { GRAPHIQL_HTML_HEADERS, graphiqlHtml, graphiqlInstalled, graphiqlPlugin, prefersHtml } from '../http/graphiql.routes';
 import { apqOptions } from './apq';
 import type { GraphQLContext } from './context';
+import { edgePlugin } from './edge.plugin';
 import { createErrorFormatter } from './errors';
-import { httpStatusPlugin } from './http-status';
 import { jitGateway } from './jit';
 import { queryLimits } from './limits';
-import { metricsPlugin } from './metrics.plugin';
-import { anonymousRefusal, rateLimitPlugin, rateLimitRefusal, type RateLimitPluginOptions } from './rate-limit.plugin';
+import { anonymousRefusal, rateLimitRefusal, type RateLimitPluginOptions } from './rate-limit.plugin';
 import { tracingPlugin } from './tracing';
 import { TrustedDocuments } from './trusted-documents';
+import { tracingActive } from '../shared/tracing';
 import { upstreamCost } from './upstream-fields';
 import { createGraphQLWsServer } from './ws';
 
@@ -105,29 +106,30 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
     allowBatchedHttpRequests: false,
     persistedQueries: apqOptions({ ttlS: config.apq.ttlS, redis }),
     plugins: [
+      edgePlugin({ limiter: rateLimiter, rules, metrics: d.metrics }),
       ...limits.plugins,
-      httpStatusPlugin(),
-      rateLimitPlugin(rateLimiter, rules),
-      tracingPlugin(),
+      // a span per operation: only while tracing is on (otherwise no plugin, no per-request call)
+      ...(tracingActive() ? [tracingPlugin()] : []),
       fastifyApolloDrainPlugin(fastify),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
-      metricsPlugin(d.metrics),
     ],
   });
   await apollo.start();
 
   const apolloHandler = fastifyApolloHandler(apollo, {
     context: async (request): Promise<GraphQLContext> => {
+      const context = (caller: Caller | null, authError: AppError | null) => new HttpContext(caller, authError, request);
       try {
-        const caller = await auth.fromAuthorizationHeader(request.headers.authorization);
+        const header = request.headers.authorization;
+        const caller = auth.cachedFromAuthorizationHeader(header) ?? (await auth.fromAuthorizationHeader(header));
         setRequestUser(caller?.userId);
         if (!caller) await countAnonymous(request.ip);
-        return { caller, authError: null, requestId: request.id, clientIp: request.ip };
+        return context(caller, null);
       } catch (e) {
         if (!isAppError(e)) throw e;
         await countAnonymous(request.ip);
-        return { caller: null, authError: e, requestId: request.id, clientIp: request.ip };
+        return context(null, e);
       }
     },
   });
@@ -166,7 +168,7 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
       validationRules: limits.validationRules,
       parseOptions: limits.parseOptions,
       rateLimit: (caller, document, operationName) =>
-        rateLimitRefusal(rateLimiter, rules, caller, getOperationAST(document, operationName), document),
+        Promise.resolve(rateLimitRefusal(rateLimiter, rules, caller, getOperationAST(document, operationName), document)),
     },
   });
   fastify.server.on('upgrade', (req, socket, head) => {
@@ -183,9 +185,35 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
       logger.debug('websockets closed');
       await apollo.stop();
       logger.debug('http server closed');
+      rateLimiter.close();
       if (redis) await redis.quit().catch(() => redis.disconnect());
     },
   };
+}
+
+const REQUEST = Symbol('request');
+
+/**
+ * The context of an HTTP operation. The client address is worked out (X-Forwarded-For through TRUST_PROXY) only if
+ * something reads it: a getter on the prototype, since Apollo runs each operation on a copy of the context's own
+ * properties (which would read an own getter).
+ */
+class HttpContext implements GraphQLContext {
+  requestId: string;
+  [REQUEST]: { ip: string };
+
+  constructor(
+    public caller: Caller | null,
+    public authError: AppError | null,
+    request: { id: string; ip: string },
+  ) {
+    this.requestId = request.id;
+    this[REQUEST] = request;
+  }
+
+  get clientIp(): string {
+    return this[REQUEST].ip;
+  }
 }
 
 const hasQueryParam = (q: unknown) => typeof q === 'object' && q !== null && 'query' in q;

@@ -1,4 +1,4 @@
-import type { ApolloServerPlugin } from '@apollo/server';
+import type { BaseContext, GraphQLRequestContextWillSendResponse } from '@apollo/server';
 
 /**
  * GraphQL over HTTP status codes for request errors (a document that does not parse or validate, a query limit, a
@@ -11,18 +11,10 @@ import type { ApolloServerPlugin } from '@apollo/server';
  */
 const REQUEST_ERROR_CODES = new Set<unknown>(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']);
 
-export function httpStatusPlugin(): ApolloServerPlugin {
-  return {
-    async requestDidStart() {
-      return {
-        async willSendResponse({ request, response, errors }) {
-          if (response.http.status !== 400 || response.body.kind !== 'single' || response.body.singleResult.data !== undefined) return;
-          if (!errors?.length || !errors.every((e) => REQUEST_ERROR_CODES.has(e.extensions?.code))) return;
-          if (preferredMediaType(request.http?.headers.get('accept')) === 'application/json') response.http.status = 200;
-        },
-      };
-    },
-  };
+export function applyRequestErrorStatus({ request, response, errors }: GraphQLRequestContextWillSendResponse<BaseContext>): void {
+  if (response.http.status !== 400 || response.body.kind !== 'single' || response.body.singleResult.data !== undefined) return;
+  if (!errors?.length || !errors.every((e) => REQUEST_ERROR_CODES.has(e.extensions?.code))) return;
+  if (preferredMediaType(request.http?.headers.get('accept')) === 'application/json') response.http.status = 200;
 }
 
 const JSON_TYPES = ['application/json', 'application/graphql-response+json'] as const;

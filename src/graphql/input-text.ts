@@ -1,5 +1,4 @@
-import { GraphQLError, Kind, visit, BREAK, type DocumentNode } from 'graphql';
-import type { ApolloServerPlugin } from '@apollo/server';
+import { GraphQLError, Kind, visit, BREAK, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 
 /**
  * Text PostgreSQL cannot store or compare (a NUL byte) and strings that are not valid UTF-16 (a lone surrogate,
@@ -14,11 +13,25 @@ const isInvalidText = (s: string): boolean => INVALID_TEXT.test(s);
 function hasInvalidText(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return isInvalidText(value);
   if (depth > 64 || value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) return value.some((v) => hasInvalidText(v, depth + 1));
-  return Object.entries(value).some(([k, v]) => isInvalidText(k) || hasInvalidText(v, depth + 1));
+  if (Array.isArray(value)) {
+    for (const v of value) if (hasInvalidText(v, depth + 1)) return true;
+    return false;
+  }
+  for (const k in value)
+    if (Object.hasOwn(value, k) && (isInvalidText(k) || hasInvalidText((value as Record<string, unknown>)[k], depth + 1))) return true;
+  return false;
 }
 
+/** Per parsed document (Apollo and the websocket server each keep one per distinct text): its literals never change. */
+const checkedDocuments = new WeakMap<DocumentNode, boolean>();
+
 function documentHasInvalidText(document: DocumentNode): boolean {
+  let found = checkedDocuments.get(document);
+  if (found === undefined) checkedDocuments.set(document, (found = scanDocument(document)));
+  return found;
+}
+
+function scanDocument(document: DocumentNode): boolean {
   let found = false;
   visit(document, {
     [Kind.STRING](node) {
@@ -41,22 +54,17 @@ export function invalidTextError(document: DocumentNode, variables: unknown): Gr
 }
 
 /**
- * HTTP requests: invalid text is refused (above), and a subscription is a client error (400
- * SUBSCRIPTION_OVER_HTTP) — subscriptions are served over the websocket only.
+ * What an HTTP request may not run, or null: a subscription is a client error (400 SUBSCRIPTION_OVER_HTTP) —
+ * subscriptions are served over the websocket only —, and invalid text (above) is refused.
  */
-export function httpInputPlugin(): ApolloServerPlugin {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ document, operation, request }) {
-          if (operation?.operation === 'subscription')
-            throw new GraphQLError('Subscriptions are served over the websocket at /graphql (graphql-transport-ws), not over HTTP', {
-              extensions: { code: 'SUBSCRIPTION_OVER_HTTP', http: { status: 400 } },
-            });
-          const refused = invalidTextError(document, request.variables);
-          if (refused) throw refused;
-        },
-      };
-    },
-  };
+export function httpInputRefusal(
+  document: DocumentNode,
+  operation: OperationDefinitionNode | undefined,
+  variables: unknown,
+): GraphQLError | null {
+  if (operation?.operation === 'subscription')
+    return new GraphQLError('Subscriptions are served over the websocket at /graphql (graphql-transport-ws), not over HTTP', {
+      extensions: { code: 'SUBSCRIPTION_OVER_HTTP', http: { status: 400 } },
+    });
+  return invalidTextError(document, variables);
 }

@@ -100,6 +100,10 @@ interface JitRequest {
 export function jitExecutor(opts: JitExecutorOptions): (req: JitRequest) => Promise<ExecutionResult> {
   const { schema, logger, metrics } = opts;
   const plans = new LRUCache<string, Plan>({ max: opts.cacheSize ?? 1000 });
+  const ran = {
+    jit: metrics?.graphqlJitExecutions.bind('graphql-jit'),
+    js: metrics?.graphqlJitExecutions.bind('graphql-js'),
+  };
 
   const graphqlJs = (req: JitRequest): Promise<ExecutionResult> =>
     Promise.resolve(
@@ -136,26 +140,34 @@ export function jitExecutor(opts: JitExecutorOptions): (req: JitRequest) => Prom
     return 'graphql-js';
   };
 
+  // In front of the LRU: the plans of each parsed document object (Apollo keeps one per distinct text in its document
+  // store, so a request for a known text finds its plan without building a key; released with the document)
+  const byDocument = new WeakMap<DocumentNode, Map<string | null, Plan>>();
   const plan = (req: JitRequest): Plan => {
+    let ofDocument = byDocument.get(req.document);
+    let made = ofDocument?.get(req.operationName);
+    if (made) return made;
     const key = `${req.key}\0${req.operationName ?? ''}`;
-    let made = plans.get(key);
+    made = plans.get(key);
     if (!made) plans.set(key, (made = compile(req)));
+    if (!ofDocument) byDocument.set(req.document, (ofDocument = new Map()));
+    ofDocument.set(req.operationName, made);
     return made;
   };
 
   return async (req) => {
     const p = plan(req);
     if (p === 'graphql-js') {
-      metrics?.graphqlJitExecutions.inc({ engine: 'graphql-js' });
+      ran.js?.inc();
       return graphqlJs(req);
     }
     const result = await p.query(undefined, req.contextValue, req.variables);
     if (!('data' in result)) {
       // graphql-jit refused the variables before running any resolver: graphql-js answers with its own messages.
-      metrics?.graphqlJitExecutions.inc({ engine: 'graphql-js' });
+      ran.js?.inc();
       return graphqlJs(req);
     }
-    metrics?.graphqlJitExecutions.inc({ engine: 'graphql-jit' });
+    ran.jit?.inc();
     return result.errors?.length ? { ...result, errors: result.errors.map(asGraphQLJsError) } : result;
   };
 }

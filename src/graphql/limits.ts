@@ -13,7 +13,6 @@ import {
 } from 'graphql';
 import type { Config } from '../config';
 import { MAX_PAGE_SIZE } from './relay';
-import { httpInputPlugin } from './input-text';
 
 /**
  * Query limits, all checked while parsing/validating — before any resolver runs, over HTTP and graphql-ws alike:
@@ -26,8 +25,8 @@ import { httpInputPlugin } from './input-text';
  * - cost: our own rule (`costRule` below; Armor's compounds 1.5× per nesting level and counts a `first` passed as a
  *   variable as 1, so documented page sizes were refused while variables hid any cost),
  * - field suggestions ("Did you mean …?") removed from errors in production, where introspection is off too,
- * - over HTTP: no subscription, and no NUL / unpaired surrogate in any string (src/graphql/input-text.ts; the
- *   websocket server checks the same in `onSubscribe`).
+ * - over HTTP: no subscription, and no NUL / unpaired surrogate in any string (src/graphql/input-text.ts, checked by
+ *   the edge plugin; the websocket server checks the same in `onSubscribe`).
  *
  * Each refusal is a `QueryLimitError`: its own stable code (QUERY_TOO_COMPLEX, QUERY_TOO_DEEP, TOO_MANY_ALIASES,
  * TOO_MANY_DIRECTIVES, TOO_MANY_TOKENS), a fixed message naming the limit, `extensions.limit` — nothing the
@@ -56,7 +55,7 @@ export function queryLimits(config: Pick<Config, 'limits' | 'production'>): {
   });
   const { plugins, validationRules } = armor.protect();
   return {
-    plugins: [httpInputPlugin(), ...(plugins as ApolloServerPlugin[])],
+    plugins: plugins as ApolloServerPlugin[],
     validationRules: [...(validationRules as ValidationRule[]), costRule(l.maxCost)],
     parseOptions: { maxTokens: l.maxTokens },
   };

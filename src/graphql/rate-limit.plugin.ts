@@ -1,7 +1,5 @@
-import type { ApolloServerPlugin } from '@apollo/server';
-import { HeaderMap } from '@apollo/server';
+import { HeaderMap, type GraphQLResponse } from '@apollo/server';
 import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
-import type { GraphQLContext } from './context';
 import type { Caller } from '../auth/auth.types';
 import type { RateLimiter } from '../shared/rate-limit';
 
@@ -18,43 +16,27 @@ export interface RateLimitPluginOptions {
 }
 
 /**
- * Per-user rate limits, checked after the operation is resolved and before anything executes: each root
- * field of a mutation (and each quota-bound query field) costs one point of the bucket keyed by
- * caller + field, and the operation's upstream-backed fields cost points of the caller's upstream budget.
- * Over the limit → the whole request answers RATE_LIMITED (HTTP 429, Retry-After) with
- * `extensions.retryAfterSeconds`, and no resolver runs. Anonymous requests are counted per IP instead
- * (`anonymousRefusal`, when the context is built).
+ * Per-user rate limits, checked after the operation is resolved and before anything executes (`rateLimitRefusal`,
+ * called by the edge plugin over HTTP and by the websocket server): each root field of a mutation (and each
+ * quota-bound query field) costs one point of the bucket keyed by caller + field, and the operation's
+ * upstream-backed fields cost points of the caller's upstream budget. Over the limit → the whole request answers
+ * RATE_LIMITED (HTTP 429, Retry-After) with `extensions.retryAfterSeconds`, and no resolver runs. Anonymous requests
+ * are counted per IP instead (`anonymousRefusal`, when the context is built).
  *
- * It also stamps `extensions.requestId` (the x-request-id of the HTTP request) on every error response.
+ * `stampErrors` puts `extensions.requestId` (the x-request-id of the HTTP request) on every error of a response.
  */
-export function rateLimitPlugin(limiter: RateLimiter, opts: RateLimitPluginOptions): ApolloServerPlugin<GraphQLContext> {
-  return {
-    async requestDidStart() {
-      let retryAfterSeconds: number | null = null;
-      return {
-        async didResolveOperation({ operation, document, contextValue }) {
-          const refusal = await rateLimitRefusal(limiter, opts, contextValue.caller, operation, document);
-          if (refusal) {
-            retryAfterSeconds = refusal.extensions.retryAfterSeconds as number;
-            throw refusal;
-          }
-        },
-        async willSendResponse({ response, contextValue }) {
-          if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
-          response.body.singleResult.errors = response.body.singleResult.errors.map((e) => ({
-            ...e,
-            extensions: {
-              ...e.extensions,
-              ...(e.extensions?.code === 'RATE_LIMITED' && e.extensions.retryAfterSeconds === undefined && retryAfterSeconds !== null
-                ? { retryAfterSeconds }
-                : {}),
-              requestId: contextValue?.requestId,
-            },
-          }));
-        },
-      };
+export function stampErrors(response: GraphQLResponse, requestId: string | undefined, retryAfterSeconds: number | null): void {
+  if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
+  response.body.singleResult.errors = response.body.singleResult.errors.map((e) => ({
+    ...e,
+    extensions: {
+      ...e.extensions,
+      ...(e.extensions?.code === 'RATE_LIMITED' && e.extensions.retryAfterSeconds === undefined && retryAfterSeconds !== null
+        ? { retryAfterSeconds }
+        : {}),
+      requestId,
     },
-  };
+  }));
 }
 
 /**
@@ -64,27 +46,60 @@ export function rateLimitPlugin(limiter: RateLimiter, opts: RateLimitPluginOptio
  * the RATE_LIMITED error to answer with, or null when allowed (or anonymous: nothing to count here — anonymous
  * traffic is counted per IP, `anonymousRefusal`).
  */
-export async function rateLimitRefusal(
+export function rateLimitRefusal(
   limiter: RateLimiter,
   opts: RateLimitPluginOptions,
   caller: Caller | null,
   operation: OperationDefinitionNode | null | undefined,
   document: DocumentNode,
-): Promise<GraphQLError | null> {
+): GraphQLError | null | Promise<GraphQLError | null> {
   if (!caller || !operation) return null;
-  const points = opts.upstream?.cost(document, operation) ?? 0;
-  if (opts.upstream && points > 0) {
-    const d = await limiter.consume(opts.upstream.rule, caller.userId, points);
-    if (!d.allowed) return rateLimited('Too many upstream-backed requests', d.retryAfterSeconds);
+  const { points, fields } = chargesOf(opts, operation, document);
+  // each charge in turn, the next only once the previous was allowed; synchronous while the limiter is (in memory)
+  const charge = (i: number): GraphQLError | null | Promise<GraphQLError | null> => {
+    for (; i < fields.length + 1; i++) {
+      if (i === 0 && !(opts.upstream && points > 0)) continue;
+      const [rule, key, n, what] =
+        i === 0
+          ? [opts.upstream!.rule, caller.userId, points, 'upstream-backed']
+          : [fields[i - 1]!.rule, `${caller.userId}:${fields[i - 1]!.field}`, 1, fields[i - 1]!.field];
+      const d = limiter.consume(rule, key, n);
+      const next = i + 1;
+      if (d instanceof Promise)
+        return d.then((x) => (x.allowed ? charge(next) : rateLimited(`Too many ${what} requests`, x.retryAfterSeconds)));
+      if (!d.allowed) return rateLimited(`Too many ${what} requests`, d.retryAfterSeconds);
+    }
+    return null;
+  };
+  return charge(0);
+}
+
+/** What an operation costs: upstream points, and the root fields counted by a rule of their own (in order). */
+interface Charges {
+  points: number;
+  fields: { field: string; rule: string }[];
+}
+
+/**
+ * Charges per operation node (a parsed document is cached and reused for every request sending its text, so this is
+ * worked out once per document and operation), per set of options.
+ */
+const chargesByOptions = new WeakMap<RateLimitPluginOptions, WeakMap<OperationDefinitionNode, Charges>>();
+
+function chargesOf(opts: RateLimitPluginOptions, operation: OperationDefinitionNode, document: DocumentNode): Charges {
+  let byOperation = chargesByOptions.get(opts);
+  if (!byOperation) chargesByOptions.set(opts, (byOperation = new WeakMap()));
+  let charges = byOperation.get(operation);
+  if (!charges) {
+    const fields: Charges['fields'] = [];
+    for (const field of rootFields(operation, document)) {
+      const rule =
+        operation.operation === 'mutation' ? opts.mutationRule : operation.operation === 'query' ? opts.queryRules[field] : undefined;
+      if (rule) fields.push({ field, rule });
+    }
+    byOperation.set(operation, (charges = { points: opts.upstream?.cost(document, operation) ?? 0, fields }));
   }
-  for (const field of rootFields(operation, document)) {
-    const rule =
-      operation.operation === 'mutation' ? opts.mutationRule : operation.operation === 'query' ? opts.queryRules[field] : undefined;
-    if (!rule) continue;
-    const d = await limiter.consume(rule, `${caller.userId}:${field}`);
-    if (!d.allowed) return rateLimited(`Too many ${field} requests`, d.retryAfterSeconds);
-  }
-  return null;
+  return charges;
 }
 
 /**

@@ -65,9 +65,17 @@ function decodeCursor(kind: CursorKind, cursor: string): string {
   return position;
 }
 
-const offsetCursor = (offset: number): string => encodeCursor('o', String(offset));
+/** Offset and sequence cursors of the first positions, encoded once (every page of every list starts there). */
+const MEMO_POSITIONS = 4096;
+const memoCursor = (kind: CursorKind) => {
+  const memo: string[] = [];
+  return (n: number): string =>
+    Number.isInteger(n) && n >= 0 && n < MEMO_POSITIONS ? (memo[n] ??= encodeCursor(kind, String(n))) : encodeCursor(kind, String(n));
+};
+
+const offsetCursor = memoCursor('o');
 const decodeOffset = (cursor: string): number => Number(decodeCursor('o', cursor));
-export const seqCursor = (seq: number): string => encodeCursor('s', String(seq));
+export const seqCursor = memoCursor('s');
 /** The sequence number after which a page starts: 0 without a cursor. */
 export const decodeSeq = (cursor: string | null | undefined): number => (cursor ? Number(decodeCursor('s', cursor)) : 0);
 

@@ -2,6 +2,7 @@ import { buildSchema, type NonEmptyArray } from 'type-graphql';
 import type { GraphQLSchema } from 'graphql';
 import { lexicographicSortSchema, printSchema } from 'graphql';
 import { MemoryPubSub, type PubSub } from '../events/pubsub';
+import { validateArguments } from './arg-validation';
 import { authChecker } from './auth-checker';
 import { DateTimeScalar } from './scalars';
 import { Money } from './money.types';
@@ -25,7 +26,8 @@ export async function buildGraphQLSchema(opts: {
     authChecker,
     authMode: 'error',
     orphanedTypes: [Money],
-    validate: { forbidUnknownValues: true, whitelist: true, forbidNonWhitelisted: false, validationError: { target: false, value: false } },
+    // class-validator over argument objects (forbidUnknownValues, whitelist; see arg-validation.ts)
+    validateFn: validateArguments,
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
     container: instances
       ? {

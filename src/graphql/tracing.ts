@@ -2,7 +2,8 @@
  * Spans for GraphQL: one per operation (an Apollo plugin over HTTP, `traceWsOperation` over graphql-ws) and
  * one per root field resolver (`traceRootFields`, wrapped into the built schema once). Upstream attempts and
  * SQL statements made by a resolver become children of its root-field span, so one operation is one trace.
- * Nothing here does anything while tracing is off (`tracingActive()`), beyond that check.
+ * While tracing is off (`tracingActive()`) the plugin and the root-field wrappers are not installed at all (the
+ * service decides at start), and `traceWsOperation` only checks.
  *
  * Attributes: operation type and name, root field names, the request id, error codes. Never the document
  * (literals may hold PII), variables or results.

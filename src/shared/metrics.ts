@@ -1,5 +1,127 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+/** A label set bound once: what a hot path keeps (or looks up by its values) instead of passing label objects. */
+interface BoundCounter {
+  inc(n?: number): void;
+}
+interface BoundHistogram {
+  observe(value: number): void;
+}
+
+const bindingKey = (values: readonly string[]) => (values.length === 1 ? values[0]! : values.join('\u0000'));
+const labelsOf = <L extends string>(names: readonly L[], values: readonly string[]) =>
+  Object.freeze(Object.fromEntries(names.map((n, i) => [n, values[i] ?? '']))) as Record<L, string>;
+
+/**
+ * Bound counters: `bind(...values)` (in `labelNames` order) returns a child whose `inc()` adds to a plain number,
+ * folded into the counter whenever it is read (`/metrics`, `get()`: prom-client's `collect` hook) — instead of
+ * hashing and checking a label object on every increment.
+ */
+export function bindable<L extends string>(counter: Counter<L>): Counter<L> & { bind(...values: string[]): BoundCounter } {
+  const labelNames = (counter as unknown as { labelNames: readonly L[] }).labelNames;
+  const pending = new Map<string, { labels: Record<L, string>; n: number; child: BoundCounter }>();
+  const collect = (counter as unknown as { collect?: () => unknown }).collect;
+  (counter as unknown as { collect: () => unknown }).collect = () => {
+    for (const e of pending.values())
+      if (e.n !== 0) {
+        counter.inc(e.labels, e.n);
+        e.n = 0;
+      }
+    return collect?.call(counter);
+  };
+  return Object.assign(counter, {
+    bind(...values: string[]): BoundCounter {
+      const key = bindingKey(values);
+      let e = pending.get(key);
+      if (!e) {
+        const entry = { labels: labelsOf(labelNames, values), n: 0, child: null as unknown as BoundCounter };
+        entry.child = { inc: (n = 1) => void (entry.n += n) };
+        pending.set(key, (e = entry));
+      }
+      return e.child;
+    },
+  });
+}
+
+/** One label set's observations not yet folded into the histogram. */
+interface PendingObservations {
+  labels: Record<string, string>;
+  sum: number;
+  count: number;
+  /** Observations per bucket (not cumulative), in the histogram's bucket order; above the last bound: none. */
+  buckets: Float64Array;
+  child: BoundHistogram;
+}
+
+/** prom-client 15's per-label-set record of a histogram (what `observe` updates and `zero` creates). */
+interface HistogramEntry {
+  labels: object;
+  bucketValues: Record<number, number>;
+  sum: number;
+  count: number;
+}
+
+/**
+ * Bound histograms: like `bindable` for counters — an observation adds to the label set's own bucket counts, sum and
+ * count; they are added into prom-client's record of the label set (created with `zero`) when the histogram is read.
+ * The record's shape is prom-client 15's (pinned; test/unit/metrics-bound.test.ts compares the output with plain
+ * `observe` calls).
+ */
+export function bindableHistogram<L extends string>(histogram: Histogram<L>): Histogram<L> & { bind(...values: string[]): BoundHistogram } {
+  const h = histogram as unknown as { labelNames: readonly L[]; upperBounds: readonly number[]; hashMap: Record<string, HistogramEntry> };
+  const bounds = h.upperBounds;
+  const pending = new Map<string, PendingObservations>();
+  const fold = (p: PendingObservations) => {
+    const find = () => Object.values(h.hashMap).find((e) => e.labels === p.labels);
+    let entry = find();
+    if (!entry) {
+      histogram.zero(p.labels as Record<L, string>);
+      entry = find();
+    }
+    if (!entry) throw new Error('prom-client histogram: no record for a bound label set');
+    entry.sum += p.sum;
+    entry.count += p.count;
+    for (let i = 0; i < bounds.length; i++) entry.bucketValues[bounds[i]!] = (entry.bucketValues[bounds[i]!] ?? 0) + p.buckets[i]!;
+    p.sum = 0;
+    p.count = 0;
+    p.buckets.fill(0);
+  };
+  const collect = (histogram as unknown as { collect?: () => unknown }).collect;
+  (histogram as unknown as { collect: () => unknown }).collect = () => {
+    for (const p of pending.values()) if (p.count !== 0) fold(p);
+    return collect?.call(histogram);
+  };
+  return Object.assign(histogram, {
+    bind(...values: string[]): BoundHistogram {
+      const key = bindingKey(values);
+      let p = pending.get(key);
+      if (!p) {
+        const entry: PendingObservations = {
+          labels: labelsOf(h.labelNames, values),
+          sum: 0,
+          count: 0,
+          buckets: new Float64Array(bounds.length),
+          child: null as unknown as BoundHistogram,
+        };
+        entry.child = {
+          observe: (v: number) => {
+            if (!Number.isFinite(v)) throw new TypeError(`Value is not a valid number: ${v}`);
+            entry.sum += v;
+            entry.count++;
+            for (let i = 0; i < bounds.length; i++)
+              if (v <= bounds[i]!) {
+                entry.buckets[i]!++;
+                break;
+              }
+          },
+        };
+        pending.set(key, (p = entry));
+      }
+      return p.child;
+    },
+  });
+}
+
 /**
  * All Prometheus metrics of one service instance, on one registry (built once in the composition root,
  * so tests can run several instances in one process without "metric already registered" errors).
@@ -7,50 +129,64 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 export class Metrics {
   readonly registry = new Registry();
 
-  readonly graphqlRequests = new Counter({
-    name: 'graphql_requests_total',
-    help: 'GraphQL operations executed, by operation name, type and outcome',
-    labelNames: ['operation', 'type', 'outcome'] as const,
-    registers: [this.registry],
-  });
-  readonly graphqlDuration = new Histogram({
-    name: 'graphql_request_duration_seconds',
-    help: 'GraphQL operation latency, by operation name and type',
-    labelNames: ['operation', 'type'] as const,
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
-  });
-  readonly graphqlJitCompilations = new Counter({
-    name: 'graphql_jit_compilations_total',
-    help: 'Operations compiled by graphql-jit (GRAPHQL_JIT), by outcome: compiled, or fallback to graphql-js',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
-  readonly graphqlJitExecutions = new Counter({
-    name: 'graphql_executions_total',
-    help: 'GraphQL operations executed over HTTP while GRAPHQL_JIT is on, by engine: graphql-jit or graphql-js (fallback)',
-    labelNames: ['engine'] as const,
-    registers: [this.registry],
-  });
-  readonly httpRequests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests, by route and status code',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers: [this.registry],
-  });
-  readonly upstreamRequests = new Counter({
-    name: 'upstream_requests_total',
-    help: 'Calls to upstream APIs, by service, operation and outcome',
-    labelNames: ['service', 'operation', 'outcome'] as const,
-    registers: [this.registry],
-  });
-  readonly upstreamDuration = new Histogram({
-    name: 'upstream_request_duration_seconds',
-    help: 'Upstream call latency, by service, operation and outcome',
-    labelNames: ['service', 'operation', 'outcome'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [this.registry],
-  });
+  readonly graphqlRequests = bindable(
+    new Counter({
+      name: 'graphql_requests_total',
+      help: 'GraphQL operations executed, by operation name, type and outcome',
+      labelNames: ['operation', 'type', 'outcome'] as const,
+      registers: [this.registry],
+    }),
+  );
+  readonly graphqlDuration = bindableHistogram(
+    new Histogram({
+      name: 'graphql_request_duration_seconds',
+      help: 'GraphQL operation latency, by operation name and type',
+      labelNames: ['operation', 'type'] as const,
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [this.registry],
+    }),
+  );
+  readonly graphqlJitCompilations = bindable(
+    new Counter({
+      name: 'graphql_jit_compilations_total',
+      help: 'Operations compiled by graphql-jit (GRAPHQL_JIT), by outcome: compiled, or fallback to graphql-js',
+      labelNames: ['outcome'] as const,
+      registers: [this.registry],
+    }),
+  );
+  readonly graphqlJitExecutions = bindable(
+    new Counter({
+      name: 'graphql_executions_total',
+      help: 'GraphQL operations executed over HTTP while GRAPHQL_JIT is on, by engine: graphql-jit or graphql-js (fallback)',
+      labelNames: ['engine'] as const,
+      registers: [this.registry],
+    }),
+  );
+  readonly httpRequests = bindable(
+    new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests, by route and status code',
+      labelNames: ['route', 'method', 'status'] as const,
+      registers: [this.registry],
+    }),
+  );
+  readonly upstreamRequests = bindable(
+    new Counter({
+      name: 'upstream_requests_total',
+      help: 'Calls to upstream APIs, by service, operation and outcome',
+      labelNames: ['service', 'operation', 'outcome'] as const,
+      registers: [this.registry],
+    }),
+  );
+  readonly upstreamDuration = bindableHistogram(
+    new Histogram({
+      name: 'upstream_request_duration_seconds',
+      help: 'Upstream call latency, by service, operation and outcome',
+      labelNames: ['service', 'operation', 'outcome'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [this.registry],
+    }),
+  );
   readonly webhookEventsProcessed = new Counter({
     name: 'webhook_events_processed_total',
     help: 'Webhook inbox events finished by the processor, by outcome (applied, stale, no_change, unknown_transfer, dead_letter, …)',

@@ -10,14 +10,53 @@ interface RateLimitRule {
 
 type RateLimitDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
+const ALLOWED: RateLimitDecision = Object.freeze({ allowed: true });
+
 /**
- * Per-key rate limits with rate-limiter-flexible: fixed windows counted atomically in Redis (INCR + PEXPIRE,
- * so every instance shares one budget) when a Redis client is given, otherwise in this process's memory.
- * One limiter per named rule. If Redis fails, the request is allowed (an insurance limiter in memory
- * keeps counting meanwhile) — a Redis outage must not take the API down.
+ * Fixed windows counted in this process's memory, as rate-limiter-flexible's RateLimiterMemory counts them (a window
+ * opens at a key's first point and lasts the rule's duration; points taken beyond the limit are counted too), decided
+ * synchronously: no promise, timer or result object per call. Windows that have ended are dropped by a sweep once
+ * per window length.
+ */
+class MemoryWindows {
+  private readonly windows = new Map<string, { consumed: number; endsAtMs: number }>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly rule: RateLimitRule,
+    private readonly durationMs = rule.durationS * 1000,
+  ) {
+    this.sweeper = setInterval(() => this.sweep(Date.now()), Math.max(1000, this.durationMs));
+    this.sweeper.unref();
+  }
+
+  consume(key: string, points: number): RateLimitDecision {
+    const nowMs = Date.now();
+    let w = this.windows.get(key);
+    if (!w || w.endsAtMs <= nowMs) this.windows.set(key, (w = { consumed: 0, endsAtMs: nowMs + this.durationMs }));
+    w.consumed += points;
+    return w.consumed > this.rule.points
+      ? { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((w.endsAtMs - nowMs) / 1000)) }
+      : ALLOWED;
+  }
+
+  private sweep(nowMs: number): void {
+    for (const [key, w] of this.windows) if (w.endsAtMs <= nowMs) this.windows.delete(key);
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+  }
+}
+
+/**
+ * Per-key rate limits: fixed windows counted atomically in Redis with rate-limiter-flexible (INCR + PEXPIRE, so every
+ * instance shares one budget) when a Redis client is given, otherwise in this process's memory (MemoryWindows: the
+ * same counting, decided synchronously). One limiter per named rule. If Redis fails, the request is allowed (an
+ * insurance limiter in memory keeps counting meanwhile) — a Redis outage must not take the API down.
  */
 export class RateLimiter {
-  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly limiters = new Map<string, RateLimiterAbstract | MemoryWindows>();
 
   constructor(rules: Record<string, RateLimitRule>, redis: Redis | null, prefix = 'rbff:rl') {
     for (const [name, rule] of Object.entries(rules)) {
@@ -26,21 +65,30 @@ export class RateLimiter {
         name,
         redis
           ? new RateLimiterRedis({ ...base, storeClient: redis, insuranceLimiter: new RateLimiterMemory(base) })
-          : new RateLimiterMemory(base),
+          : new MemoryWindows(rule),
       );
     }
   }
 
-  /** Takes `points` (default 1) from the key's budget of `rule`; refused when that would exceed it. */
-  async consume(rule: string, key: string, points = 1): Promise<RateLimitDecision> {
+  /**
+   * Takes `points` (default 1) from the key's budget of `rule`; refused when that would exceed it. In memory the
+   * decision is returned as it is made; with Redis, once Redis answered.
+   */
+  consume(rule: string, key: string, points = 1): RateLimitDecision | Promise<RateLimitDecision> {
     const limiter = this.limiters.get(rule);
     if (!limiter) throw new Error(`unknown rate limit rule ${rule}`);
-    try {
-      await limiter.consume(key, points);
-      return { allowed: true };
-    } catch (e) {
-      if (e instanceof RateLimiterRes) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(e.msBeforeNext / 1000)) };
-      return { allowed: true }; // store error (insurance limiter already failed too): fail open
-    }
+    if (limiter instanceof MemoryWindows) return limiter.consume(key, points);
+    return limiter.consume(key, points).then(
+      () => ALLOWED,
+      (e: unknown) =>
+        e instanceof RateLimiterRes
+          ? { allowed: false as const, retryAfterSeconds: Math.max(1, Math.ceil(e.msBeforeNext / 1000)) }
+          : ALLOWED, // store error (insurance limiter already failed too): fail open
+    );
+  }
+
+  /** Stops the in-memory sweepers. */
+  close(): void {
+    for (const l of this.limiters.values()) if (l instanceof MemoryWindows) l.close();
   }
 }

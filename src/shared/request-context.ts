@@ -1,4 +1,4 @@
-import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
  * Who and what the current unit of work is: one HTTP request or one websocket operation. Kept in an
@@ -45,28 +45,32 @@ export function bindIterator<T>(ctx: RequestContext, it: AsyncIterableIterator<T
 }
 
 /** Minimal Fastify surface used by registerRequestContext (avoids importing Fastify types here). */
-interface HookHost {
-  addHook(name: 'onRequest' | 'preValidation', hook: (req: { id: string; raw: object }, reply: unknown, done: () => void) => void): unknown;
+interface HookHost<Reply> {
+  addHook(name: 'onRequest' | 'preValidation', hook: (req: { id: string; raw: object }, reply: Reply, done: () => void) => void): unknown;
 }
 
-const RESOURCE = Symbol('requestContextResource');
+const CONTEXT = Symbol('requestContext');
 
 /**
  * One context per HTTP request, from the first hook on. Fastify runs preValidation, preHandler and the
  * handler from the request stream's 'end' event, i.e. in the socket's async context rather than the
- * onRequest one; the AsyncResource made in onRequest carries the context over.
+ * onRequest one: the context made in onRequest is kept on the request and entered again there (a second `run`,
+ * no async resource in between).
  */
-export function registerRequestContext(fastify: HookHost): void {
-  fastify.addHook('onRequest', (req, _reply, done) => {
-    storage.run({ requestId: req.id }, () => {
-      const resource = new AsyncResource('remittance-bff.request');
-      (req as unknown as Record<symbol, AsyncResource>)[RESOURCE] = resource;
-      resource.runInAsyncScope(done, req.raw);
-    });
+export function registerRequestContext<Reply>(
+  fastify: HookHost<Reply>,
+  /** More to do on each request first, in the same hook (one hook call fewer per request). */
+  onRequest?: (req: { id: string }, reply: Reply) => void,
+): void {
+  fastify.addHook('onRequest', (req, reply, done) => {
+    onRequest?.(req, reply);
+    const ctx: RequestContext = { requestId: req.id };
+    (req as unknown as Record<symbol, RequestContext>)[CONTEXT] = ctx;
+    storage.run(ctx, done);
   });
   fastify.addHook('preValidation', (req, _reply, done) => {
-    const resource = (req as unknown as Record<symbol, AsyncResource | undefined>)[RESOURCE];
-    if (resource) resource.runInAsyncScope(done, req.raw);
+    const ctx = (req as unknown as Record<symbol, RequestContext | undefined>)[CONTEXT];
+    if (ctx) storage.run(ctx, done);
     else done();
   });
 }

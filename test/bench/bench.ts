@@ -58,8 +58,13 @@ export interface Side {
   rps: number;
   p50: number;
   p99: number;
-  rounds: HttpResult[];
+  /** CPU time of the server process per answered request, µs (median of the rounds; NaN when not measured). */
+  cpuUs: number;
+  rounds: (HttpResult & { cpuUs?: number })[];
 }
+
+/** An HTTP run and, to measure its CPU time per request, the server process it loads. */
+type SideRun = HttpRun & { server?: Child };
 
 export interface Report {
   startedAt: string;
@@ -78,8 +83,14 @@ const median = (xs: number[]) =>
     50,
   );
 
-function summarize(rounds: HttpResult[]): Side {
-  return { rps: median(rounds.map((r) => r.rps)), p50: median(rounds.map((r) => r.p50)), p99: median(rounds.map((r) => r.p99)), rounds };
+function summarize(rounds: (HttpResult & { cpuUs?: number })[]): Side {
+  return {
+    rps: median(rounds.map((r) => r.rps)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    cpuUs: median(rounds.map((r) => r.cpuUs ?? NaN)),
+    rounds,
+  };
 }
 
 async function postgresUrl(): Promise<string | null> {
@@ -159,32 +170,37 @@ const gqlHeaders = (token: string) => ({
   authorization: `Bearer ${token}`,
 });
 
-/** Warm-up of both (unless warmupS is 0), then `rounds` × (ours, baseline) alternating; `between` runs after each measured run. */
-async function alternate(
+/**
+ * Warm-up of every side (unless warmupS is 0), then `rounds` rounds running each side once, in the order given on
+ * even rounds and reversed on odd ones (so no side always follows the same one); `before`/`after` run around each
+ * measured run.
+ */
+async function alternate<K extends string>(
   load: Child,
   o: BenchOptions,
-  ours: HttpRun,
-  base: HttpRun,
-  hooks: { before?: (who: 'ours' | 'baseline') => Promise<void>; after?: (who: 'ours' | 'baseline', r: HttpResult) => Promise<void> } = {},
-): Promise<{ ours: Side; baseline: Side }> {
-  if (o.warmupS > 0) {
-    await load.call('http', { ...ours, durationS: o.warmupS });
-    await load.call('http', { ...base, durationS: o.warmupS });
-  }
-  const res = { ours: [] as HttpResult[], baseline: [] as HttpResult[] };
+  runs: Record<K, SideRun>,
+  hooks: { before?: (who: K) => Promise<void>; after?: (who: K, r: HttpResult) => Promise<void> } = {},
+): Promise<Record<K, Side>> {
+  const sides = Object.keys(runs) as K[];
+  const http = ({ server: _server, ...run }: SideRun, durationS: number) => load.call<HttpResult>('http', { ...run, durationS });
+  if (o.warmupS > 0) for (const who of sides) await http(runs[who], o.warmupS);
+  const res = Object.fromEntries(sides.map((k) => [k, [] as Side['rounds']])) as Record<K, Side['rounds']>;
   for (let i = 0; i < o.rounds; i++) {
-    const order: ('ours' | 'baseline')[] = i % 2 === 0 ? ['ours', 'baseline'] : ['baseline', 'ours'];
+    const order = i % 2 === 0 ? sides : [...sides].reverse();
     for (const who of order) {
       await hooks.before?.(who);
-      const r = await load.call<HttpResult>('http', { ...(who === 'ours' ? ours : base), durationS: o.durationS });
+      const server = runs[who].server;
+      const cpu0 = server ? await server.call<number>('cpu') : NaN;
+      const r = await http(runs[who], o.durationS);
+      const cpuUs = server ? ((await server.call<number>('cpu')) - cpu0) / Math.max(1, r.total) : NaN;
       await hooks.after?.(who, r);
-      res[who].push(r);
+      res[who].push({ ...r, cpuUs });
       o.log(
-        `    round ${i + 1} ${who.padEnd(8)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  non2xx ${r.non2xx} errors ${r.errors}`,
+        `    round ${i + 1} ${who.padEnd(8)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  non2xx ${r.non2xx} errors ${r.errors}${Number.isNaN(cpuUs) ? '' : `  CPU ${cpuUs.toFixed(0)} µs/request`}`,
       );
     }
   }
-  return { ours: summarize(res.ours), baseline: summarize(res.baseline) };
+  return Object.fromEntries(sides.map((k) => [k, summarize(res[k])])) as Record<K, Side>;
 }
 
 export async function runBenchmarks(o: BenchOptions): Promise<Report> {
@@ -288,8 +304,20 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
           seed: db.url ? undefined : { count: o.smoke ? 8 : 100, events: 5 },
         }),
       bareUpstream: () => launch('bare-upstream', 'servers/bare-upstream.ts', { gatewayUrl: `${sandboxUrl}/gateway` }),
+      // benchmarks 1 and 2 (one process for both, like ours)
+      lean: () =>
+        launch('lean', 'servers/lean-apollo.ts', {
+          env: { ...baseEnv },
+          seed: db.url ? undefined : { count: o.smoke ? 8 : 100, events: 5 },
+          gatewayUrl: sandboxUrl ? `${sandboxUrl}/gateway` : undefined,
+        }),
       bareWebhook: () => launch('bare-webhook', 'servers/bare-webhook.ts', { databaseUrl: db.url, secret: 'bench-webhook-secret' }),
       rawWs: () => launch('raw-ws', 'servers/raw-ws.ts', {}, ['--expose-gc']),
+    };
+    const stopLean = async () => {
+      const p = launched.get('lean');
+      launched.delete('lean');
+      if (p) await stop((await p).c);
     };
     if (o.smoke) {
       if (o.only.includes(3)) void baselines.bareWebhook();
@@ -317,14 +345,19 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
 
     // ── 1. query throughput ──────────────────────────────────────────────────────────────────────
     if (o.only.includes(1) && ours) {
-      o.log('1. transfer(id) with events: ours (Apollo + TypeGraphQL) vs mercurius + graphql-jit');
+      o.log('1. transfer(id) with events: ours vs lean Apollo + TypeGraphQL + graphql-jit vs mercurius + graphql-jit');
       const { c: merc, info: m } = await baselines.mercurius();
+      const { c: lean, info: l } = await baselines.lean();
       const id = transferId(7);
       const body = gqlBody(TRANSFER_QUERY, { id });
-      const a = await fetchJson(`${main.url}/graphql`, { method: 'POST', headers: gqlHeaders(main.token), body });
-      const b = await fetchJson(`${m.url}/graphql`, { method: 'POST', headers: gqlHeaders(main.token), body });
-      const sameResponse = JSON.stringify(a) === JSON.stringify(b) && !!a?.data?.transfer;
-      if (!sameResponse) o.log(`   responses differ!\n   ours: ${JSON.stringify(a)}\n   base: ${JSON.stringify(b)}`);
+      const answers = await Promise.all(
+        [main.url, l.url, m.url].map((url: string) =>
+          fetchJson(`${url}/graphql`, { method: 'POST', headers: gqlHeaders(main.token), body }),
+        ),
+      );
+      const [a, ...others] = answers.map((x) => JSON.stringify(x));
+      const sameResponse = !!answers[0]?.data?.transfer && others.every((x) => x === a);
+      if (!sameResponse) o.log(`   responses differ!\n   ours: ${a}\n   lean: ${others[0]}\n   mercurius: ${others[1]}`);
       // constant query count: a list of 100 transfers with events vs a list of 10
       // the counter sees every statement of the process: a background poll (webhook processor) landing in
       // the window adds to it, never removes, so the fewest of three tries is the request's own count
@@ -341,7 +374,8 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       const list100 = await count(gqlBody(TRANSFER_LIST_QUERY));
       const list10 = await count(gqlBody(TRANSFER_LIST_QUERY.replace('first: 100', 'first: 10')));
       const single = (await count(body)).queries;
-      const run = (url: string): HttpRun => ({
+      const run = (url: string, server: Child): SideRun => ({
+        server,
         url: `${url}/graphql`,
         method: 'POST',
         headers: gqlHeaders(main.token),
@@ -349,40 +383,67 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         connections: o.connections,
         durationS: o.durationS,
       });
-      const r = await alternate(load, o, run(main.url), run(m.url));
+      const r = await alternate(load, o, { ours: run(main.url, ours), lean: run(l.url, lean), baseline: run(m.url, merc) });
       await stop(merc);
+      if (!o.only.includes(2)) await stopLean();
       report.benchmarks.query = {
         title: 'transfer(id) with events',
         baseline: 'mercurius + graphql-jit (same SDL subset, Prisma queries, data, token check)',
+        lean: 'Apollo Server 5 + TypeGraphQL (the same resolver classes) + graphql-jit, same Prisma queries and token check, nothing else',
         ours: r.ours,
+        lean_: r.lean,
         baseline_: r.baseline,
+        leanRatio: r.ours.rps / r.lean.rps,
         ratio: r.ours.rps / r.baseline.rps,
         sameResponse,
         queriesPerRequest: single,
         list: { rows100: list100, rows10: list10, constant: list100.queries === list10.queries && list100.rows === 100 },
-        target: '≥ 0.6× (stretch 0.8×)',
+        target: '≥ 0.9× lean; ≥ 0.8× mercurius',
       };
       mark('query');
     }
 
     // ── 2. upstream-backed query ─────────────────────────────────────────────────────────────────
     if (o.only.includes(2) && ours && sandboxUrl) {
-      o.log('2. banks(countryCode: "BR", first: 20): ours vs a bare Fastify route making the same undici call');
+      o.log(
+        '2. banks(countryCode: "BR", first: 20): ours vs lean Apollo + TypeGraphQL + graphql-jit vs a bare Fastify route, same undici call',
+      );
       const { c: bare, info: b } = await baselines.bareUpstream();
-      const sample = await fetchJson(`${main.url}/graphql`, {
-        method: 'POST',
-        headers: gqlHeaders(main.token),
-        body: gqlBody(BANKS_QUERY),
-      });
+      const { c: lean, info: l } = await baselines.lean();
+      const banksOf = async (url: string) =>
+        fetchJson(`${url}/graphql`, { method: 'POST', headers: gqlHeaders(main.token), body: gqlBody(BANKS_QUERY) });
+      const sample = await banksOf(main.url);
       if (!sample?.data?.banks) throw new Error(`banks query failed: ${JSON.stringify(sample)}`);
-      const oursRun: HttpRun = {
-        url: `${main.url}/graphql`,
+      const leanSample = await banksOf(l.url);
+      // the bare route answers the gateway's own JSON: the same banks, before the GraphQL shape
+      const bareSample = (await fetchJson(`${b.url}/banks`)) as {
+        banks?: { bankCode: string; bankName: string; countryCode: string; swift?: string }[];
+      };
+      const bareNodes = (bareSample.banks ?? []).map((x) => ({
+        bankCode: x.bankCode,
+        name: x.bankName,
+        countryCode: x.countryCode,
+        swift: x.swift ?? null,
+      }));
+      const oursNodes = (sample.data.banks.edges as { node: unknown }[]).map((e) => e.node);
+      const sameResponse = {
+        lean: JSON.stringify(sample) === JSON.stringify(leanSample),
+        bare: oursNodes.length > 0 && JSON.stringify(oursNodes) === JSON.stringify(bareNodes),
+      };
+      if (!sameResponse.lean || !sameResponse.bare)
+        o.log(
+          `   responses differ!\n   ours: ${JSON.stringify(sample)}\n   lean: ${JSON.stringify(leanSample)}\n   bare: ${JSON.stringify(bareSample)}`,
+        );
+      const gqlRun = (url: string): HttpRun => ({
+        url: `${url}/graphql`,
         method: 'POST',
         headers: gqlHeaders(main.token),
         body: gqlBody(BANKS_QUERY),
         connections: o.connections,
         durationS: o.durationS,
-      };
+      });
+      const oursRun = gqlRun(main.url);
+      const leanRun = gqlRun(l.url);
       const baseRun: HttpRun = { url: `${b.url}/banks`, method: 'GET', connections: o.connections, durationS: o.durationS };
       // Upstream calls per request, exactly: one closed window per side. The sandbox's call log is emptied,
       // the load generator sends exactly `n` requests at `connections` concurrency and returns only once each
@@ -406,27 +467,34 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
           exact,
         };
       };
-      const windows = { ours: await countWindow(oursRun), baseline: await countWindow(baseRun) };
+      const windows = { ours: await countWindow(oursRun), lean: await countWindow(leanRun), baseline: await countWindow(baseRun) };
       for (const [who, w] of Object.entries(windows))
         o.log(
           `    ${who.padEnd(8)} ${w.calls} upstream calls for ${w.requests} requests${w.exact ? '' : ` (inexact: sent ${w.sent}, 2xx ${w.ok}, errors ${w.errors}, timeouts ${w.timeouts})`}`,
         );
-      const r = await alternate(load, o, oursRun, baseRun);
+      const r = await alternate(load, o, {
+        ours: { ...oursRun, server: ours },
+        lean: { ...leanRun, server: lean },
+        baseline: { ...baseRun, server: bare },
+      });
       await stop(bare);
-      const perReq = { ours: windows.ours.perRequest, baseline: windows.baseline.perRequest };
+      await stopLean();
+      const perReq = { ours: windows.ours.perRequest, lean: windows.lean.perRequest, baseline: windows.baseline.perRequest };
+      const ws = Object.values(windows);
       report.benchmarks.upstream = {
         title: 'banks (one upstream page)',
         baseline: 'bare Fastify route, same undici call (no auth, no GraphQL)',
+        lean: "Apollo Server 5 + TypeGraphQL (the same resolver and service) + graphql-jit, the bare route's undici call, token check, nothing else",
         ours: r.ours,
+        lean_: r.lean,
         baseline_: r.baseline,
+        leanRatio: r.ours.rps / r.lean.rps,
         ratio: r.ours.rps / r.baseline.rps,
+        sameResponse,
         upstreamCallsPerRequest: perReq,
         upstreamWindow: windows,
-        sameCalls:
-          windows.ours.exact &&
-          windows.baseline.exact &&
-          windows.ours.calls * windows.baseline.requests === windows.baseline.calls * windows.ours.requests,
-        target: '≥ 0.7×, same upstream calls',
+        sameCalls: ws.every((w) => w.exact && w.calls * ws[0]!.requests === ws[0]!.calls * w.requests),
+        target: '≥ 0.9× lean; ≥ 0.33× the bare route; same upstream calls',
       };
       mark('upstream');
     }
@@ -443,16 +511,20 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         load,
         o,
         {
-          url: `${main.url}/webhooks/remittances`,
-          connections: o.connections,
-          durationS: o.durationS,
-          webhook: { secret: 'bench-webhook-secret' },
-        },
-        {
-          url: `${b.url}/webhooks/remittances`,
-          connections: o.connections,
-          durationS: o.durationS,
-          webhook: { secret: 'bench-webhook-secret' },
+          ours: {
+            server: ours,
+            url: `${main.url}/webhooks/remittances`,
+            connections: o.connections,
+            durationS: o.durationS,
+            webhook: { secret: 'bench-webhook-secret' },
+          },
+          baseline: {
+            server: bare,
+            url: `${b.url}/webhooks/remittances`,
+            connections: o.connections,
+            durationS: o.durationS,
+            webhook: { secret: 'bench-webhook-secret' },
+          },
         },
         {
           before: async (who) => {
@@ -911,24 +983,28 @@ const fx = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '—
 export function formatTable(r: Report): string {
   const b = r.benchmarks;
   const rows: string[][] = [['benchmark', 'ours', 'baseline', 'ratio', 'target', 'notes']];
-  if (b.query)
+  const http = (x: Side, unit = 'req/s') =>
+    `${f0(x.rps)} ${unit}, p50 ${x.p50} / p99 ${x.p99} ms${Number.isNaN(x.cpuUs) ? '' : `, CPU ${f0(x.cpuUs)} µs/req`}`;
+  if (b.query) {
+    const q = b.query;
+    const notes = `same response (ours, lean, mercurius): ${q.sameResponse}; ${q.queriesPerRequest} SQL/request; 100-row list ${q.list.rows100.queries} SQL, 10-row ${q.list.rows10.queries}`;
     rows.push([
       '1. transfer(id) + events',
-      `${f0(b.query.ours.rps)} req/s, p50 ${b.query.ours.p50} / p99 ${b.query.ours.p99} ms`,
-      `${f0(b.query.baseline_.rps)} req/s, p50 ${b.query.baseline_.p50} / p99 ${b.query.baseline_.p99} ms`,
-      fx(b.query.ratio),
-      '≥ 0.6× (0.8×)',
-      `same response: ${b.query.sameResponse}; ${b.query.queriesPerRequest} SQL/request; 100-row list ${b.query.list.rows100.queries} SQL, 10-row ${b.query.list.rows10.queries}`,
+      http(q.ours),
+      `lean Apollo + TypeGraphQL + jit: ${http(q.lean_)}`,
+      fx(q.leanRatio),
+      '≥ 0.9×',
+      notes,
     ]);
-  if (b.upstream)
-    rows.push([
-      '2. banks (upstream)',
-      `${f0(b.upstream.ours.rps)} req/s, p50 ${b.upstream.ours.p50} / p99 ${b.upstream.ours.p99} ms`,
-      `${f0(b.upstream.baseline_.rps)} req/s, p50 ${b.upstream.baseline_.p50} / p99 ${b.upstream.baseline_.p99} ms`,
-      fx(b.upstream.ratio),
-      '≥ 0.7×',
-      `upstream calls/request ${b.upstream.upstreamCallsPerRequest.ours.toFixed(2)} vs ${b.upstream.upstreamCallsPerRequest.baseline.toFixed(2)} (${b.upstream.upstreamWindow.ours.calls}/${b.upstream.upstreamWindow.ours.requests} vs ${b.upstream.upstreamWindow.baseline.calls}/${b.upstream.upstreamWindow.baseline.requests}${b.upstream.sameCalls ? ', equal' : ', NOT equal'})`,
-    ]);
+    rows.push(['1. (vs mercurius)', '', `mercurius + graphql-jit: ${http(q.baseline_)}`, fx(q.ratio), '≥ 0.8×', '']);
+  }
+  if (b.upstream) {
+    const u = b.upstream;
+    const w = u.upstreamWindow;
+    const calls = `upstream calls/request ${u.upstreamCallsPerRequest.ours.toFixed(2)} / ${u.upstreamCallsPerRequest.lean.toFixed(2)} / ${u.upstreamCallsPerRequest.baseline.toFixed(2)} (ours ${w.ours.calls}/${w.ours.requests}, lean ${w.lean.calls}/${w.lean.requests}, bare ${w.baseline.calls}/${w.baseline.requests}${u.sameCalls ? ', equal' : ', NOT equal'}); same banks: ${u.sameResponse.lean && u.sameResponse.bare}`;
+    rows.push(['2. banks (upstream)', http(u.ours), `lean Apollo + TypeGraphQL + jit: ${http(u.lean_)}`, fx(u.leanRatio), '≥ 0.9×', calls]);
+    rows.push(['2. (vs bare route)', '', `bare Fastify + undici: ${http(u.baseline_)}`, fx(u.ratio), '≥ 0.33×', '']);
+  }
   if (b.webhooks)
     rows.push([
       '3. webhook ingest',

@@ -116,10 +116,16 @@ export class Child {
   }
 }
 
-/** Child side: answers the parent's commands; `exit` runs `onExit` then exits. */
+/** Child side: answers the parent's commands (and `cpu`: its CPU time so far, µs); `exit` runs `onExit` then exits. */
 export function serveCommands(handlers: Record<string, (args: any) => unknown>, onExit: () => Promise<void> = async () => undefined): void {
   if (!process.send) throw new Error('must run as a child with an IPC channel');
   process.on('message', async (m: { id: number; cmd: string; args: unknown }) => {
+    if (m.cmd === 'cpu') {
+      // CPU time of this process (µs, user + system): per-request cost that a busy shared machine does not distort
+      const u = process.cpuUsage();
+      process.send!({ id: m.id, result: u.user + u.system });
+      return;
+    }
     if (m.cmd === 'exit') {
       await onExit().catch(() => undefined);
       process.send!({ id: m.id, result: true }, () => process.exit(0));

@@ -2,7 +2,7 @@ import type { Clock } from '../../shared/clock';
 import type { AuthProvider, CallSpec, ParsedResponse, UpstreamCaller } from '../http/upstream.caller';
 import type { MoneyMovingResult } from '../http/upstream.errors';
 import { jsonDecimal, jsonDecimalOpt } from '../http/upstream.json';
-import { TokenCache } from '../http/upstream.token-cache';
+import { bearerAuth, TokenCache } from '../http/upstream.token-cache';
 import {
   accountCheckSchema,
   accountTokenCheckSchema,
@@ -93,13 +93,7 @@ export class GatewayClient {
       marginMs: (opts.tokenRefreshMarginS ?? 60) * 1000,
       fetch: () => this.requestToken(),
     });
-    this.auth = {
-      headers: async () => {
-        const token = await this.tokens.get();
-        return { headers: { authorization: `Bearer ${token}` }, token };
-      },
-      invalidate: (token) => this.tokens.invalidate(null, token),
-    };
+    this.auth = bearerAuth(this.tokens);
   }
 
   /** POST /oauth/token. Normally called only through the token cache. */

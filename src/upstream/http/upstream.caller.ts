@@ -38,6 +38,8 @@ import {
 export interface AuthProvider {
   /** Headers for one attempt, plus the bearer token used (to invalidate it on 401). */
   headers(): Promise<{ headers: Record<string, string>; token?: string }>;
+  /** The same, synchronously, when nothing has to be fetched (a fresh cached token); undefined otherwise. */
+  cached?(): { headers: Record<string, string>; token?: string } | undefined;
   /** Present for bearer-token auth: drop `token` so the next headers() fetches a fresh one. */
   invalidate?(token: string): void;
 }
@@ -182,9 +184,7 @@ export class UpstreamCaller {
   private buildPath(spec: CallSpec<unknown>): string {
     let path = this.basePath + (spec.path.startsWith('/') ? spec.path : `/${spec.path}`);
     if (spec.query) {
-      const qs = new URLSearchParams();
-      for (const [k, v] of Object.entries(spec.query)) if (v !== undefined && v !== null) qs.append(k, String(v));
-      const s = qs.toString();
+      const s = queryString(spec.query);
       if (s) path += `?${s}`;
     }
     return path;
@@ -255,7 +255,7 @@ export class UpstreamCaller {
     try {
       if (spec.auth) {
         try {
-          const a = await spec.auth.headers();
+          const a = spec.auth.cached?.() ?? (await spec.auth.headers());
           Object.assign(headers, a.headers);
           token = a.token;
         } catch (err) {
@@ -385,9 +385,8 @@ export class UpstreamCaller {
       return fail('rejected', false, false, extra);
     } finally {
       const seconds = (performance.now() - t0) / 1000;
-      const labels = { service, operation, outcome };
-      this.deps.metrics.upstreamRequests.inc(labels);
-      this.deps.metrics.upstreamDuration.observe(labels, seconds);
+      this.deps.metrics.upstreamRequests.bind(service, operation, outcome).inc();
+      this.deps.metrics.upstreamDuration.bind(service, operation, outcome).observe(seconds);
     }
   }
 
@@ -401,6 +400,29 @@ export class UpstreamCaller {
       .join('; ');
     return onFail(`unexpected response shape: ${msg}`);
   }
+}
+
+/** Characters a query string carries as they are (URLSearchParams encodes none of them). */
+const PLAIN_QUERY_TEXT = /^[A-Za-z0-9_.-]*$/;
+
+/**
+ * `key=value&…` of the defined values, as URLSearchParams writes it; without building one when every key and value
+ * is plain text (country codes, page numbers, ids), which is most calls.
+ */
+function queryString(query: NonNullable<CallSpec<unknown>['query']>): string {
+  let out = '';
+  for (const k of Object.keys(query)) {
+    const v = query[k];
+    if (v === undefined || v === null) continue;
+    const text = String(v);
+    if (!PLAIN_QUERY_TEXT.test(k) || !PLAIN_QUERY_TEXT.test(text)) {
+      const qs = new URLSearchParams();
+      for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== null) qs.append(key, String(value));
+      return qs.toString();
+    }
+    out += `${out ? '&' : ''}${k}=${text}`;
+  }
+  return out;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Clock } from '../../shared/clock';
+import type { AuthProvider } from './upstream.caller';
 
 /**
  * Bearer-token cache shared by every call of one client.
@@ -52,6 +53,12 @@ export class TokenCache {
     return this.refresh(key);
   }
 
+  /** The cached token of `scope` while it is fresh (nothing started), else undefined: `get` would refresh. */
+  peek(scope?: string | readonly string[] | null): string | undefined {
+    const entry = this.entries.get(normaliseScope(scope));
+    return entry && this.opts.clock.nowMs() < entry.expiresAtMs - this.opts.marginMs ? entry.token : undefined;
+  }
+
   /** Forget `token` for `scope` if it is still the cached one (after the upstream answered 401 to it). */
   invalidate(scope: string | readonly string[] | null | undefined, token: string): void {
     const key = normaliseScope(scope);
@@ -89,4 +96,24 @@ export class TokenCache {
       throw err;
     }
   }
+}
+
+/**
+ * Bearer-token auth of one scope for the upstream caller: the cached token synchronously while fresh (`cached`, no
+ * promise per call), else through `get` (refresh, single flight); a 401 invalidates the token it was sent with.
+ */
+export function bearerAuth(tokens: TokenCache, scope = ''): AuthProvider {
+  let last: { token: string; headers: Record<string, string> } | null = null;
+  const headersFor = (token: string) => {
+    if (last?.token !== token) last = { token, headers: { authorization: `Bearer ${token}` } };
+    return { headers: last.headers, token };
+  };
+  return {
+    cached: () => {
+      const token = tokens.peek(scope);
+      return token === undefined ? undefined : headersFor(token);
+    },
+    headers: async () => headersFor(await tokens.get(scope)),
+    invalidate: (token) => tokens.invalidate(scope, token),
+  };
 }

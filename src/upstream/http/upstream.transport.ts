@@ -175,9 +175,20 @@ export class UpstreamTransport {
         settle(() => reject(f));
         if (controller && !controller.aborted) controller.abort(f);
       };
+      // one timer per exchange: re-armed in place (refresh) while the wait keeps its length, as the body's idle
+      // timeout does on every chunk; replaced only when the length changes (headers → body of another length)
+      let armedMs = 0;
+      let timeoutCode = '';
       const arm = (ms: number, code: string) => {
+        if (settled) return;
+        timeoutCode = code;
+        if (timer && armedMs === ms) {
+          timer.refresh();
+          return;
+        }
         if (timer) clearTimeout(timer);
-        timer = setTimeout(() => failWith(new TransportFailure('timeout', code)), ms);
+        armedMs = ms;
+        timer = setTimeout(() => failWith(new TransportFailure('timeout', timeoutCode)), ms);
       };
 
       const handler: Dispatcher.DispatchHandler = {

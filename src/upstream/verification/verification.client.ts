@@ -1,6 +1,6 @@
 import type { Clock } from '../../shared/clock';
 import type { AuthProvider, UpstreamCaller } from '../http/upstream.caller';
-import { TokenCache, normaliseScope } from '../http/upstream.token-cache';
+import { bearerAuth, TokenCache, normaliseScope } from '../http/upstream.token-cache';
 import {
   sessionSchema,
   verificationSchema,
@@ -56,14 +56,7 @@ export class VerificationClient {
   }
 
   private authFor(scope: VerificationScope): AuthProvider {
-    const key = this.opts.requestScopes === false ? '' : scope;
-    return {
-      headers: async () => {
-        const token = await this.tokens.get(key);
-        return { headers: { authorization: `Bearer ${token}` }, token };
-      },
-      invalidate: (token) => this.tokens.invalidate(key, token),
-    };
+    return bearerAuth(this.tokens, this.opts.requestScopes === false ? '' : scope);
   }
 
   /** POST /oauth/token (client credentials). Normally called only through the token cache. */
