@@ -55,12 +55,15 @@ async function validateObject(value: object, type: Function): Promise<void> {
 /**
  * TypeGraphQL's `validateFn`: class-validator over the argument objects of TypeGraphQL's own input and args classes
  * (what TypeGraphQL's built-in validation does, imported once instead of on every call), with successful checks of
- * flat objects remembered. Scalars — strings, numbers, Dates, JSON objects — are not objects of their argument's
- * class and are left to their scalar's parsing (the arguments that take an object scalar opt out with
- * `validate: false`, which a `validateFn` is not told).
+ * flat objects remembered. Scalars — strings, numbers, Dates, JSON objects — are left to their scalar's parsing: a
+ * `validateFn` is not told an argument's `validate: false`, so the built-in types a scalar parses to are skipped here
+ * (a Date is an instance of its argument's type, yet class-validator has nothing to check on it and would refuse it as
+ * an unknown value).
  */
+const SCALAR_TYPES: ReadonlySet<Function> = new Set<Function>([Date, Object, String, Number, Boolean, Array]);
+
 export const validateArguments: ValidatorFn = (value, type) => {
-  if (typeof type !== 'function' || value === null || typeof value !== 'object') return;
+  if (typeof type !== 'function' || SCALAR_TYPES.has(type) || value === null || typeof value !== 'object') return;
   if (Array.isArray(value)) {
     const items = value.filter((v): v is object => v instanceof type);
     return items.length === 0 ? undefined : Promise.all(items.map((v) => validateObject(v, type))).then(() => undefined);

@@ -38,6 +38,7 @@ const finite = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x 
 test('1: query ratio computed, same response as the baseline, constant SQL for a 100-row list', () => {
   const q = report.benchmarks.query;
   expect(finite(q.ratio)).toBe(true);
+  expect(finite(q.leanRatio)).toBe(true);
   expect(q.sameResponse).toBe(true);
   expect(q.list.rows100.rows).toBe(100);
   expect(q.list.rows100.queries).toBe(q.list.rows10.queries);
@@ -47,12 +48,14 @@ test('1: query ratio computed, same response as the baseline, constant SQL for a
 test('2: upstream-backed ratio computed, exactly one upstream call per request on both sides', () => {
   const u = report.benchmarks.upstream;
   expect(finite(u.ratio)).toBe(true);
+  expect(finite(u.leanRatio)).toBe(true);
+  expect(u.sameResponse).toEqual({ lean: true, bare: true });
   // counted over one closed window per side: every request sent was answered, every call logged
-  for (const w of [u.upstreamWindow.ours, u.upstreamWindow.baseline]) {
+  for (const w of [u.upstreamWindow.ours, u.upstreamWindow.lean, u.upstreamWindow.baseline]) {
     expect(w).toMatchObject({ requests: 40, sent: 40, ok: 40, errors: 0, timeouts: 0, exact: true });
     expect(w.calls).toBe(w.requests);
   }
-  expect(u.upstreamCallsPerRequest).toEqual({ ours: 1, baseline: 1 });
+  expect(u.upstreamCallsPerRequest).toEqual({ ours: 1, baseline: 1, lean: 1 });
   expect(u.sameCalls).toBe(true);
 });
 

@@ -1,0 +1,38 @@
+/**
+ * The argument validator given to TypeGraphQL: class-validator over input and args objects, scalars left to their
+ * scalar's parsing, a success remembered only for flat objects and never a failure.
+ */
+import { ArgumentValidationError } from 'type-graphql';
+import { validateArguments } from '../../src/graphql/arg-validation';
+import { PageArgs } from '../../src/graphql/relay';
+
+const run = (value: unknown, type: unknown) => validateArguments(value, type as never, undefined as never);
+const page = (fields: Partial<PageArgs> & Record<string, unknown>) => Object.assign(new PageArgs(), fields);
+
+test('a Date (a DateTime argument parsed) is a scalar: not refused as an unknown object', async () => {
+  await expect(Promise.resolve(run(new Date(), Date))).resolves.toBeUndefined();
+  await expect(Promise.resolve(run({ any: 'json' }, Object))).resolves.toBeUndefined();
+  await expect(Promise.resolve(run('text', String))).resolves.toBeUndefined();
+});
+
+test('an args object is checked: out of range is an ArgumentValidationError, every time (a failure is never remembered)', async () => {
+  for (let i = 0; i < 2; i++) await expect(run(page({ first: 500 }), PageArgs)).rejects.toBeInstanceOf(ArgumentValidationError);
+  await expect(run(page({ first: 20 }), PageArgs)).resolves.toBeUndefined();
+  // the same flat object passes again from the memo, and a different one is still checked
+  await expect(run(page({ first: 20 }), PageArgs)).resolves.toBeUndefined();
+  await expect(run(page({ first: 0 }), PageArgs)).rejects.toBeInstanceOf(ArgumentValidationError);
+});
+
+test('undecorated properties are stripped, also when the same object was seen before', async () => {
+  for (let i = 0; i < 2; i++) {
+    const args = page({ first: 5, sneaky: 'x' });
+    await run(args, PageArgs);
+    expect(args).not.toHaveProperty('sneaky');
+    expect(args.first).toBe(5);
+  }
+});
+
+test('lists: each item of the argument class is checked', async () => {
+  await expect(run([page({ first: 1 }), page({ first: 101 })], PageArgs)).rejects.toBeInstanceOf(ArgumentValidationError);
+  await expect(Promise.resolve(run([page({ first: 1 })], PageArgs))).resolves.toBeUndefined();
+});
