@@ -472,6 +472,15 @@ const schema = z.object({
         'A card token funds a transfer only if the same customer checked it (`checkCard`/`checkCardLegacy`) at most this many seconds ago (60 to 86400); older: `NOT_FOUND`, check it again.',
       ),
     ),
+  CARD_CHECK_REUSE_S: int(0, 3_600)
+    .default(300)
+    .register(
+      configDocs,
+      doc(
+        'transfers',
+        "A card transfer created at most this many seconds after the customer's `checkCard` of the same card and sender was APPROVED (without 3-D Secure) reuses that check instead of checking the card again before authorization (0 to 3600; 0: always check again). A check that asked for 3-D Secure is never reused.",
+      ),
+    ),
   BANK_CACHE_TTL_S: int(0, 86_400)
     .default(300)
     .register(configDocs, doc('transfers', 'Bank look-ups are reused this long (per instance).')),
@@ -735,6 +744,8 @@ export interface Config {
   cardCheckLegacyEnabled: boolean;
   /** A card token funds a transfer only if its owner checked it (checkCard) at most this long ago. */
   cardCheckMaxAgeMs: number;
+  /** CARD_CHECK_REUSE_S in ms: how recent an APPROVED checkCard a card transfer reuses (0: never). */
+  cardCheckReuseMs: number;
   directory: { bankCacheTtlS: number; bankCacheMax: number };
   /** Query limits (GraphQL Armor) and the request body limit. */
   limits: { bodyLimitBytes: number; maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number; maxDirectives: number };
@@ -968,6 +979,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     cardCheckLegacyEnabled: e.CARD_CHECK_LEGACY_ENABLED,
     cardCheckMaxAgeMs: e.CARD_CHECK_MAX_AGE_S * 1000,
+    cardCheckReuseMs: Math.min(e.CARD_CHECK_REUSE_S, e.CARD_CHECK_MAX_AGE_S) * 1000,
     directory: { bankCacheTtlS: e.BANK_CACHE_TTL_S, bankCacheMax: e.BANK_CACHE_MAX_ENTRIES },
     limits: {
       bodyLimitBytes: e.GRAPHQL_BODY_LIMIT_BYTES,

@@ -1,5 +1,5 @@
 /**
- * The five side-by-side benchmarks. Every benchmark runs ours and its baseline in separate
+ * The six side-by-side benchmarks. Every benchmark runs ours and its baseline in separate
  * processes on the server core, the load generator in another process on the other core, warm-up first,
  * then rounds alternating ours / baseline (the order flips every round). See docs/performance.md.
  */
@@ -26,6 +26,8 @@ export interface BenchOptions {
   subscriberConnectParallel: number;
   sagaTransfers: number;
   sagaConcurrency: number;
+  /** Benchmark 6: app users creating a quote, then a transfer, in a loop, at once. */
+  latencyUsers: number;
   /** Requests of benchmark 2's closed upstream-count window, per side (at least `connections`). */
   upstreamSampleRequests: number;
   /**
@@ -48,9 +50,10 @@ export const defaultOptions = (env: NodeJS.ProcessEnv = process.env): BenchOptio
   subscriberConnectParallel: Number(env.BENCH_SUBSCRIBER_CONNECT_PARALLEL ?? 100),
   sagaTransfers: Number(env.BENCH_SAGA_TRANSFERS ?? 60),
   sagaConcurrency: Number(env.BENCH_SAGA_CONCURRENCY ?? 10),
+  latencyUsers: Number(env.BENCH_LATENCY_USERS ?? 20),
   upstreamSampleRequests: Number(env.BENCH_UPSTREAM_SAMPLE ?? 2000),
   smoke: env.BENCH_SMOKE === '1',
-  only: (env.BENCH_ONLY ?? '1,2,3,4,5').split(',').map(Number).filter(Boolean),
+  only: (env.BENCH_ONLY ?? '1,2,3,4,5,6').split(',').map(Number).filter(Boolean),
   log: (l) => process.stderr.write(`${l}\n`),
 });
 
@@ -343,6 +346,30 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       if (shared) sandboxUrl = main.sandboxUrl;
     }
 
+    /**
+     * Starts the service in `c` with its saga worker against the sandbox in its own process on the load generator's
+     * core (started if needed) — as the real upstreams are elsewhere, the service's core does only the service's work —
+     * registered for the sandbox's webhooks at its PUBLIC_URL.
+     */
+    const startWithSaga = async (c: Child) => {
+      if (!sandbox) {
+        sandbox = start('sandbox', 'servers/sandbox.ts', loadCore);
+        sandboxUrl = (await sandbox.call<{ url: string }>('start')).url;
+      }
+      const port = await freePort();
+      return c.call<{ url: string; token: string }>('start', {
+        env: {
+          ...baseEnv,
+          SAGA_WORKER_ENABLED: 'true',
+          PORT: String(port),
+          PUBLIC_URL: `http://127.0.0.1:${port}`,
+          GATEWAY_BASE_URL: `${sandboxUrl}/gateway`,
+          REMITTANCES_BASE_URL: `${sandboxUrl}/remittances`,
+          VERIFICATION_BASE_URL: `${sandboxUrl}/verification`,
+        },
+      });
+    };
+
     // ── 1. query throughput ──────────────────────────────────────────────────────────────────────
     if (o.only.includes(1) && ours) {
       o.log('1. transfer(id) with events: ours vs lean Apollo + TypeGraphQL + graphql-jit vs mercurius + graphql-jit');
@@ -560,7 +587,10 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       mark('webhooks');
     }
     if (ours && !shared) await stop(ours);
-    if (sandbox && !shared) await stop(sandbox);
+    if (sandbox && !shared) {
+      await stop(sandbox);
+      sandbox = null;
+    }
 
     // ── 4. subscription fan-out ──────────────────────────────────────────────────────────────────
     if (o.only.includes(4)) {
@@ -679,22 +709,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         s = { url: main.url, token: main.token, sandboxUrl };
         await sagaOurs.call('startSagaWorker');
       } else {
-        if (!sandbox) {
-          sandbox = start('sandbox', 'servers/sandbox.ts', loadCore);
-          sandboxUrl = (await sandbox.call<{ url: string }>('start')).url;
-        }
-        const port = await freePort();
-        const started = await sagaOurs.call<{ url: string; token: string }>('start', {
-          env: {
-            ...baseEnv,
-            SAGA_WORKER_ENABLED: 'true',
-            PORT: String(port),
-            PUBLIC_URL: `http://127.0.0.1:${port}`,
-            GATEWAY_BASE_URL: `${sandboxUrl}/gateway`,
-            REMITTANCES_BASE_URL: `${sandboxUrl}/remittances`,
-            VERIFICATION_BASE_URL: `${sandboxUrl}/verification`,
-          },
-        });
+        const started = await startWithSaga(sagaOurs);
         s = { url: started.url, token: started.token, sandboxUrl };
       }
       await fetch(`${s.sandboxUrl}/__sandbox/faults`, { method: 'DELETE' });
@@ -815,15 +830,15 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         const k = `${c.method} ${p}`;
         byOp[k] = (byOp[k] ?? 0) + 1;
       }
-      // The minimum the flow needs from createTransfer on, per operation: the transfer's card check and one
-      // authorization per transfer, one read of the platform transaction per authorized transfer (a webhook's platform
+      // The minimum the flow needs from createTransfer on, per operation: one authorization per transfer, one read of the platform transaction per authorized transfer (a webhook's platform
       // id is confirmed before it is linked), one capture per transfer that reached CAPTURED; each service's access
       // token at most once (lifetime ≫ the run; it may have been fetched before the window). Anything else (a reconcile
       // read, a retry, a repeat) is above the minimum. (The person, the customer's own card checks and the quotes are
       // made before the window.)
       const n = d.ids.length;
       const minimumByOp: Record<string, number> = {
-        'POST /gateway/v2/check-card-account': n,
+        // every card was checked (APPROVED) by the customer moments before the window: the transfers reuse those checks
+        'POST /gateway/v2/check-card-account': 0,
         'GET /remittances/organizations/:tenant/fx/transactions/:id': reached.AUTHORIZED?.n ?? 0,
         'POST /gateway/v2/payment': reached.AUTHORIZED?.n ?? 0,
         'POST /gateway/payments/:id/capture': reached.CAPTURED?.n ?? 0,
@@ -901,6 +916,78 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       };
       mark('saga');
     }
+
+    // ── 6. latency an app feels ──────────────────────────────────────────────────────────────────
+    if (o.only.includes(6)) {
+      o.log(
+        `6. latency: ${o.latencyUsers} app users at once, each createQuote → createTransfer in a loop (the sagas running behind), against the sandbox (${o.smoke ? 'built in' : 'its own process'})`,
+      );
+      const sharedApp = shared && ours && sandboxUrl ? ours : null;
+      const appOurs = sharedApp ?? start('ours-app', 'servers/ours.ts', server);
+      let s: { url: string; token: string };
+      if (sharedApp) {
+        s = { url: main.url, token: main.token };
+        if (!o.only.includes(5)) await appOurs.call('startSagaWorker');
+      } else {
+        s = await startWithSaga(appOurs);
+      }
+      await fetch(`${sandboxUrl}/__sandbox/faults`, { method: 'DELETE' });
+      // the customer's person and the cards its users fund with, checked before the window (as an app does)
+      await load.call('sagaPrepare', { url: s.url, token: s.token, n: o.latencyUsers, concurrency: o.latencyUsers }, 300_000);
+      if (o.warmupS > 0)
+        await load.call('appLatency', {
+          url: s.url,
+          token: s.token,
+          users: o.latencyUsers,
+          durationS: o.warmupS,
+          keyPrefix: `warm-${Date.now()}`,
+        });
+      const m0 = parseMetrics(await (await fetch(`${s.url}/metrics`)).text());
+      const r = await load.call<AppLatency>(
+        'appLatency',
+        { url: s.url, token: s.token, users: o.latencyUsers, durationS: o.durationS, keyPrefix: `lat-${Date.now()}` },
+        o.durationS * 1000 + 120_000,
+      );
+      const m1 = parseMetrics(await (await fetch(`${s.url}/metrics`)).text());
+      if (!sharedApp) await stop(appOurs);
+      // The upstream share of an operation: the time its upstream calls took (our client's histogram, the same
+      // process) over the time the operation took (the GraphQL histogram), both summed over the window.
+      const delta = (name: string, labels: Record<string, string>) => sumOf(m1, name, labels) - sumOf(m0, name, labels);
+      const share = (operation: string, upstreamOps: string[]) => {
+        const total = delta('graphql_request_duration_seconds_sum', { operation });
+        const calls = upstreamOps.reduce((a, op) => a + delta('upstream_requests_total', { operation: op }), 0);
+        const up = upstreamOps.reduce((a, op) => a + delta('upstream_request_duration_seconds_sum', { operation: op }), 0);
+        return {
+          upstreamShare: total > 0 ? up / total : NaN,
+          upstreamMsPerRequest: (up * 1000) / Math.max(1, r[operationKey(operation)].n),
+          upstreamCalls: calls,
+        };
+      };
+      const quote = { ...r.createQuote, ...share('CreateQuote', ['createFxQuote']) };
+      // createTransfer calls no upstream before it answers (the saga does, after): its upstream share is what the
+      // metrics show for it — none — and the createFxQuote calls above are all createQuote's
+      const transfer = { ...r.createTransfer, upstreamShare: 0, upstreamMsPerRequest: 0 };
+      for (const [op, x] of [
+        ['createQuote', quote],
+        ['createTransfer', transfer],
+      ] as const)
+        o.log(
+          `    ${op.padEnd(15)} ${x.n} answered, p50 ${f0(x.p50)} / p99 ${f0(x.p99)} ms, mean ${f0(x.mean)} ms; upstream ${f0(x.upstreamMsPerRequest)} ms/request = ${(x.upstreamShare * 100).toFixed(0)} % of its time`,
+        );
+      report.benchmarks.latency = {
+        title: `latency an app feels: ${o.latencyUsers} users, createQuote → createTransfer in a loop`,
+        users: o.latencyUsers,
+        seconds: o.durationS,
+        createQuote: quote,
+        createTransfer: transfer,
+        errors: r.errors,
+        // the baseline: the upstream's own part of createQuote (the sandbox's answer as our client timed it)
+        baseline_: { createQuoteUpstreamMs: quote.upstreamMsPerRequest },
+        ratio: quote.upstreamShare,
+        target: 'reported: p50/p99 per operation at 20 users and the upstream share',
+      };
+      mark('latency');
+    }
   } finally {
     for (const c of [...children].reverse()) await c.stop().catch(() => undefined);
     await db.drop().catch(() => undefined);
@@ -909,6 +996,27 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
   report.load.after = os.loadavg();
   return report;
 }
+
+type Latencies = { n: number; p50: number; p99: number; mean: number };
+type AppLatency = { createQuote: Latencies; createTransfer: Latencies; errors: { createQuote: number; createTransfer: number } };
+const operationKey = (operation: string) => (operation === 'CreateQuote' ? 'createQuote' : 'createTransfer');
+
+/** Prometheus text → samples (name, labels, value); enough for the counters and histogram sums read here. */
+function parseMetrics(text: string): { name: string; labels: Record<string, string>; value: number }[] {
+  const out: { name: string; labels: Record<string, string>; value: number }[] = [];
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m) continue;
+    const labels: Record<string, string> = {};
+    for (const l of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!;
+    out.push({ name: m[1]!, labels, value: Number(m[3]) });
+  }
+  return out;
+}
+
+/** The sum of the samples of `name` whose labels include `labels`. */
+const sumOf = (samples: ReturnType<typeof parseMetrics>, name: string, labels: Record<string, string>) =>
+  samples.filter((x) => x.name === name && Object.entries(labels).every(([k, v]) => x.labels[k] === v)).reduce((a, x) => a + x.value, 0);
 
 /** Benchmark 5's targets (docs/performance.md). */
 export const SAGA_TARGETS = { statementsPerTransfer: 40, transfersPerSecond: 50 };
@@ -1049,6 +1157,19 @@ export function formatTable(r: Report): string {
         `; SQL by work: ${Object.entries(sg.statementsByPhase as Record<string, { perTransfer: number }>)
           .map(([k, v]) => `${k} ${v.perTransfer}`)
           .join(', ')}; excess ${JSON.stringify(sg.upstreamExcess)}; ${JSON.stringify(sg.statuses)}`,
+    ]);
+  }
+  if (b.latency) {
+    const l = b.latency;
+    const op = (name: string, x: Latencies & { upstreamShare: number; upstreamMsPerRequest: number }) =>
+      `${name} p50 ${f0(x.p50)} / p99 ${f0(x.p99)} ms (${x.n}), upstream ${f0(x.upstreamMsPerRequest)} ms = ${(x.upstreamShare * 100).toFixed(0)} %`;
+    rows.push([
+      `6. latency (${l.users} users)`,
+      `${op('createQuote', l.createQuote)}; ${op('createTransfer', l.createTransfer)}`,
+      `the sandbox's part of createQuote: ${f0(l.baseline_.createQuoteUpstreamMs)} ms/request`,
+      `${(l.ratio * 100).toFixed(0)} % upstream`,
+      'reported',
+      `errors ${JSON.stringify(l.errors)}; createTransfer answers before any upstream call (the saga runs behind)`,
     ]);
   }
   const w = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { request } from 'undici';
 import WebSocket from 'ws';
-import { serveCommands, wallMs } from './rpc';
+import { percentile, serveCommands, wallMs } from './rpc';
 import { checkCardAs, personInput, RECIPIENT } from '../helpers/funding';
 import { signatureHeaderFor } from '../../src/modules/webhooks/webhook.signature';
 
@@ -229,7 +229,7 @@ const benchCard = (i: number) => `00000000-0000-4000-8000-${String(1000 + (i % 1
  * the transfers of the customer who checked it) and one quote per transfer (valid for minutes). The window then
  * times createTransfer → a final status, as the flow's cost is counted from createTransfer on.
  */
-let prepared: { url: string; personId: string; quoteIds: string[] } | null = null;
+let prepared: { url: string; personId: string; quoteIds: string[]; cards: number } | null = null;
 
 async function sagaPrepare(a: { url: string; token: string; n: number; concurrency: number }) {
   const person = await gql(a.url, a.token, 'mutation($i: PersonInput!) { createPerson(input: $i) { id status } }', { i: personInput() });
@@ -247,7 +247,7 @@ async function sagaPrepare(a: { url: string; token: string; n: number; concurren
       }
     }),
   );
-  prepared = { url: a.url, personId: person.createPerson.id as string, quoteIds };
+  prepared = { url: a.url, personId: person.createPerson.id as string, quoteIds, cards: Math.max(1, Math.min(a.n, 1000)) };
   return { quotes: quoteIds.length };
 }
 
@@ -279,4 +279,60 @@ async function saga(a: { url: string; token: string; n: number; concurrency: num
   return { ids, started, created: wallMs() };
 }
 
-serveCommands({ http, wsConnect, wsArm, wsWait, wsClose, sagaPrepare, saga }, async () => void (await wsClose()));
+/** p50/p99/mean of a list of ms (sorted here). */
+function latencies(xs: number[]) {
+  const s = [...xs].sort((a, b) => a - b);
+  return { n: s.length, p50: percentile(s, 50), p99: percentile(s, 99), mean: s.reduce((a, b) => a + b, 0) / Math.max(1, s.length) };
+}
+
+/**
+ * Benchmark 6: `users` app users at once, each in a loop for `durationS`: createQuote, then createTransfer with that
+ * quote (a card checked by sagaPrepare, the transfer's saga running behind). Latency as the app sees it, per
+ * operation; an answer with errors counts as an error (and its latency is not counted).
+ */
+async function appLatency(a: { url: string; token: string; users: number; durationS: number; keyPrefix: string }) {
+  if (prepared?.url !== a.url) throw new Error('sagaPrepare first');
+  const { personId, cards } = prepared;
+  const ms = { createQuote: [] as number[], createTransfer: [] as number[] };
+  const errors = { createQuote: 0, createTransfer: 0 };
+  const until = wallMs() + a.durationS * 1000;
+  let k = 0;
+  const timed = async <T>(op: keyof typeof ms, run: () => Promise<T>): Promise<T | null> => {
+    const t0 = wallMs();
+    try {
+      const r = await run();
+      ms[op].push(wallMs() - t0);
+      return r;
+    } catch {
+      errors[op]++;
+      return null;
+    }
+  };
+  await Promise.all(
+    Array.from({ length: a.users }, async () => {
+      while (wallMs() < until) {
+        const i = k++;
+        const q = await timed('createQuote', () =>
+          gql(a.url, a.token, 'mutation CreateQuote($i: CreateQuoteInput!) { createQuote(input: $i) { id } }', {
+            i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '100.00' },
+          }),
+        );
+        if (!q) continue;
+        await timed('createTransfer', () =>
+          gql(a.url, a.token, 'mutation CreateTransfer($i: CreateTransferInput!) { createTransfer(input: $i) { id status } }', {
+            i: {
+              idempotencyKey: `${a.keyPrefix}-${i}`,
+              quoteId: q.createQuote.id,
+              personId,
+              recipient: RECIPIENT,
+              funding: { type: 'CARD', cardToken: benchCard(i % cards) },
+            },
+          }),
+        );
+      }
+    }),
+  );
+  return { createQuote: latencies(ms.createQuote), createTransfer: latencies(ms.createTransfer), errors };
+}
+
+serveCommands({ http, wsConnect, wsArm, wsWait, wsClose, sagaPrepare, saga, appLatency }, async () => void (await wsClose()));

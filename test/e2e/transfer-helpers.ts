@@ -58,11 +58,10 @@ export async function newPerson(url: string, token: string, lastName = 'Doe'): P
  * passed checkCard and fails the saga's check later (the gateway's answer changed) looks like.
  */
 export async function bindCheckedCard(t: TestApp, ownerId: string, card: string): Promise<void> {
-  await new FundingCredentials(t.app.db.prisma, systemClock, { cardCheckMaxAgeMs: t.app.config.cardCheckMaxAgeMs }).bind(
-    'card',
-    cardToken(card),
-    ownerId,
-  );
+  await new FundingCredentials(t.app.db.prisma, systemClock, {
+    cardCheckMaxAgeMs: t.app.config.cardCheckMaxAgeMs,
+    cardCheckReuseMs: t.app.config.cardCheckReuseMs,
+  }).bind('card', cardToken(card), ownerId);
 }
 
 /** createTransfer as `token`, after checking its card as that customer (a card funds only its checker's transfers). */

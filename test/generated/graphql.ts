@@ -235,7 +235,7 @@ export type FundingType =
   | 'ACCOUNT_TOKEN'
   /** A bank account by its raw details (funding.bankAccount). */
   | 'BANK_ACCOUNT'
-  /** A card, by the token UUID from the client-side tokenizer (funding.cardToken), that the caller checked with checkCard within CARD_CHECK_MAX_AGE_S (else NOT_FOUND). Checked again (possibly with 3-D Secure) before authorization. */
+  /** A card, by the token UUID from the client-side tokenizer (funding.cardToken), that the caller checked with checkCard within CARD_CHECK_MAX_AGE_S (else NOT_FOUND). Checked again before authorization (possibly with 3-D Secure) unless that checkCard was APPROVED for the same person within CARD_CHECK_REUSE_S. */
   | 'CARD';
 
 /** APPROVED; REJECTED (see reasonCode); CHALLENGE (send the cardholder to redirectUrl for 3-D Secure). */

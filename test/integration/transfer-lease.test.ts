@@ -103,7 +103,7 @@ async function newTransfer(key: string): Promise<string> {
     await fx.createQuote(alice.userId, { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '25.00' })
   ).id;
   const input = transferInput({ quoteId, personId, key: `${key}-${Date.now()}` });
-  await new FundingCredentials(app.db.prisma, clock, { cardCheckMaxAgeMs: 0 }).bind(
+  await new FundingCredentials(app.db.prisma, clock, { cardCheckMaxAgeMs: 0, cardCheckReuseMs: 0 }).bind(
     'card',
     input.funding.cardToken as string,
     alice.userId,

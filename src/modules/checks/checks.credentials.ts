@@ -29,6 +29,21 @@ const digest = (kind: CredentialKind, token: string) =>
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
+/** JSON with object keys sorted, so one holder has one digest whatever order its stored fields came in. */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v !== null && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** The digest of a card holder (who a card check was asked for): a reused check must have been for the same holder. */
+export const holderDigest = (holder: unknown): string => createHash('sha256').update(canonicalJson(holder)).digest('hex');
+
 /**
  * Funding credentials bound to their owner (`funding_credentials`). A check the gateway answered binds the
  * credential to the customer who asked (the first one wins, for good); from then on only that customer can check
@@ -39,7 +54,7 @@ export class FundingCredentials {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly clock: Clock,
-    private readonly opts: { cardCheckMaxAgeMs: number },
+    private readonly opts: { cardCheckMaxAgeMs: number; cardCheckReuseMs: number },
   ) {}
 
   /** Before a check: refuses a credential bound to someone else (unbound or the caller's own: go on). */
@@ -50,24 +65,32 @@ export class FundingCredentials {
 
   /**
    * After a check the gateway answered: binds the credential to `ownerId`, or refreshes the owner's check time.
-   * One statement, so two customers checking the same token at once cannot both own it: the loser gets
-   * `credentialNotFound` (and not the result of the check).
+   * `approvedHolder`: a card check the gateway APPROVED without 3-D Secure, the digest of the holder it was for
+   * (null for any other outcome, which also forgets an earlier approval). One statement, so two customers checking
+   * the same token at once cannot both own it: the loser gets `credentialNotFound` (and not the result of the check).
    */
-  async bind(kind: CredentialKind, token: string, ownerId: string): Promise<void> {
+  async bind(kind: CredentialKind, token: string, ownerId: string, approvedHolder: string | null = null): Promise<void> {
     const now = this.clock.now();
     const rows = await this.prisma.$queryRaw<{ owner_id: string }[]>`
-      INSERT INTO funding_credentials (token_hash, kind, owner_id, checked_at, created_at)
-      VALUES (${digest(kind, token)}, ${kind}, ${ownerId}, ${now}, ${now})
-      ON CONFLICT (token_hash) DO UPDATE SET checked_at = EXCLUDED.checked_at
+      INSERT INTO funding_credentials (token_hash, kind, owner_id, checked_at, approved_holder, created_at)
+      VALUES (${digest(kind, token)}, ${kind}, ${ownerId}, ${now}, ${approvedHolder}, ${now})
+      ON CONFLICT (token_hash) DO UPDATE SET checked_at = EXCLUDED.checked_at, approved_holder = EXCLUDED.approved_holder
         WHERE funding_credentials.owner_id = EXCLUDED.owner_id
       RETURNING owner_id`;
     if (rows.length !== 1) throw credentialNotFound(kind);
   }
 
-  /** Before a transfer is created (inside its transaction): the caller's own, and a card checked recently enough. */
-  async assertUsable(db: Db, kind: CredentialKind, token: string, ownerId: string): Promise<void> {
+  /**
+   * Before a transfer is created (inside its transaction): the caller's own, and a card checked recently enough.
+   * For a card, returns when its latest check was APPROVED for `holder` (a digest, holderDigest) if that is at most
+   * `cardCheckReuseMs` ago — the transfer reuses that check — else null (the saga checks the card again).
+   */
+  async assertUsable(db: Db, kind: CredentialKind, token: string, ownerId: string, holder?: string): Promise<Date | null> {
     const row = await db.fundingCredential.findUnique({ where: { tokenHash: digest(kind, token) } });
-    const fresh = kind !== 'card' || (row !== null && this.clock.nowMs() - row.checkedAt.getTime() <= this.opts.cardCheckMaxAgeMs);
+    const age = row === null ? Infinity : this.clock.nowMs() - row.checkedAt.getTime();
+    const fresh = kind !== 'card' || age <= this.opts.cardCheckMaxAgeMs;
     if (!row || row.ownerId !== ownerId || row.kind !== kind || !fresh) throw credentialNotFound(kind);
+    const reusable = kind === 'card' && holder !== undefined && row.approvedHolder === holder && age <= this.opts.cardCheckReuseMs;
+    return reusable ? row.checkedAt : null;
   }
 }

@@ -8,7 +8,10 @@ export const checksModule = defineModule({
   name: 'checks',
   resolvers: [ChecksResolver],
   create: ({ prisma, upstream, clock, config, provided }) => {
-    const credentials = new FundingCredentials(prisma, clock, { cardCheckMaxAgeMs: config.cardCheckMaxAgeMs });
+    const credentials = new FundingCredentials(prisma, clock, {
+      cardCheckMaxAgeMs: config.cardCheckMaxAgeMs,
+      cardCheckReuseMs: config.cardCheckReuseMs,
+    });
     const checks = new ChecksService(upstream.gateway, credentials, provided.get('senders'));
     return { resolvers: [new ChecksResolver(checks)], provides: { credentials } };
   },

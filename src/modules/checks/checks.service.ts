@@ -9,7 +9,7 @@ import type {
   CheckDocument,
 } from '../../upstream/gateway/gateway.types';
 import { gatewayCheckAddress, type PostalAddress } from '../../shared/address';
-import type { FundingCredentials } from './checks.credentials';
+import { holderDigest, type FundingCredentials } from './checks.credentials';
 import { alpha3 } from '../../shared/countries';
 
 interface DocumentArgs {
@@ -219,8 +219,10 @@ export class ChecksService {
     const r: GatewayCardCheck = await this.gateway.checkCard(cardCheckRequest(args, clientIp, randomUUID()));
     const view = evaluateCardCheck(r);
     // Only a card the gateway accepted (or challenges) is bound: a failed check must not let whoever learnt a token
-    // claim it, nor count as a fresh check for funding.
-    if (view.status !== 'FAILED') await this.credentials.bind('card', args.cardToken, ownerId);
+    // claim it, nor count as a fresh check for funding. An approval (no 3-D Secure) is remembered for this holder: a
+    // transfer soon after reuses it instead of checking the card again.
+    if (view.status !== 'FAILED')
+      await this.credentials.bind('card', args.cardToken, ownerId, view.status === 'APPROVED' ? holderDigest(args.sender) : null);
     return view;
   }
 

@@ -50,6 +50,8 @@ export interface TransferDetails {
     cardToken?: string | null;
     bankAccount?: { accountType: string; accountNumber: string; routingNumber: string; countryCode: string } | null;
     accountToken?: string | null;
+    /** CARD: when the customer's checkCard of this card for this sender was APPROVED, if recent enough to be reused. */
+    approvedCheckAt?: string | null;
   };
   fxId: string;
   quoteExpiresAt: string;
@@ -89,7 +91,7 @@ function assertDetails(v: unknown): asserts v is TransferDetails {
   s.optionalStrings(dest, 'recipient.destination', ['walletId', 'pixKeyType', 'pixKey']);
   const f = s.object(d.funding, 'funding');
   s.oneOf(f.type, 'funding.type', FUNDING_TYPES);
-  s.optionalStrings(f, 'funding', ['cardToken', 'accountToken']);
+  s.optionalStrings(f, 'funding', ['cardToken', 'accountToken', 'approvedCheckAt']);
   if (f.bankAccount != null)
     s.strings(s.object(f.bankAccount, 'funding.bankAccount'), 'funding.bankAccount', [
       'accountType',
@@ -148,8 +150,11 @@ export function moneyStepRequest(json: Prisma.JsonValue | null): MoneyStepReques
 
 // ── saga_steps.response ────────────────────────────────────────────────────────────────────────────
 
-/** What a settled check keeps: its outcome (APPROVED, CHALLENGE, FAILED), and for a card the reasons and last four. */
-export type CheckOutcome = { outcome: string; reasons?: string[]; lastFour?: string | null };
+/**
+ * What a settled check keeps: its outcome (APPROVED, CHALLENGE, FAILED), and for a card the reasons and last four —
+ * or, a card check reused, when the customer's APPROVED checkCard was.
+ */
+export type CheckOutcome = { outcome: string; reasons?: string[]; lastFour?: string | null; reusedCheckAt?: string };
 
 /** saga_steps.response of the check step → its outcome, or null when it has none (unsettled, or failed). */
 export function checkOutcome(json: Prisma.JsonValue | null): string | null {

@@ -456,11 +456,18 @@ export class TransferSaga {
     this.crash.at('check', 'before');
     try {
       if (d.funding.type === 'CARD') {
-        const res = evaluateCardCheck(await this.gateway.checkCard(cardCheck(d, stepKey(t, 'check'))));
+        // The customer's checkCard of this card for this sender was APPROVED moments before the transfer was created
+        // (createTransfer decided, CARD_CHECK_REUSE_S): the same request again would only cost a gateway call.
+        const reused = d.funding.approvedCheckAt ?? null;
+        const res = reused ? null : evaluateCardCheck(await this.gateway.checkCard(cardCheck(d, stepKey(t, 'check'))));
         this.crash.at('check', 'after');
         // the check's result is written with the move it calls for — or, approved, with the next write of the run
-        const settled = this.steps.settlement(s, 'SUCCEEDED', { outcome: res.status, reasons: res.reasons, lastFour: res.lastFour });
-        if (res.status === 'CHALLENGE') {
+        const settled = this.steps.settlement(
+          s,
+          'SUCCEEDED',
+          res ? { outcome: res.status, reasons: res.reasons, lastFour: res.lastFour } : { outcome: 'APPROVED', reusedCheckAt: reused! },
+        );
+        if (res?.status === 'CHALLENGE') {
           await this.move(
             t,
             'ACTION_REQUIRED',
@@ -474,7 +481,7 @@ export class TransferSaga {
           );
           return 'again';
         }
-        if (res.status === 'FAILED') {
+        if (res?.status === 'FAILED') {
           await this.move(
             t,
             'DECLINED',
@@ -495,7 +502,7 @@ export class TransferSaga {
             t,
             undefined,
             ctx,
-            { action: 'card check', outcome: 'APPROVED' },
+            { action: 'card check', outcome: 'APPROVED', ...(reused ? { reusedCheckAt: reused } : {}) },
             { nextAction: NO_NEXT_ACTION },
             undefined,
             settled,

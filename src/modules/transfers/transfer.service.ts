@@ -5,8 +5,8 @@ import type { Clock } from '../../shared/clock';
 import { AppError, badInput, forbidden, notFound } from '../../shared/errors';
 import { requestHash, type Completion, type IdempotencyService } from '../../db/idempotency.service';
 import type { Logger } from '../../shared/logger';
-import type { FundingCredentials } from '../checks/checks.credentials';
-import { cardholderNameProblem } from '../checks/checks.service';
+import { holderDigest, type FundingCredentials } from '../checks/checks.credentials';
+import { cardholderNameProblem, holderOf } from '../checks/checks.service';
 import { dec, fitsMinorUnits, formatAmount, sendAmountProblem, type CorridorRule } from '../../shared/money';
 import { TransferActions } from './transfer.actions';
 import type { TransferDetails } from './transfer.columns';
@@ -253,12 +253,18 @@ export class TransferService implements TransferEventSink {
           const nameProblem = cardholderNameProblem(sender);
           if (nameProblem) throw badInput(nameProblem, { field: 'personId' });
         }
-        // The funding credential must be the caller's own (staff included): bound by the caller's own check.
-        if (a.funding.type === 'CARD') await this.credentials.assertUsable(tx, 'card', a.funding.cardToken!, caller.userId);
+        // The funding credential must be the caller's own (staff included): bound by the caller's own check. A card
+        // whose check was just APPROVED for this very sender is not checked again by the saga (the same request).
+        let funding: TransferDetails['funding'] = a.funding;
+        if (a.funding.type === 'CARD') {
+          const holder = holderDigest(holderOf(sender));
+          const approvedAt = await this.credentials.assertUsable(tx, 'card', a.funding.cardToken!, caller.userId, holder);
+          if (approvedAt) funding = { ...a.funding, approvedCheckAt: approvedAt.toISOString() };
+        }
         if (a.funding.type === 'ACCOUNT_TOKEN')
           await this.credentials.assertUsable(tx, 'account_token', a.funding.accountToken!, caller.userId);
         const receive = receiveAmountOf({ ...quote, sourceAmount: quote.sourceAmount });
-        const details = newTransferDetails({ clientIp, sender, recipient: a.recipient, funding: a.funding, quote });
+        const details = newTransferDetails({ clientIp, sender, recipient: a.recipient, funding, quote });
         // One statement: claim the quote (still unused), insert the transfer PENDING (version 1) and its first event, and
         // complete the request's idempotency record with its answer (all or nothing: no crash between them).
         const [raw] = await tx.$queryRaw<Record<string, unknown>[]>`

@@ -55,7 +55,7 @@ registerEnumType(FundingType, {
   valuesConfig: {
     CARD: {
       description:
-        'A card, by the token UUID from the client-side tokenizer (funding.cardToken), that the caller checked with checkCard within CARD_CHECK_MAX_AGE_S (else NOT_FOUND). Checked again (possibly with 3-D Secure) before authorization.',
+        'A card, by the token UUID from the client-side tokenizer (funding.cardToken), that the caller checked with checkCard within CARD_CHECK_MAX_AGE_S (else NOT_FOUND). Checked again before authorization (possibly with 3-D Secure) unless that checkCard was APPROVED for the same person within CARD_CHECK_REUSE_S.',
     },
     BANK_ACCOUNT: { description: 'A bank account by its raw details (funding.bankAccount).' },
     ACCOUNT_TOKEN: {
