@@ -155,7 +155,12 @@ const schema = z.object({
         { summary: 'unset: PGlite in `./.data`; `memory://`, `file:<dir>` (PGlite) or `postgres://…`' },
       ),
     ),
-  DATABASE_POOL_MAX: int(1, 200).default(10).register(configDocs, doc('database', 'PostgreSQL connection pool bound.')),
+  DATABASE_POOL_MAX: int(1, 200)
+    .default(20)
+    .register(
+      configDocs,
+      doc('database', 'PostgreSQL connection pool bound (per instance: the API, the saga worker and the webhook inbox share it).'),
+    ),
   REDIS_URL: url(['redis:', 'rediss:'])
     .optional()
     .register(
@@ -350,14 +355,14 @@ const schema = z.object({
   SAGA_POLL_INTERVAL_MS: int(10, 600_000)
     .default(1_000)
     .register(configDocs, doc('saga', 'How often the worker looks for due transfers (it is also nudged by mutations and webhooks).')),
-  SAGA_BATCH_SIZE: int(1, 1_000).default(20).register(configDocs, doc('saga', 'Transfers claimed per round (`FOR UPDATE SKIP LOCKED`).')),
+  SAGA_BATCH_SIZE: int(1, 1_000).default(32).register(configDocs, doc('saga', 'Transfers claimed per round (`FOR UPDATE SKIP LOCKED`).')),
   SAGA_CONCURRENCY: int(1, 64)
-    .default(4)
+    .default(32)
     .register(
       configDocs,
       doc(
         'saga',
-        'Claimed transfers advanced at once per instance, each under its own lease; each holds a database connection while it runs (keep well below `DATABASE_POOL_MAX`).',
+        'Claimed transfers advanced at once per instance, each under its own lease. A transfer mostly waits on an upstream call and takes a database connection only for each statement, so this may exceed `DATABASE_POOL_MAX`.',
       ),
     ),
   SAGA_LEASE_MS: int(500, 3_600_000)

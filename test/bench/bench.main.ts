@@ -1,8 +1,8 @@
 /**
- * `npm run bench`: runs the five benchmarks, prints the table, writes bench-results.json (BENCH_OUTPUT).
+ * `npm run bench`: runs the six benchmarks, prints the table, writes bench-results.json (BENCH_OUTPUT).
  *
  *   BENCH_DURATION_S=10 BENCH_WARMUP_S=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=100
- *   BENCH_SUBSCRIBERS=1000 (or --subscribers=10000)  BENCH_SAGA_TRANSFERS=60  BENCH_ONLY=1,2,3,4,5
+ *   BENCH_SUBSCRIBERS=1000 (or --subscribers=10000)  BENCH_SAGA_TRANSFERS=300  BENCH_LATENCY_USERS=20  BENCH_ONLY=1,2,3,4,5,6
  *   BENCH_DATABASE=pglite (skip PostgreSQL even when it answers)  BENCH_NO_PIN=1 (no taskset)
  */
 import { writeFileSync } from 'node:fs';

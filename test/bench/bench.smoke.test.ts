@@ -73,6 +73,9 @@ test('4: every subscriber received every change, on both sides', () => {
   expect(finite(f.ratio)).toBe(true);
   expect(f.ours.missing).toBe(0);
   expect(f.baseline_.missing).toBe(0);
+  // the per-subscriber cost broken down (connected only, subscribed, raw socket): measured, whatever the figures
+  for (const k of ['connectedRss', 'connectedHeap', 'subscribedHeap', 'rawHeap', 'subscriptionHeap', 'usPerMessage'])
+    expect(Number.isFinite(f.perSocket[k])).toBe(true);
   expect(JSON.parse(f.message)).toMatchObject({ type: 'next', payload: { data: { transferUpdated: { status: 'PAYOUT_PENDING' } } } });
 });
 

@@ -114,9 +114,15 @@ let subs: Sub[] = [];
 let armedLeft = 0;
 let allReceived: (() => void) | null = null;
 
-function openOne(url: string, mode: 'graphql-ws' | 'raw', token: string, query: string, variables: unknown): Promise<Sub> {
+/**
+ * One subscriber socket. `raw`: a plain websocket; `graphql-ws`: connection_init, then one subscription (ready at
+ * its first message, the current state); `graphql-ws-idle`: connection_init only (ready at connection_ack) — what a
+ * connected app costs before it subscribes.
+ */
+type SocketMode = 'graphql-ws' | 'graphql-ws-idle' | 'raw';
+function openOne(url: string, mode: SocketMode, token: string, query: string, variables: unknown): Promise<Sub> {
   return new Promise((resolve, reject) => {
-    const ws = mode === 'graphql-ws' ? new WebSocket(url, 'graphql-transport-ws') : new WebSocket(url);
+    const ws = mode === 'raw' ? new WebSocket(url) : new WebSocket(url, 'graphql-transport-ws');
     const sub: Sub = { ws, armed: false, at: 0, last: '' };
     const timer = setTimeout(() => reject(new Error('subscriber: no first message within 60 s')), 60_000);
     let ready = false;
@@ -139,7 +145,11 @@ function openOne(url: string, mode: 'graphql-ws' | 'raw', token: string, query: 
       sub.last = text;
       if (ready) return;
       const m = JSON.parse(text) as { type: string; payload?: unknown };
-      if (m.type === 'connection_ack') ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query, variables } }));
+      if (m.type === 'connection_ack' && mode === 'graphql-ws-idle') {
+        ready = true;
+        clearTimeout(timer);
+        resolve(sub);
+      } else if (m.type === 'connection_ack') ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query, variables } }));
       else if (m.type === 'next') {
         ready = true; // the current state: subscribed
         clearTimeout(timer);
@@ -155,7 +165,7 @@ function openOne(url: string, mode: 'graphql-ws' | 'raw', token: string, query: 
 async function wsConnect(a: {
   url: string;
   n: number;
-  mode: 'graphql-ws' | 'raw';
+  mode: SocketMode;
   token?: string;
   query?: string;
   variables?: unknown;
