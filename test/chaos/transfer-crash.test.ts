@@ -16,7 +16,7 @@ import { systemClock } from '../../src/shared/clock';
 import { gql } from '../helpers/app';
 import { spawnService, type ServiceProcess } from '../helpers/process';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox';
-import { waitFor } from '../helpers/wait';
+import { waitFor, within } from '../helpers/wait';
 import { createServer } from 'node:net';
 import { newPerson, newQuote, transferInput, createTransfer, getTransfer } from '../e2e/transfer-helpers';
 
@@ -114,7 +114,7 @@ test('SIGKILL at saga step boundaries (CRASH_ALL_POINTS=1: every one), restart: 
         variables: { i: { transferId: id, idempotencyKey: `cap-${point.replace(':', '-')}` } },
       }).catch(() => null); // the process dies while answering
     }
-    const exit = await Promise.race([svc.exited, new Promise<null>((r) => setTimeout(() => r(null), 20_000))]);
+    const exit = await within(svc.exited, 20_000);
     expect(exit).toMatchObject({ signal: 'SIGKILL' });
 
     const again = await spawnService(env, 60_000);

@@ -37,3 +37,16 @@ export async function waitFor<T>(get: () => T | Falsy | PromiseLike<T | Falsy>, 
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/**
+ * What `promise` settles to, or `null` once `ms` passed first. The timer is cleared either way, so a test that
+ * raced a long timeout leaves nothing behind that keeps the worker alive.
+ */
+export async function within<T>(promise: PromiseLike<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<null>((r) => (timer = setTimeout(() => r(null), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

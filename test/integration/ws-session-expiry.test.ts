@@ -8,6 +8,7 @@ import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { clearSandboxCalls, sandboxCalls } from '../helpers/surface';
 import { collect, rawSocketClose, wsClient } from '../helpers/ws';
 import { systemClock, type Clock } from '../../src/shared/clock';
+import { within } from '../helpers/wait';
 
 /** The system clock, unless moved ahead by hand (the expiry timers themselves run on real time). */
 class AheadClock implements Clock {
@@ -57,7 +58,7 @@ describe('websocket sessions end with their token', () => {
     await sub.next(1);
     expect(sub.results[0]!.data.systemNotices.message).toBe('before exp');
 
-    const end = await Promise.race([closed, sleep(6_000).then(() => null)]);
+    const end = await within(closed, 6_000);
     expect(end).toEqual({ code: 4403, reason: 'Token expired' });
     await publish('after exp');
     await sleep(300);
@@ -72,7 +73,7 @@ describe('websocket sessions end with their token', () => {
     await clearSandboxCalls(t);
     const late = collect<any>(client, 'mutation { createWallet(input: { currency: "USD" }) { id } }');
     await late.next(1).catch(() => undefined);
-    expect(await Promise.race([closed, sleep(3_000).then(() => null)])).toEqual({ code: 4403, reason: 'Token expired' });
+    expect(await within(closed, 3_000)).toEqual({ code: 4403, reason: 'Token expired' });
     expect(late.results.filter((r) => r.data)).toEqual([]);
     expect(await sandboxCalls(t, '/gateway')).toEqual([]);
     expect(sub.results).toEqual([]);
@@ -83,7 +84,7 @@ describe('websocket sessions end with their token', () => {
     const { client, closed, sub } = await hourLongSession('late-sub-user');
     clock.aheadMs = 3601_000;
     await publish('after exp');
-    expect(await Promise.race([closed, sleep(3_000).then(() => null)])).toEqual({ code: 4403, reason: 'Token expired' });
+    expect(await within(closed, 3_000)).toEqual({ code: 4403, reason: 'Token expired' });
     expect(sub.results).toEqual([]);
     await client.dispose();
   }, 20_000);
