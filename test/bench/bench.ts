@@ -31,7 +31,7 @@ export interface BenchOptions {
   /** Requests of benchmark 2's closed upstream-count window, per side (at least `connections`). */
   upstreamSampleRequests: number;
   /**
-   * Structure only (the smoke test): one service process for all five benchmarks (the saga worker started
+   * Structure only (the smoke test): one service process for all six benchmarks (the saga worker started
    * for benchmark 5), baselines started while the service starts, minimal baseline seed, fast pollers. The
    * figures of a smoke run mean nothing; `npm run bench` keeps one fresh process per benchmark.
    */
@@ -212,9 +212,9 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
     ? { ...detectPinning(), pinned: false, serverCore: null, loadCore: null, note: 'not pinned (smoke run)' }
     : detectPinning();
   const db = await throwawayDatabase();
-  // Benchmarks 5 and 6 get a database of their own: benchmark 3 leaves tens of thousands of inbox events behind,
-  // whose draining would run beside (and be counted in) the saga's work
-  const flow: { db: Awaited<ReturnType<typeof throwawayDatabase>> | null } = { db: null };
+  // Benchmarks 5 and 6 each get a database of their own: benchmark 3 leaves tens of thousands of inbox events behind
+  // (and 5 its transfers), whose draining would run beside (and be counted in) the next one's work
+  const flowDbs: Awaited<ReturnType<typeof throwawayDatabase>>[] = [];
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'rbff-bench-'));
   const report: Report = {
     startedAt: new Date().toISOString(),
@@ -350,9 +350,9 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
     }
 
     /**
-     * Starts the service in `c` with its saga worker against the sandbox in its own process on the load generator's
-     * core (started if needed) — as the real upstreams are elsewhere, the service's core does only the service's work —
-     * registered for the sandbox's webhooks at its PUBLIC_URL.
+     * Starts the service in `c` with its saga worker, on a database of its own, against the sandbox in its own process
+     * on the load generator's core (started if needed) — as the real upstreams are elsewhere, the service's core does
+     * only the service's work — registered for the sandbox's webhooks at its PUBLIC_URL.
      */
     const startWithSaga = async (c: Child) => {
       if (!sandbox) {
@@ -360,11 +360,12 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         sandboxUrl = (await sandbox.call<{ url: string }>('start')).url;
       }
       const port = await freePort();
-      if (db.url && !flow.db) flow.db = await throwawayDatabase();
+      const own = db.url ? await throwawayDatabase() : null;
+      if (own) flowDbs.push(own);
       return c.call<{ url: string; token: string }>('start', {
         env: {
           ...baseEnv,
-          ...(flow.db?.url ? { DATABASE_URL: flow.db.url } : {}),
+          ...(own?.url ? { DATABASE_URL: own.url } : {}),
           SAGA_WORKER_ENABLED: 'true',
           PORT: String(port),
           PUBLIC_URL: `http://127.0.0.1:${port}`,
@@ -856,7 +857,14 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
               : ' (ours: no platform step on the way)'),
         );
       o.log(`    inbox (transaction events): ${JSON.stringify(timeline.inbox)}; outcomes ${JSON.stringify(timeline.outcomes)}`);
-      if (!sharedSaga) await stop(sagaOurs);
+      if (!sharedSaga) {
+        await stop(sagaOurs);
+        // the sandbox would go on delivering to the stopped service's webhook URL: benchmark 6 starts its own
+        if (sandbox && !shared) {
+          await stop(sandbox);
+          sandbox = null;
+        }
+      }
       const byOp: Record<string, number> = {};
       for (const c of calls) {
         const p = c.path
@@ -1023,6 +1031,9 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         seconds: o.durationS,
         createQuote: quote,
         createTransfer: transfer,
+        // a closed loop without think time: what the users offer is what the instance manages (its core saturated,
+        // the sagas of these transfers running on it too)
+        transfersPerSecond: r.createTransfer.n / o.durationS,
         errors: r.errors,
         // the baseline: the upstream's own part of createQuote (the sandbox's answer as our client timed it)
         baseline_: { createQuoteUpstreamMs: quote.upstreamMsPerRequest },
@@ -1034,7 +1045,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
   } finally {
     for (const c of [...children].reverse()) await c.stop().catch(() => undefined);
     await db.drop().catch(() => undefined);
-    await flow.db?.drop().catch(() => undefined);
+    for (const d of flowDbs) await d.drop().catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
   }
   report.load.after = os.loadavg();
@@ -1217,7 +1228,7 @@ export function formatTable(r: Report): string {
       `the sandbox's part of createQuote: ${f0(l.baseline_.createQuoteUpstreamMs)} ms/request`,
       `${(l.ratio * 100).toFixed(0)} % upstream`,
       'reported',
-      `errors ${JSON.stringify(l.errors)}; createTransfer answers before any upstream call (the saga runs behind)`,
+      `${f0(l.transfersPerSecond)} transfers/s created (closed loop, no think time: the core saturated, their sagas on it too); errors ${JSON.stringify(l.errors)}; createTransfer answers before any upstream call`,
     ]);
   }
   const w = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
