@@ -49,7 +49,7 @@ export function registerHealthRoutes(
 
 function registerMetricsRoute(app: FastifyInstance, metrics: Metrics): void {
   app.get('/metrics', async (_req, reply) => {
-    const body = await metrics.registry.metrics();
+    const body = await metrics.text();
     return reply.header('content-type', metrics.registry.contentType).header('cache-control', 'no-store').send(body);
   });
 }

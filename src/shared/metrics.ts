@@ -228,7 +228,30 @@ export class Metrics {
     },
   });
 
+  /** Node's process metrics (CPU, memory, event loop, GC) beside this instance's, unless turned off. */
+  private readonly processRegistry: Registry | null;
+
   constructor(opts: { defaultMetrics?: boolean } = {}) {
-    if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    this.processRegistry = (opts.defaultMetrics ?? true) ? processMetrics() : null;
   }
+
+  /** The exposition text of `GET /metrics`: this instance's metrics, then the process's. */
+  async text(): Promise<string> {
+    const own = await this.registry.metrics();
+    return this.processRegistry ? `${own}${await this.processRegistry.metrics()}` : own;
+  }
+}
+
+/**
+ * Node's default process metrics, collected once per process on a registry of their own. prom-client's collector
+ * keeps a GC observer for good that holds the registry it was given: were that an instance's registry, every
+ * instance ever built (tests build many) would stay in memory with everything its metrics' collect callbacks reach.
+ */
+let processRegistry: Registry | null = null;
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
 }
