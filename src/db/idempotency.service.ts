@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import type { Clock } from '../shared/clock';
 import { AppError } from '../shared/errors';
+import { canonicalDigest } from '../shared/json';
 
 interface IdempotencyOptions {
   /** How long a completed record answers replays (≥ 24 h). */
@@ -21,17 +21,8 @@ interface IdempotencyScope {
   key: string;
 }
 
-/** Canonical JSON: object keys sorted, undefined dropped, so equal arguments hash equally. */
-export function canonicalJson(v: unknown): string {
-  if (v === null || typeof v !== 'object') return JSON.stringify(v ?? null);
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(v as Record<string, unknown>)
-    .filter(([, x]) => x !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
-}
-
-export const requestHash = (args: unknown): string => createHash('sha256').update(canonicalJson(args)).digest('hex');
+/** The hash of a request's arguments (equal arguments, in any key order, hash equally). */
+export const requestHash = canonicalDigest;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

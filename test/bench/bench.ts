@@ -539,26 +539,18 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       const drains: number[] = [];
       const backlog: number[] = [];
       let pendingBefore = 0;
+      const webhookRun = (server: Child, origin: string): SideRun => ({
+        server,
+        url: `${origin}/webhooks/remittances`,
+        connections: o.connections,
+        durationS: o.durationS,
+        webhook: { secret: 'bench-webhook-secret' },
+      });
       const drainMs = Number(process.env.BENCH_DRAIN_S ?? 15) * 1000;
       const r = await alternate(
         load,
         o,
-        {
-          ours: {
-            server: ours,
-            url: `${main.url}/webhooks/remittances`,
-            connections: o.connections,
-            durationS: o.durationS,
-            webhook: { secret: 'bench-webhook-secret' },
-          },
-          baseline: {
-            server: bare,
-            url: `${b.url}/webhooks/remittances`,
-            connections: o.connections,
-            durationS: o.durationS,
-            webhook: { secret: 'bench-webhook-secret' },
-          },
-        },
+        { ours: webhookRun(ours, main.url), baseline: webhookRun(bare, b.url) },
         {
           before: async (who) => {
             if (who === 'ours') pendingBefore = await ours!.call<number>('inboxPending');
@@ -1004,17 +996,17 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       // The upstream share of an operation: the time its upstream calls took (our client's histogram, the same
       // process) over the time the operation took (the GraphQL histogram), both summed over the window.
       const delta = (name: string, labels: Record<string, string>) => sumOf(m1, name, labels) - sumOf(m0, name, labels);
-      const share = (operation: string, upstreamOps: string[]) => {
+      const share = (operation: string, answered: number, upstreamOps: string[]) => {
         const total = delta('graphql_request_duration_seconds_sum', { operation });
         const calls = upstreamOps.reduce((a, op) => a + delta('upstream_requests_total', { operation: op }), 0);
         const up = upstreamOps.reduce((a, op) => a + delta('upstream_request_duration_seconds_sum', { operation: op }), 0);
         return {
           upstreamShare: total > 0 ? up / total : NaN,
-          upstreamMsPerRequest: (up * 1000) / Math.max(1, r[operationKey(operation)].n),
+          upstreamMsPerRequest: (up * 1000) / Math.max(1, answered),
           upstreamCalls: calls,
         };
       };
-      const quote = { ...r.createQuote, ...share('CreateQuote', ['createFxQuote']) };
+      const quote = { ...r.createQuote, ...share('CreateQuote', r.createQuote.n, ['createFxQuote']) };
       // createTransfer calls no upstream before it answers (the saga does, after): its upstream share is what the
       // metrics show for it — none — and the createFxQuote calls above are all createQuote's
       const transfer = { ...r.createTransfer, upstreamShare: 0, upstreamMsPerRequest: 0 };
@@ -1054,7 +1046,6 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
 
 type Latencies = { n: number; p50: number; p99: number; mean: number };
 type AppLatency = { createQuote: Latencies; createTransfer: Latencies; errors: { createQuote: number; createTransfer: number } };
-const operationKey = (operation: string) => (operation === 'CreateQuote' ? 'createQuote' : 'createTransfer');
 
 /** Prometheus text → samples (name, labels, value); enough for the counters and histogram sums read here. */
 function parseMetrics(text: string): { name: string; labels: Record<string, string>; value: number }[] {

@@ -8,6 +8,9 @@ import path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const DIST = path.join(ROOT, 'dist');
+
+/** A module of the built service (dist/, what `npm start` runs), typed by its source: `fromDist<typeof M>('config.js')`. */
+export const fromDist = <T>(p: string): T => require(path.join(DIST, p)) as T;
 const REGISTER = path.join(__dirname, 'register.cjs');
 
 /** Wall-clock milliseconds with sub-millisecond resolution, comparable across processes of one machine. */

@@ -1,4 +1,5 @@
-import { IdempotencyService, canonicalJson } from '../../src/db/idempotency.service';
+import { IdempotencyService } from '../../src/db/idempotency.service';
+import { canonicalJson } from '../../src/shared/json';
 import { ManualClock } from '../../src/shared/clock';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import { AppError } from '../../shared/errors';
+import { canonicalDigest } from '../../shared/json';
 
 /**
  * card: a tokenizer card token; account_token: the accountTokenId of a linked bank account; link_token: the
@@ -29,20 +30,8 @@ const digest = (kind: CredentialKind, token: string) =>
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
-/** JSON with object keys sorted, so one holder has one digest whatever order its stored fields came in. */
-function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v !== null && typeof v === 'object')
-    return `{${Object.keys(v)
-      .sort()
-      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v) ?? 'null';
-}
-
 /** The digest of a card holder (who a card check was asked for): a reused check must have been for the same holder. */
-export const holderDigest = (holder: unknown): string => createHash('sha256').update(canonicalJson(holder)).digest('hex');
+export const holderDigest = (holder: unknown): string => canonicalDigest(holder);
 
 /**
  * Funding credentials bound to their owner (`funding_credentials`). A check the gateway answered binds the

@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient, type Transfer } from '../../generated/prisma/client';
-import { canonicalJson } from '../../db/idempotency.service';
+import { canonicalJson } from '../../shared/json';
 import type { PubSub } from '../../events/pubsub';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';

@@ -21,6 +21,7 @@
 import { createHash } from 'node:crypto';
 import Decimal from 'decimal.js';
 import type { PlatformChange, PlatformTransactionEvent } from '../transfers/transfer.ports';
+import { canonicalJson } from '../../shared/json';
 
 type EventType = 'transaction.status' | 'transaction.compliance' | 'transaction.payout' | 'document' | 'agent';
 
@@ -174,17 +175,6 @@ export function dedupeKeyOf(eventName: string, payload: Obj): string {
   return createHash('sha256')
     .update(`${type}\n${canonicalJson(rest)}`)
     .digest('hex');
-}
-
-function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (isObj(v))
-    return `{${Object.keys(v)
-      .sort()
-      .filter((k) => v[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v) ?? 'null';
 }
 
 /** Normalises one stored event; `receivedAt` stands in for occurredAt when the payload has no time. */

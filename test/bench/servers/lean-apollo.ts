@@ -14,7 +14,6 @@
  * every production caller is authenticated, and the floor includes that check.
  */
 import 'reflect-metadata';
-import path from 'node:path';
 import { mkdirSync } from 'node:fs';
 import Fastify from 'fastify';
 import { ApolloServer, type ApolloServerOptionsWithGateway } from '@apollo/server';
@@ -24,7 +23,7 @@ import { buildSchema, type NonEmptyArray } from 'type-graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { Pool } from 'undici';
 import pino from 'pino';
-import { DIST, serveCommands } from '../rpc';
+import { fromDist, serveCommands } from '../rpc';
 import { seedTransfers } from '../seed';
 import type * as DatabaseModule from '../../../src/db/database';
 import type * as AuthModule from '../../../src/auth/auth.service';
@@ -38,7 +37,7 @@ import type * as ScalarsModule from '../../../src/graphql/scalars';
 import type * as MoneyTypesModule from '../../../src/graphql/money.types';
 import type { Caller } from '../../../src/auth/auth.types';
 
-const req = <T>(p: string): T => require(path.join(DIST, p)) as T;
+const req = fromDist;
 const { createDatabase } = req<typeof DatabaseModule>('db/database.js');
 const { AuthService } = req<typeof AuthModule>('auth/auth.service.js');
 const { loadConfig } = req<typeof ConfigModule>('config.js');

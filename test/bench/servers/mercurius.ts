@@ -4,12 +4,11 @@
  * the same bearer-token verification (dist's AuthService, ES256) and the same visibility rule.
  */
 import 'reflect-metadata';
-import path from 'node:path';
 import { mkdirSync } from 'node:fs';
 import Fastify from 'fastify';
 import mercurius, { type MercuriusOptions } from 'mercurius';
 import pino from 'pino';
-import { DIST, serveCommands } from '../rpc';
+import { fromDist, serveCommands } from '../rpc';
 import { seedTransfers } from '../seed';
 import type * as DatabaseModule from '../../../src/db/database';
 import type * as AuthModule from '../../../src/auth/auth.service';
@@ -20,7 +19,7 @@ import type * as ScalarsModule from '../../../src/graphql/scalars';
 import type * as ClockModule from '../../../src/shared/clock';
 import type * as RelayModule from '../../../src/graphql/relay';
 
-const req = <T>(p: string): T => require(path.join(DIST, p)) as T;
+const req = fromDist;
 const { createDatabase } = req<typeof DatabaseModule>('db/database.js');
 const { AuthService } = req<typeof AuthModule>('auth/auth.service.js');
 const { loadConfig } = req<typeof ConfigModule>('config.js');

@@ -4,14 +4,13 @@
  * startSagaWorker, countStatus, inboxPending.
  */
 import 'reflect-metadata';
-import path from 'node:path';
-import { DIST, serveCommands, wallMs } from '../rpc';
+import { fromDist, serveCommands, wallMs } from '../rpc';
 import { OWNER, seedTransfers } from '../seed';
 import type * as AppModule from '../../../src/app';
 import type * as ConfigModule from '../../../src/config';
 
-const { createApp } = require(path.join(DIST, 'app.js')) as typeof AppModule;
-const { loadConfig } = require(path.join(DIST, 'config.js')) as typeof ConfigModule;
+const { createApp } = fromDist<typeof AppModule>('app.js');
+const { loadConfig } = fromDist<typeof ConfigModule>('config.js');
 
 let app: AppModule.App | null = null;
 let profiler: import('node:inspector').Session | null = null;
