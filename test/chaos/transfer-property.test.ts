@@ -23,6 +23,7 @@ import { refusal, isTerminal, type TransferStatus, type Cause } from '../../src/
 import { TransferSaga } from '../../src/modules/transfers/transfer.saga';
 import { FxService } from '../../src/modules/fx/fx.service';
 import { FundingCredentials } from '../../src/modules/checks/checks.credentials';
+import { isUpstreamError } from '../../src/upstream/http/upstream.errors';
 import type { Caller } from '../../src/auth/auth.types';
 import { http, cardToken } from '../helpers/sandbox';
 import { transferInput } from '../e2e/transfer-helpers';
@@ -175,9 +176,14 @@ const ids: string[] = [];
 let lastCreate: ReturnType<typeof transferInput> | null = null;
 let seq = 0;
 const pick = (i: number) => (ids.length ? ids[i % ids.length]! : null);
+/**
+ * What a client would have been answered: the commands call the services directly, below the GraphQL edge that maps
+ * an upstream failure to its AppError — mapped here the same way.
+ */
+const answerOf = (e: unknown): { code?: string } => (isUpstreamError(e) ? e.toAppError() : (e as { code?: string }));
 const swallow = (p: Promise<unknown>) =>
-  p.catch((e: { code?: string }) => {
-    if (!e?.code) throw e; // an AppError is an answer; anything else is a bug
+  p.catch((e: unknown) => {
+    if (!answerOf(e)?.code) throw e; // an AppError is an answer; anything else is a bug
   });
 
 async function run(c: Cmd): Promise<void> {
@@ -185,8 +191,8 @@ async function run(c: Cmd): Promise<void> {
   switch (c.k) {
     case 'create': {
       // Getting the quote goes upstream too: under injected 503s it may be refused — an answer (no transfer created).
-      const quoteId = await newQuote().catch((e: { code?: string }) => {
-        if (e?.code === 'UPSTREAM_UNAVAILABLE') return null;
+      const quoteId = await newQuote().catch((e: unknown) => {
+        if (answerOf(e)?.code === 'UPSTREAM_UNAVAILABLE') return null;
         throw e;
       });
       if (!quoteId) return;
