@@ -5,7 +5,11 @@
  */
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import IORedis from 'ioredis';
 import { getOperationAST, type GraphQLSchema } from 'graphql';
@@ -113,6 +117,8 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
       fastifyApolloDrainPlugin(fastify),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
+      // not a federated subgraph: no per-request hook of the inline-trace plugin Apollo would otherwise install
+      ApolloServerPluginInlineTraceDisabled(),
     ],
   });
   await apollo.start();

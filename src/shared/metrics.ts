@@ -8,7 +8,31 @@ interface BoundHistogram {
   observe(value: number): void;
 }
 
-const bindingKey = (values: readonly string[]) => (values.length === 1 ? values[0]! : values.join('\u0000'));
+/**
+ * Bound entries by their label values, one Map level per label (a lookup builds no key string), and in a list for
+ * collection.
+ */
+class ByLabels<T> {
+  private readonly root = new Map<string, unknown>();
+  readonly all: T[] = [];
+
+  get(values: readonly string[], make: () => T): T {
+    let level = this.root;
+    const last = values.length - 1;
+    for (let i = 0; i < last; i++) {
+      let next = level.get(values[i]!) as Map<string, unknown> | undefined;
+      if (!next) level.set(values[i]!, (next = new Map()));
+      level = next;
+    }
+    const key = last < 0 ? '' : values[last]!;
+    let entry = level.get(key) as T | undefined;
+    if (entry === undefined) {
+      level.set(key, (entry = make()));
+      this.all.push(entry);
+    }
+    return entry;
+  }
+}
 const labelsOf = <L extends string>(names: readonly L[], values: readonly string[]) =>
   Object.freeze(Object.fromEntries(names.map((n, i) => [n, values[i] ?? '']))) as Record<L, string>;
 
@@ -19,10 +43,10 @@ const labelsOf = <L extends string>(names: readonly L[], values: readonly string
  */
 export function bindable<L extends string>(counter: Counter<L>): Counter<L> & { bind(...values: string[]): BoundCounter } {
   const labelNames = (counter as unknown as { labelNames: readonly L[] }).labelNames;
-  const pending = new Map<string, { labels: Record<L, string>; n: number; child: BoundCounter }>();
+  const pending = new ByLabels<{ labels: Record<L, string>; n: number; child: BoundCounter }>();
   const collect = (counter as unknown as { collect?: () => unknown }).collect;
   (counter as unknown as { collect: () => unknown }).collect = () => {
-    for (const e of pending.values())
+    for (const e of pending.all)
       if (e.n !== 0) {
         counter.inc(e.labels, e.n);
         e.n = 0;
@@ -31,14 +55,11 @@ export function bindable<L extends string>(counter: Counter<L>): Counter<L> & { 
   };
   return Object.assign(counter, {
     bind(...values: string[]): BoundCounter {
-      const key = bindingKey(values);
-      let e = pending.get(key);
-      if (!e) {
+      return pending.get(values, () => {
         const entry = { labels: labelsOf(labelNames, values), n: 0, child: null as unknown as BoundCounter };
         entry.child = { inc: (n = 1) => void (entry.n += n) };
-        pending.set(key, (e = entry));
-      }
-      return e.child;
+        return entry;
+      }).child;
     },
   });
 }
@@ -70,7 +91,7 @@ interface HistogramEntry {
 export function bindableHistogram<L extends string>(histogram: Histogram<L>): Histogram<L> & { bind(...values: string[]): BoundHistogram } {
   const h = histogram as unknown as { labelNames: readonly L[]; upperBounds: readonly number[]; hashMap: Record<string, HistogramEntry> };
   const bounds = h.upperBounds;
-  const pending = new Map<string, PendingObservations>();
+  const pending = new ByLabels<PendingObservations>();
   const fold = (p: PendingObservations) => {
     const find = () => Object.values(h.hashMap).find((e) => e.labels === p.labels);
     let entry = find();
@@ -88,14 +109,12 @@ export function bindableHistogram<L extends string>(histogram: Histogram<L>): Hi
   };
   const collect = (histogram as unknown as { collect?: () => unknown }).collect;
   (histogram as unknown as { collect: () => unknown }).collect = () => {
-    for (const p of pending.values()) if (p.count !== 0) fold(p);
+    for (const p of pending.all) if (p.count !== 0) fold(p);
     return collect?.call(histogram);
   };
   return Object.assign(histogram, {
     bind(...values: string[]): BoundHistogram {
-      const key = bindingKey(values);
-      let p = pending.get(key);
-      if (!p) {
+      return pending.get(values, () => {
         const entry: PendingObservations = {
           labels: labelsOf(h.labelNames, values),
           sum: 0,
@@ -115,9 +134,8 @@ export function bindableHistogram<L extends string>(histogram: Histogram<L>): Hi
               }
           },
         };
-        pending.set(key, (p = entry));
-      }
-      return p.child;
+        return entry;
+      }).child;
     },
   });
 }

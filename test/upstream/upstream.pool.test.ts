@@ -1,5 +1,6 @@
 /** One keep-alive pool per origin, bounded connections. */
 import { harness, json, LocalServer, type Harness } from './helpers/upstream.local-server';
+import { TransportFailure, UpstreamTransport } from '../../src/upstream/http/upstream.transport';
 
 let server: LocalServer;
 let h: Harness;
@@ -36,4 +37,28 @@ it('200 concurrent calls to two services on one origin use one pool of at most U
   expect(h.clients.transport.poolCount).toBe(1);
   expect(maxInFlight).toBeLessThanOrEqual(4);
   expect(ports.size).toBeLessThanOrEqual(4);
+});
+
+it('one pool per origin and TLS identity, however the origin is written; none once the transport is closed', async () => {
+  const transport = new UpstreamTransport({
+    maxConnections: 2,
+    connectTimeoutMs: 1_000,
+    timeouts: {
+      read: { headersMs: 1_000, bodyMs: 1_000 },
+      write: { headersMs: 1_000, bodyMs: 1_000 },
+      payment: { headersMs: 1_000, bodyMs: 1_000 },
+    },
+  });
+  const a = transport.pool('http://127.0.0.1:80');
+  expect(transport.pool('http://127.0.0.1:80')).toBe(a);
+  expect(transport.pool('http://127.0.0.1')).toBe(a); // the default port: the same origin
+  const tls = { ca: 'ca-1' };
+  const b = transport.pool('http://127.0.0.1:80', tls);
+  expect(b).not.toBe(a);
+  expect(transport.pool('http://127.0.0.1:80', { ca: 'ca-1' })).toBe(b); // the same identity in another object
+  expect(transport.pool('http://127.0.0.1:80', { ca: 'ca-2' })).not.toBe(b);
+  expect(transport.poolCount).toBe(3);
+  await transport.close();
+  expect(() => transport.pool('http://127.0.0.1:80')).toThrow(TransportFailure);
+  expect(() => transport.pool('http://127.0.0.1:80', tls)).toThrow(TransportFailure);
 });

@@ -111,12 +111,23 @@ function classifyTransportError(err: unknown): TransportFailure {
 
 export class UpstreamTransport {
   private readonly pools = new Map<string, Pool>();
+  /** The pool of an origin as the callers write it (no URL parsing per request): without a TLS identity, then per identity. */
+  private plain = new Map<string, Pool>();
+  private withTls = new WeakMap<TlsIdentity, Map<string, Pool>>();
   private closed = false;
 
   constructor(readonly options: TransportOptions) {}
 
   /** The pool for an origin + TLS identity, created on first use. */
   pool(origin: string, tls?: TlsIdentity): Pool {
+    let known = this.plain;
+    if (tls) {
+      const m = this.withTls.get(tls);
+      if (m) known = m;
+      else this.withTls.set(tls, (known = new Map()));
+    }
+    const found = known.get(origin);
+    if (found) return found;
     const key = poolKey(origin, tls);
     let pool = this.pools.get(key);
     if (!pool) {
@@ -137,6 +148,7 @@ export class UpstreamTransport {
       });
       this.pools.set(key, pool);
     }
+    known.set(origin, pool);
     return pool;
   }
 
@@ -243,6 +255,8 @@ export class UpstreamTransport {
     this.closed = true;
     const pools = [...this.pools.values()];
     this.pools.clear();
+    this.plain = new Map();
+    this.withTls = new WeakMap();
     await Promise.all(
       pools.map(async (p) => {
         // Give in-flight requests a moment, then cut.
