@@ -9,6 +9,7 @@ import type { TransferRepository, TransferRow } from './transfer.repository';
 import type { TransferService } from './transfer.service';
 import { isTerminal, type TransferStatus } from './transfer.states';
 import type { Transfer } from './transfer.types';
+import { WakeUps } from './transfer.wakeups';
 import { toTransfer } from './transfer.view';
 
 /** myTransfers(changedSince): how many changed transfers a subscription replays at most before going live. */
@@ -131,7 +132,7 @@ export class TransferSubscriptions {
     current: TransferRow,
     sub: AsyncIterableIterator<unknown>,
   ): AsyncGenerator<Transfer> {
-    let pending: Promise<IteratorResult<unknown>> | null = null;
+    const wakeUps = new WakeUps(sub, this.pollMs);
     try {
       let last = afterVersion ?? -1;
       if (afterVersion === null) {
@@ -142,9 +143,8 @@ export class TransferSubscriptions {
       if (isTerminal(current.status as TransferStatus) && last >= current.version) return;
       // versions after afterVersion: replay from the audit trail first; else only a wake-up calls for a read
       let mustRead = last < current.version;
-      let wokeAt = performance.now();
       for (;;) {
-        const { events, cur: after } = mustRead ? await this.readSince(transferId, last, wokeAt) : { events: [], cur: null };
+        const { events, cur: after } = mustRead ? await this.readSince(transferId, last, wakeUps.wokeAt) : { events: [], cur: null };
         mustRead = true;
         if (events.length) {
           const cur = after!;
@@ -157,22 +157,11 @@ export class TransferSubscriptions {
           if (isTerminal(cur.status as TransferStatus) && last >= cur.version) return;
           continue;
         }
-        // wokeAt: when the wake-up arrived (after the change committed); shared reads must start later
-        pending ??= sub.next().then((r) => ((wokeAt = performance.now()), r));
-        let timer: NodeJS.Timeout | undefined;
-        const woke = await Promise.race([
-          pending.then((r) => (r.done ? ('closed' as const) : true)),
-          new Promise<boolean>((r) => {
-            timer = setTimeout(() => r(false), this.pollMs);
-          }),
-        ]);
-        clearTimeout(timer);
         // unsubscribed (the client completed, or the service is closing): the stream ends
-        if (woke === 'closed') return;
-        if (woke) pending = null;
-        else wokeAt = performance.now();
+        if ((await wakeUps.wait()) === 'closed') return;
       }
     } finally {
+      wakeUps.stop();
       await sub.return?.();
     }
   }
