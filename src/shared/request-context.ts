@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 
 /**
  * Who and what the current unit of work is: one HTTP request or one websocket operation. Kept in an
@@ -29,14 +29,17 @@ export function setRequestUser(userId: string | null | undefined): void {
 
 /**
  * Binds an async iterator's `next`/`return`/`throw` to `ctx`: a subscription's events are produced by
- * pulling the iterator from graphql-ws's own loop, which runs outside the operation's context.
+ * pulling the iterator from graphql-ws's own loop, which runs outside the operation's context. The context is
+ * captured once (an async resource made inside it) and entered per call: `storage.run` per event would build a
+ * new context frame for every message to every subscriber.
  */
 export function bindIterator<T>(ctx: RequestContext, it: AsyncIterableIterator<T> | AsyncGenerator<T>): AsyncGenerator<T> {
+  const scope = storage.run(ctx, () => new AsyncResource('subscription'));
   const bound: AsyncGenerator<T> = {
-    next: (...args: [] | [unknown]) => storage.run(ctx, () => it.next(...(args as []))),
+    next: (...args: [] | [unknown]) => scope.runInAsyncScope(() => it.next(...(args as []))),
     return: (value?: unknown) =>
-      storage.run(ctx, () => (it.return ? it.return(value as T) : Promise.resolve({ done: true as const, value: value as T }))),
-    throw: (err?: unknown) => storage.run(ctx, () => (it.throw ? it.throw(err) : Promise.reject(err))),
+      scope.runInAsyncScope(() => (it.return ? it.return(value as T) : Promise.resolve({ done: true as const, value: value as T }))),
+    throw: (err?: unknown) => scope.runInAsyncScope(() => (it.throw ? it.throw(err) : Promise.reject(err))),
     [Symbol.asyncIterator]() {
       return bound;
     },
