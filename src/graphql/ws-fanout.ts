@@ -53,24 +53,35 @@ export async function subscribeShared(
       // keep the original error
     }
   };
-  const map = async (r: IteratorResult<unknown>): Promise<IteratorResult<ExecutionResult>> => {
-    if (r.done) return r as IteratorResult<ExecutionResult>;
-    try {
-      return { value: await executeShared(args, r.value, shareKey), done: false };
-    } catch (e) {
-      await closeQuietly();
+  const failed = (e: unknown): Promise<never> =>
+    closeQuietly().then(() => {
       throw e;
+    });
+  // plain `then` chains, not async functions: per event and subscriber, one promise hop from the source's result
+  // to graphql-ws (async functions around an async mapper cost several)
+  const map = (r: IteratorResult<unknown>): IteratorResult<ExecutionResult> | Promise<IteratorResult<ExecutionResult>> => {
+    if (r.done) return r as IteratorResult<ExecutionResult>;
+    let v: Result;
+    try {
+      v = executeShared(args, r.value, shareKey);
+    } catch (e) {
+      return failed(e);
+    }
+    return v instanceof Promise ? v.then((value) => ({ value, done: false }), failed) : { value: v, done: false };
+  };
+  const step = (pull: () => Promise<IteratorResult<unknown>>): Promise<IteratorResult<ExecutionResult>> => {
+    try {
+      return pull().then(map);
+    } catch (e) {
+      return Promise.reject(e);
     }
   };
   // typed as AsyncGenerator for graphql-ws (it only calls next/return/throw); built by hand, so no asyncDispose
+  const next = () => it.next();
   const out = {
-    next: async () => map(await it.next()),
-    return: async () => (it.return ? map(await it.return()) : { value: undefined, done: true }),
-    throw: async (e?: unknown) => {
-      if (it.throw) return map(await it.throw(e));
-      await closeQuietly();
-      throw e;
-    },
+    next: () => step(next),
+    return: () => (it.return ? step(() => it.return!()) : Promise.resolve({ value: undefined, done: true })),
+    throw: (e?: unknown) => (it.throw ? step(() => it.throw!(e)) : failed(e)),
     [Symbol.asyncIterator]() {
       return out;
     },
