@@ -31,7 +31,11 @@ export class WakeUps {
     return new Promise<Wake>((resolve, reject) => {
       this.waiter = { resolve, reject };
       if (this.timer) this.timer.refresh();
-      else this.timer = setTimeout(this.onPoll, this.pollMs);
+      else {
+        this.timer = setTimeout(this.onPoll, this.pollMs);
+        // armed between waits too (re-armed, never re-made): it must not hold the process open on its own
+        this.timer.unref();
+      }
     });
   }
 
