@@ -40,6 +40,9 @@ test('1: query ratio computed, same response as the baseline, constant SQL for a
   const q = report.benchmarks.query;
   expect(finite(q.ratio)).toBe(true);
   expect(finite(q.leanRatio)).toBe(true);
+  // measured at the same time as lean too: one ratio of CPU per request per round
+  expect(q.paired.rounds).toHaveLength(1);
+  expect(finite(q.paired.ratio)).toBe(true);
   expect(q.sameResponse).toBe(true);
   expect(q.list.rows100.rows).toBe(100);
   expect(q.list.rows100.queries).toBe(q.list.rows10.queries);
@@ -50,6 +53,8 @@ test('2: upstream-backed ratio computed, exactly one upstream call per request o
   const u = report.benchmarks.upstream;
   expect(finite(u.ratio)).toBe(true);
   expect(finite(u.leanRatio)).toBe(true);
+  expect(u.paired.rounds).toHaveLength(1);
+  expect(finite(u.paired.ratio)).toBe(true);
   expect(u.sameResponse).toEqual({ lean: true, bare: true });
   // counted over one closed window per side: every request sent was answered, every call logged
   for (const w of [u.upstreamWindow.ours, u.upstreamWindow.lean, u.upstreamWindow.baseline]) {

@@ -36,6 +36,8 @@ export interface BenchOptions {
    * figures of a smoke run mean nothing; `npm run bench` keeps one fresh process per benchmark.
    */
   smoke: boolean;
+  /** Benchmarks 1 and 2 also measured paired: ours and lean loaded at the same time (BENCH_PAIRED=0: not). */
+  paired: boolean;
   only: number[];
   log: (line: string) => void;
 }
@@ -53,6 +55,7 @@ export const defaultOptions = (env: NodeJS.ProcessEnv = process.env): BenchOptio
   latencyUsers: Number(env.BENCH_LATENCY_USERS ?? 20),
   upstreamSampleRequests: Number(env.BENCH_UPSTREAM_SAMPLE ?? 2000),
   smoke: env.BENCH_SMOKE === '1',
+  paired: env.BENCH_PAIRED !== '0',
   only: (env.BENCH_ONLY ?? '1,2,3,4,5,6').split(',').map(Number).filter(Boolean),
   log: (l) => process.stderr.write(`${l}\n`),
 });
@@ -206,6 +209,35 @@ async function alternate<K extends string>(
   return Object.fromEntries(sides.map((k) => [k, summarize(res[k])])) as Record<K, Side>;
 }
 
+/** Ours and lean measured at the same time (see `paired`): lean's CPU per request over ours, per round and median. */
+export interface Paired {
+  rounds: { ours: { rps: number; cpuUs: number }; lean: { rps: number; cpuUs: number }; ratio: number }[];
+  ratio: number;
+}
+
+/**
+ * Ours and lean loaded at the same time, `rounds` times: both servers on the server core, each driven by its own
+ * load process on the load core. A slow phase of a shared host then hits both sides alike, so the ratio of their
+ * CPU per request holds far tighter than that of sequential rounds (throughput is not compared: the two share a
+ * core). Reported as lean's CPU per request over ours — 1 is no overhead over the stack's floor.
+ */
+async function paired(loads: [Child, Child], o: BenchOptions, runs: { ours: SideRun; lean: SideRun }): Promise<Paired> {
+  const measure = async (load: Child, { server, ...run }: SideRun) => {
+    const cpu0 = await server!.call<number>('cpu');
+    const r = await load.call<HttpResult>('http', { ...run, durationS: o.durationS });
+    return { rps: r.rps, cpuUs: ((await server!.call<number>('cpu')) - cpu0) / Math.max(1, r.total) };
+  };
+  const rounds: Paired['rounds'] = [];
+  for (let i = 0; i < o.rounds; i++) {
+    const [ours, lean] = await Promise.all([measure(loads[0], runs.ours), measure(loads[1], runs.lean)]);
+    rounds.push({ ours, lean, ratio: lean.cpuUs / ours.cpuUs });
+    o.log(
+      `    paired round ${i + 1}: ours ${ours.rps.toFixed(0)} req/s ${ours.cpuUs.toFixed(0)} µs/request, lean ${lean.rps.toFixed(0)} req/s ${lean.cpuUs.toFixed(0)} µs/request at the same time: lean/ours CPU ${(lean.cpuUs / ours.cpuUs).toFixed(2)}`,
+    );
+  }
+  return { rounds, ratio: median(rounds.map((r) => r.ratio)) };
+}
+
 export async function runBenchmarks(o: BenchOptions): Promise<Report> {
   // smoke: structure only, so every process may use every core
   const pinning: Pinning = o.smoke
@@ -248,7 +280,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
     const prof = process.env.BENCH_CPU_PROF
       ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`, `--cpu-prof-name=${name}.cpuprofile`]
       : [];
-    const c = Child.start(name, script, { core, nodeArgs: [...(nodeArgs ?? []), ...(name === 'load' ? [] : prof)] });
+    const c = Child.start(name, script, { core, nodeArgs: [...(nodeArgs ?? []), ...(name.startsWith('load') ? [] : prof)] });
     children.push(c);
     return c;
   };
@@ -277,6 +309,9 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
   const server = pinning.serverCore;
   const loadCore = pinning.loadCore;
   const load = start('load', 'load.ts', loadCore);
+  // a second load generator, only for the paired measurements of 1 and 2 (BENCH_PAIRED=0: none)
+  let load2: Child | null = null;
+  const pairedLoads = (): [Child, Child] => [load, (load2 ??= start('load-2', 'load.ts', loadCore))];
   const mark = (k: string) => (report.load.perBenchmark[k] = os.loadavg());
 
   try {
@@ -417,6 +452,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         durationS: o.durationS,
       });
       const r = await alternate(load, o, { ours: run(main.url, ours), lean: run(l.url, lean), baseline: run(m.url, merc) });
+      const pairedRun = o.paired ? await paired(pairedLoads(), o, { ours: run(main.url, ours), lean: run(l.url, lean) }) : null;
       await stop(merc);
       if (!o.only.includes(2)) await stopLean();
       report.benchmarks.query = {
@@ -427,6 +463,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         lean_: r.lean,
         baseline_: r.baseline,
         leanRatio: r.ours.rps / r.lean.rps,
+        paired: pairedRun,
         ratio: r.ours.rps / r.baseline.rps,
         sameResponse,
         queriesPerRequest: single,
@@ -510,6 +547,9 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         lean: { ...leanRun, server: lean },
         baseline: { ...baseRun, server: bare },
       });
+      const pairedRun = o.paired
+        ? await paired(pairedLoads(), o, { ours: { ...oursRun, server: ours }, lean: { ...leanRun, server: lean } })
+        : null;
       await stop(bare);
       await stopLean();
       const perReq = { ours: windows.ours.perRequest, lean: windows.lean.perRequest, baseline: windows.baseline.perRequest };
@@ -522,6 +562,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         lean_: r.lean,
         baseline_: r.baseline,
         leanRatio: r.ours.rps / r.lean.rps,
+        paired: pairedRun,
         ratio: r.ours.rps / r.baseline.rps,
         sameResponse,
         upstreamCallsPerRequest: perReq,
@@ -1135,6 +1176,11 @@ const pct = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '�
 const mib = (bytes: number | undefined) => f0(bytes === undefined ? undefined : bytes / 2 ** 20);
 const fx = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '—' : `${x.toFixed(2)}×`);
 
+const pairedCell = (p: Paired, who: 'ours' | 'lean') =>
+  `${who === 'lean' ? 'lean, at the same time: ' : ''}CPU ${f0(median(p.rounds.map((r) => r[who].cpuUs)))} µs/req`;
+const pairedNote = (p: Paired) =>
+  `lean's CPU per request over ours, both loaded at once on one core (rounds ${p.rounds.map((r) => r.ratio.toFixed(2)).join(', ')})`;
+
 /** The table printed at the end (also pasted into docs/performance.md). */
 export function formatTable(r: Report): string {
   const b = r.benchmarks;
@@ -1152,6 +1198,15 @@ export function formatTable(r: Report): string {
       '≥ 0.9×',
       notes,
     ]);
+    if (q.paired)
+      rows.push([
+        '1. (paired with lean)',
+        pairedCell(q.paired, 'ours'),
+        pairedCell(q.paired, 'lean'),
+        fx(q.paired.ratio),
+        '≥ 0.9×',
+        pairedNote(q.paired),
+      ]);
     rows.push(['1. (vs mercurius)', '', `mercurius + graphql-jit: ${http(q.baseline_)}`, fx(q.ratio), '≥ 0.8×', '']);
   }
   if (b.upstream) {
@@ -1159,6 +1214,15 @@ export function formatTable(r: Report): string {
     const w = u.upstreamWindow;
     const calls = `upstream calls/request ${u.upstreamCallsPerRequest.ours.toFixed(2)} / ${u.upstreamCallsPerRequest.lean.toFixed(2)} / ${u.upstreamCallsPerRequest.baseline.toFixed(2)} (ours ${w.ours.calls}/${w.ours.requests}, lean ${w.lean.calls}/${w.lean.requests}, bare ${w.baseline.calls}/${w.baseline.requests}${u.sameCalls ? ', equal' : ', NOT equal'}); same banks: ${u.sameResponse.lean && u.sameResponse.bare}`;
     rows.push(['2. banks (upstream)', http(u.ours), `lean Apollo + TypeGraphQL + jit: ${http(u.lean_)}`, fx(u.leanRatio), '≥ 0.9×', calls]);
+    if (u.paired)
+      rows.push([
+        '2. (paired with lean)',
+        pairedCell(u.paired, 'ours'),
+        pairedCell(u.paired, 'lean'),
+        fx(u.paired.ratio),
+        '≥ 0.9×',
+        pairedNote(u.paired),
+      ]);
     rows.push(['2. (vs bare route)', '', `bare Fastify + undici: ${http(u.baseline_)}`, fx(u.ratio), '≥ 0.33×', '']);
   }
   if (b.webhooks)
