@@ -1176,10 +1176,18 @@ const pct = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '�
 const mib = (bytes: number | undefined) => f0(bytes === undefined ? undefined : bytes / 2 ** 20);
 const fx = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '—' : `${x.toFixed(2)}×`);
 
-const pairedCell = (p: Paired, who: 'ours' | 'lean') =>
-  `${who === 'lean' ? 'lean, at the same time: ' : ''}CPU ${f0(median(p.rounds.map((r) => r[who].cpuUs)))} µs/req`;
-const pairedNote = (p: Paired) =>
-  `lean's CPU per request over ours, both loaded at once on one core (rounds ${p.rounds.map((r) => r.ratio.toFixed(2)).join(', ')})`;
+/** The row of a paired measurement (see `paired`): CPU per request of each side and lean's over ours. */
+const pairedRow = (n: string, p: Paired) => {
+  const cpu = (who: 'ours' | 'lean') => f0(median(p.rounds.map((r) => r[who].cpuUs)));
+  return [
+    `${n}. (paired with lean)`,
+    `CPU ${cpu('ours')} µs/req`,
+    `lean, at the same time: CPU ${cpu('lean')} µs/req`,
+    fx(p.ratio),
+    '≥ 0.9×',
+    `lean's CPU per request over ours, both loaded at once on one core (rounds ${p.rounds.map((r) => r.ratio.toFixed(2)).join(', ')})`,
+  ];
+};
 
 /** The table printed at the end (also pasted into docs/performance.md). */
 export function formatTable(r: Report): string {
@@ -1198,15 +1206,7 @@ export function formatTable(r: Report): string {
       '≥ 0.9×',
       notes,
     ]);
-    if (q.paired)
-      rows.push([
-        '1. (paired with lean)',
-        pairedCell(q.paired, 'ours'),
-        pairedCell(q.paired, 'lean'),
-        fx(q.paired.ratio),
-        '≥ 0.9×',
-        pairedNote(q.paired),
-      ]);
+    if (q.paired) rows.push(pairedRow('1', q.paired));
     rows.push(['1. (vs mercurius)', '', `mercurius + graphql-jit: ${http(q.baseline_)}`, fx(q.ratio), '≥ 0.8×', '']);
   }
   if (b.upstream) {
@@ -1214,15 +1214,7 @@ export function formatTable(r: Report): string {
     const w = u.upstreamWindow;
     const calls = `upstream calls/request ${u.upstreamCallsPerRequest.ours.toFixed(2)} / ${u.upstreamCallsPerRequest.lean.toFixed(2)} / ${u.upstreamCallsPerRequest.baseline.toFixed(2)} (ours ${w.ours.calls}/${w.ours.requests}, lean ${w.lean.calls}/${w.lean.requests}, bare ${w.baseline.calls}/${w.baseline.requests}${u.sameCalls ? ', equal' : ', NOT equal'}); same banks: ${u.sameResponse.lean && u.sameResponse.bare}`;
     rows.push(['2. banks (upstream)', http(u.ours), `lean Apollo + TypeGraphQL + jit: ${http(u.lean_)}`, fx(u.leanRatio), '≥ 0.9×', calls]);
-    if (u.paired)
-      rows.push([
-        '2. (paired with lean)',
-        pairedCell(u.paired, 'ours'),
-        pairedCell(u.paired, 'lean'),
-        fx(u.paired.ratio),
-        '≥ 0.9×',
-        pairedNote(u.paired),
-      ]);
+    if (u.paired) rows.push(pairedRow('2', u.paired));
     rows.push(['2. (vs bare route)', '', `bare Fastify + undici: ${http(u.baseline_)}`, fx(u.ratio), '≥ 0.33×', '']);
   }
   if (b.webhooks)
