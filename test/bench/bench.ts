@@ -176,6 +176,14 @@ const gqlHeaders = (token: string) => ({
   authorization: `Bearer ${token}`,
 });
 
+/** One HTTP run from `load`; with its `server`, that process's CPU time per answered request (µs), else NaN. */
+async function measuredRun(load: Child, { server, ...run }: SideRun, durationS: number): Promise<HttpResult & { cpuUs: number }> {
+  const cpu0 = server ? await server.call<number>('cpu') : NaN;
+  const r = await load.call<HttpResult>('http', { ...run, durationS });
+  const cpuUs = server ? ((await server.call<number>('cpu')) - cpu0) / Math.max(1, r.total) : NaN;
+  return { ...r, cpuUs };
+}
+
 /**
  * Warm-up of every side (unless warmupS is 0), then `rounds` rounds running each side once, in the order given on
  * even rounds and reversed on odd ones (so no side always follows the same one); `before`/`after` run around each
@@ -188,21 +196,17 @@ async function alternate<K extends string>(
   hooks: { before?: (who: K) => Promise<void>; after?: (who: K, r: HttpResult) => Promise<void> } = {},
 ): Promise<Record<K, Side>> {
   const sides = Object.keys(runs) as K[];
-  const http = ({ server: _server, ...run }: SideRun, durationS: number) => load.call<HttpResult>('http', { ...run, durationS });
-  if (o.warmupS > 0) for (const who of sides) await http(runs[who], o.warmupS);
+  if (o.warmupS > 0) for (const who of sides) await measuredRun(load, { ...runs[who], server: undefined }, o.warmupS);
   const res = Object.fromEntries(sides.map((k) => [k, [] as Side['rounds']])) as Record<K, Side['rounds']>;
   for (let i = 0; i < o.rounds; i++) {
     const order = i % 2 === 0 ? sides : [...sides].reverse();
     for (const who of order) {
       await hooks.before?.(who);
-      const server = runs[who].server;
-      const cpu0 = server ? await server.call<number>('cpu') : NaN;
-      const r = await http(runs[who], o.durationS);
-      const cpuUs = server ? ((await server.call<number>('cpu')) - cpu0) / Math.max(1, r.total) : NaN;
+      const r = await measuredRun(load, runs[who], o.durationS);
       await hooks.after?.(who, r);
-      res[who].push({ ...r, cpuUs });
+      res[who].push(r);
       o.log(
-        `    round ${i + 1} ${who.padEnd(8)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  non2xx ${r.non2xx} errors ${r.errors}${Number.isNaN(cpuUs) ? '' : `  CPU ${cpuUs.toFixed(0)} µs/request`}`,
+        `    round ${i + 1} ${who.padEnd(8)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  non2xx ${r.non2xx} errors ${r.errors}${Number.isNaN(r.cpuUs) ? '' : `  CPU ${r.cpuUs.toFixed(0)} µs/request`}`,
       );
     }
   }
@@ -222,15 +226,10 @@ export interface Paired {
  * core). Reported as lean's CPU per request over ours — 1 is no overhead over the stack's floor.
  */
 async function paired(loads: [Child, Child], o: BenchOptions, runs: { ours: SideRun; lean: SideRun }): Promise<Paired> {
-  const measure = async (load: Child, { server, ...run }: SideRun) => {
-    const cpu0 = await server!.call<number>('cpu');
-    const r = await load.call<HttpResult>('http', { ...run, durationS: o.durationS });
-    return { rps: r.rps, cpuUs: ((await server!.call<number>('cpu')) - cpu0) / Math.max(1, r.total) };
-  };
   const rounds: Paired['rounds'] = [];
   for (let i = 0; i < o.rounds; i++) {
-    const [ours, lean] = await Promise.all([measure(loads[0], runs.ours), measure(loads[1], runs.lean)]);
-    rounds.push({ ours, lean, ratio: lean.cpuUs / ours.cpuUs });
+    const [ours, lean] = await Promise.all([measuredRun(loads[0], runs.ours, o.durationS), measuredRun(loads[1], runs.lean, o.durationS)]);
+    rounds.push({ ours: { rps: ours.rps, cpuUs: ours.cpuUs }, lean: { rps: lean.rps, cpuUs: lean.cpuUs }, ratio: lean.cpuUs / ours.cpuUs });
     o.log(
       `    paired round ${i + 1}: ours ${ours.rps.toFixed(0)} req/s ${ours.cpuUs.toFixed(0)} µs/request, lean ${lean.rps.toFixed(0)} req/s ${lean.cpuUs.toFixed(0)} µs/request at the same time: lean/ours CPU ${(lean.cpuUs / ours.cpuUs).toFixed(2)}`,
     );

@@ -3,11 +3,11 @@ import { subscribeShared } from '../../src/graphql/ws-fanout';
 
 /** ws-fanout.ts: graphql-js `subscribe` with each event's execution shared per (event object, share key). */
 describe('subscribeShared', () => {
-  type Source = { events: object[]; returned: number; thrown: unknown[]; throws: boolean };
+  type Source = { events: object[]; returned: number; thrown: unknown[] };
   const sources: Source[] = [];
   function schema(opts: { withThrow?: boolean; asyncField?: boolean } = {}) {
     const source = (): AsyncIterator<object> => {
-      const s: Source = { events: [], returned: 0, thrown: [], throws: false };
+      const s: Source = { events: [], returned: 0, thrown: [] };
       sources.push(s);
       let i = 0;
       const it: AsyncIterator<object> & AsyncIterable<object> = {
