@@ -15,10 +15,9 @@ import type { DecimalString } from '../http/upstream.json';
  */
 
 const str = z.string();
-const optStr = z
-  .string()
-  .nullish()
-  .transform((v) => v ?? undefined);
+// Absent and null stay as they came (no transform to one of them): a transform wraps every such field of every
+// answer in a pipe, which more than doubled what validating a page of banks allocates (≈ 11.5 against 5.5 KB).
+const optStr = z.string().nullish();
 const num = z.number().finite();
 
 // ── Token ────────────────────────────────────────────────────────────────────────────────────────────
