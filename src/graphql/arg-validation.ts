@@ -35,21 +35,23 @@ function flatKey(value: object, keys: readonly string[]): string | null {
   return key;
 }
 
-async function validateObject(value: object, type: Function): Promise<void> {
+/** Checks one argument object; a remembered pass returns at once, with no promise made (the common case). */
+function validateObject(value: object, type: Function): Promise<void> | undefined {
   const keys = Object.keys(value);
   const key = flatKey(value, keys);
   const memo = key === null ? undefined : passed.get(type);
-  if (key !== null && memo?.has(key)) return;
-  const errors = await validate(value, OPTIONS);
-  if (errors.length > 0) throw new ArgumentValidationError(errors);
-  // remembered only when nothing was stripped: a hit must leave the object as a run would
-  if (key !== null && Object.keys(value).length === keys.length) {
-    if (!memo) passed.set(type, new Set([key]));
-    else {
-      if (memo.size >= MEMO_ENTRIES) memo.clear();
-      memo.add(key);
+  if (key !== null && memo?.has(key)) return undefined;
+  return validate(value, OPTIONS).then((errors) => {
+    if (errors.length > 0) throw new ArgumentValidationError(errors);
+    // remembered only when nothing was stripped: a hit must leave the object as a run would
+    if (key !== null && Object.keys(value).length === keys.length) {
+      if (!memo) passed.set(type, new Set([key]));
+      else {
+        if (memo.size >= MEMO_ENTRIES) memo.clear();
+        memo.add(key);
+      }
     }
-  }
+  });
 }
 
 /**

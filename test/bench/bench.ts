@@ -279,7 +279,9 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
     const prof = process.env.BENCH_CPU_PROF
       ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`, `--cpu-prof-name=${name}.cpuprofile`]
       : [];
-    const c = Child.start(name, script, { core, nodeArgs: [...(nodeArgs ?? []), ...(name.startsWith('load') ? [] : prof)] });
+    // BENCH_SERVER_NODE_ARGS: more node flags for every server (not the load generators), e.g. --trace-gc-nvp
+    const extra = process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+    const c = Child.start(name, script, { core, nodeArgs: [...(nodeArgs ?? []), ...(name.startsWith('load') ? [] : [...prof, ...extra])] });
     children.push(c);
     return c;
   };
