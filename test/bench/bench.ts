@@ -274,14 +274,17 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
   );
 
   const children: Child[] = [];
+  // BENCH_SERVER_NODE_ARGS: more node flags for every server (not the load generators), e.g. --trace-gc-nvp
+  const serverNodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
   const start = (name: string, script: string, core: number | null, nodeArgs?: string[]) => {
     // BENCH_CPU_PROF=<dir>: every server writes a V8 CPU profile there on exit (node --cpu-prof)
     const prof = process.env.BENCH_CPU_PROF
       ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`, `--cpu-prof-name=${name}.cpuprofile`]
       : [];
-    // BENCH_SERVER_NODE_ARGS: more node flags for every server (not the load generators), e.g. --trace-gc-nvp
-    const extra = process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
-    const c = Child.start(name, script, { core, nodeArgs: [...(nodeArgs ?? []), ...(name.startsWith('load') ? [] : [...prof, ...extra])] });
+    const c = Child.start(name, script, {
+      core,
+      nodeArgs: [...(nodeArgs ?? []), ...(name.startsWith('load') ? [] : [...prof, ...serverNodeArgs])],
+    });
     children.push(c);
     return c;
   };
