@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseCorridors, type CorridorRule } from './shared/money';
 import { trustedProxies } from './shared/trust-proxy';
+import { DEFAULT_PREPARED_STATEMENTS } from './db/statement-names';
 
 /** The manifest `npm run codegen` writes for the app's operations (schema/app), from src/ or dist/ alike. */
 const DEFAULT_TRUSTED_DOCUMENTS_MANIFEST = resolve(__dirname, '..', 'schema', 'app', 'persisted-documents.json');
@@ -160,6 +161,15 @@ const schema = z.object({
     .register(
       configDocs,
       doc('database', 'PostgreSQL connection pool bound (per instance: the API, the saga worker and the webhook inbox share it).'),
+    ),
+  DATABASE_PREPARED_STATEMENTS: int(0, 10_000)
+    .default(DEFAULT_PREPARED_STATEMENTS)
+    .register(
+      configDocs,
+      doc(
+        'database',
+        'PostgreSQL: the first N distinct SQL statements of the process are prepared once per connection and reused (parsed and planned once, not at every call); later ones are sent unprepared. `0`: none (e.g. behind a transaction-mode pooler that does not support prepared statements).',
+      ),
     ),
   REDIS_URL: url(['redis:', 'rediss:'])
     .optional()
@@ -654,7 +664,13 @@ const isLoopbackUrl = (v: string): boolean => LOOPBACK.has(new URL(v).hostname);
 type Env = z.infer<typeof schema>;
 
 export type DatabaseConfig =
-  { kind: 'pglite'; dataDir: string | null /* null = in memory */ } | { kind: 'postgres'; url: string; poolMax: number };
+  | { kind: 'pglite'; dataDir: string | null /* null = in memory */ }
+  | {
+      kind: 'postgres';
+      url: string;
+      poolMax: number;
+      /** distinct statements prepared per connection (0: none) */ preparedStatements: number;
+    };
 
 export interface Config {
   env: Env['NODE_ENV'];
@@ -900,7 +916,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   if (!e.DATABASE_URL) database = { kind: 'pglite', dataDir: `${e.DATA_DIR.replace(/\/$/, '')}/pglite` };
   else if (e.DATABASE_URL === 'memory://') database = { kind: 'pglite', dataDir: null };
   else if (e.DATABASE_URL.startsWith('file:')) database = { kind: 'pglite', dataDir: e.DATABASE_URL.slice(5) };
-  else database = { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX };
+  else
+    database = { kind: 'postgres', url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX, preparedStatements: e.DATABASE_PREPARED_STATEMENTS };
 
   return {
     env: e.NODE_ENV,

@@ -9,7 +9,8 @@
  *
  * DatabaseConfig (src/config.ts) comes from DATABASE_URL: absent → PGlite in DATA_DIR/pglite;
  * `memory://` → in-memory PGlite; `file:<dir>` → PGlite in <dir>; `postgres://…` → PostgreSQL
- * through @prisma/adapter-pg on a pool of at most DATABASE_POOL_MAX connections.
+ * through @prisma/adapter-pg on a pool of at most DATABASE_POOL_MAX connections, each statement prepared once per
+ * connection (DATABASE_PREPARED_STATEMENTS, statement-names.ts).
  */
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
@@ -18,6 +19,7 @@ import type { DatabaseConfig } from '../config';
 import { PrismaClient } from '../generated/prisma/client';
 import type { Logger } from '../shared/logger';
 import { instrumentAdapterFactory, QueryListeners, type QueryListener } from './instrument';
+import { statementNamer } from './statement-names';
 import {
   applyMigrations,
   loadMigrations,
@@ -64,9 +66,7 @@ interface CreateDatabaseOptions {
 }
 
 export async function createDatabase(config: DatabaseConfig, logger: DbLogger, options: CreateDatabaseOptions = {}): Promise<Database> {
-  return config.kind === 'pglite'
-    ? createPgliteDatabase(config.dataDir, logger, options)
-    : createPostgresDatabase(config.url, config.poolMax, logger, options);
+  return config.kind === 'pglite' ? createPgliteDatabase(config.dataDir, logger, options) : createPostgresDatabase(config, logger, options);
 }
 
 /**
@@ -213,7 +213,11 @@ async function createPgliteDatabase(dataDir: string | null, logger: DbLogger, op
   );
 }
 
-async function createPostgresDatabase(url: string, poolMax: number, logger: DbLogger, options: CreateDatabaseOptions): Promise<Database> {
+async function createPostgresDatabase(
+  { url, poolMax, preparedStatements }: Extract<DatabaseConfig, { kind: 'postgres' }>,
+  logger: DbLogger,
+  options: CreateDatabaseOptions,
+): Promise<Database> {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolMax,
@@ -227,6 +231,8 @@ async function createPostgresDatabase(url: string, poolMax: number, logger: DbLo
     {
       kind: 'postgres',
       adapter: new PrismaPg(pool, {
+        // the adapter's type says string; undefined (a text beyond the bound) sends it unnamed, as without a generator
+        statementNameGenerator: statementNamer(preparedStatements) as ((q: { sql: string }) => string) | undefined,
         onConnectionError: (err) => logger.warn({ err: { message: err.message } }, 'PostgreSQL connection error'),
       }),
       probe: pgSession(pool),

@@ -303,9 +303,9 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'fatal', // shutdown under load logs aborted requests
     ...(process.env.AUTH_TOKEN_CACHE_SIZE ? { AUTH_TOKEN_CACHE_SIZE: process.env.AUTH_TOKEN_CACHE_SIZE } : {}), // 0: every token verified
     ...(process.env.GRAPHQL_JIT ? { GRAPHQL_JIT: process.env.GRAPHQL_JIT } : {}), // false: graphql-js executes
-    // the saga's and the inbox's tuning (benchmark 5), when set
+    // the saga's, the inbox's and the database's tuning (benchmark 5; DATABASE_PREPARED_STATEMENTS=0 for every server), when set
     ...Object.fromEntries(
-      ['SAGA_CONCURRENCY', 'SAGA_BATCH_SIZE', 'WEBHOOK_CONCURRENCY', 'DATABASE_POOL_MAX']
+      ['SAGA_CONCURRENCY', 'SAGA_BATCH_SIZE', 'WEBHOOK_CONCURRENCY', 'DATABASE_POOL_MAX', 'DATABASE_PREPARED_STATEMENTS']
         .filter((k) => process.env[k])
         .map((k) => [k, process.env[k]!]),
     ),

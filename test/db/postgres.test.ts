@@ -6,6 +6,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { createDatabase, type Database } from '../../src/db/database';
 import { loadMigrations, MIGRATIONS_DIR } from '../../src/db/migrate';
+import { DEFAULT_PREPARED_STATEMENTS } from '../../src/db/statement-names';
 import { createTestDatabase, createThrowawayPostgresDatabase, usingPostgres } from '../helpers/db';
 import { seedTransfer } from './fixtures';
 
@@ -30,7 +31,11 @@ describePg('PostgreSQL', () => {
     await throwaway.drop();
   });
   const connect = async (opts: Parameters<typeof createDatabase>[2] = {}) => {
-    const db = await createDatabase({ kind: 'postgres', url: throwaway.url, poolMax: 3 }, logger, opts);
+    const db = await createDatabase(
+      { kind: 'postgres', url: throwaway.url, poolMax: 3, preparedStatements: DEFAULT_PREPARED_STATEMENTS },
+      logger,
+      opts,
+    );
     open.push(db);
     return db;
   };
@@ -103,10 +108,46 @@ describePg('PostgreSQL', () => {
     }
   }, 60_000);
 
+  test('statements are prepared once per connection up to the bound, and still bind their own values', async () => {
+    const seeding = await connect();
+    await seeding.migrate();
+    const [a, b] = [await seedTransfer(seeding.prisma), await seedTransfer(seeding.prisma)];
+    const open1 = async (preparedStatements: number) => {
+      const db = await createDatabase({ kind: 'postgres', url: throwaway.url, poolMax: 1, preparedStatements }, logger);
+      open.push(db);
+      return db;
+    };
+    const prepared = (db: Database) =>
+      db.prisma.$queryRaw<{ name: string; statement: string }[]>`SELECT name, statement FROM pg_prepared_statements ORDER BY name`;
+    const read = (db: Database, id: string) => db.prisma.transfer.findUnique({ where: { id }, select: { id: true } });
+
+    const db = await open1(2);
+    // one text, other values: each call reads its own row
+    expect((await read(db, a.id))?.id).toBe(a.id);
+    expect((await read(db, b.id))?.id).toBe(b.id);
+    expect(await db.prisma.person.count()).toBe(2); // a second text: the bound
+    expect(await db.prisma.quote.count()).toBe(2); // a third: sent unnamed
+    const names = await prepared(db); // a fourth: unnamed too, so not listed
+    expect(names.map((p) => p.name)).toEqual(['bff_1', 'bff_2']);
+    expect(names[0].statement).toMatch(/"transfers"/);
+    expect(names[1].statement).toMatch(/"persons"/);
+    expect(names.some((p) => /pg_prepared_statements|"quotes"/.test(p.statement))).toBe(false);
+    expect((await read(db, a.id))?.id).toBe(a.id);
+    expect(await prepared(db)).toHaveLength(2);
+
+    const off = await open1(0);
+    expect((await read(off, a.id))?.id).toBe(a.id);
+    expect(await prepared(off)).toEqual([]);
+  });
+
   test('isReady is false (not a hang, not a throw) when the server is unreachable', async () => {
-    const db = await createDatabase({ kind: 'postgres', url: 'postgresql://postgres@127.0.0.1:1/nothing', poolMax: 1 }, logger, {
-      readyTimeoutMs: 1_000,
-    });
+    const db = await createDatabase(
+      { kind: 'postgres', url: 'postgresql://postgres@127.0.0.1:1/nothing', poolMax: 1, preparedStatements: 0 },
+      logger,
+      {
+        readyTimeoutMs: 1_000,
+      },
+    );
     open.push(db);
     expect(await db.isReady()).toBe(false);
   });

@@ -26,6 +26,7 @@ import path from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
 import { createDatabase, type Database, type DbLogger, type QueryEvent } from '../../src/db/database';
+import { DEFAULT_PREPARED_STATEMENTS } from '../../src/db/statement-names';
 import { loadMigrations } from '../../src/db/migrate';
 import { createMigratedPgliteDump } from '../../src/db/pglite';
 
@@ -157,7 +158,10 @@ async function createPostgresTestDatabase(url: string, logger: DbLogger): Promis
   const throwaway = await createThrowawayPostgresDatabase(url);
   let db: Database;
   try {
-    db = await createDatabase({ kind: 'postgres', url: throwaway.url, poolMax: 5 }, logger);
+    db = await createDatabase(
+      { kind: 'postgres', url: throwaway.url, poolMax: 5, preparedStatements: DEFAULT_PREPARED_STATEMENTS },
+      logger,
+    );
     await db.migrate();
   } catch (e) {
     await throwaway.drop().catch(() => undefined);

@@ -39,6 +39,10 @@ describe('loadConfig', () => {
       kind: 'postgres',
       url: 'postgresql://u@h:5432/db',
       poolMax: 7,
+      preparedStatements: 256,
+    });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://u@h:5432/db', DATABASE_PREPARED_STATEMENTS: '0' }).database).toMatchObject({
+      preparedStatements: 0,
     });
     expect(loadConfig({ DATABASE_URL: 'file:/tmp/x' }).database).toEqual({ kind: 'pglite', dataDir: '/tmp/x' });
   });

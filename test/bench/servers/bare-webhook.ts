@@ -1,7 +1,8 @@
 /**
  * Baseline of benchmark 3: a bare Fastify route doing HMAC-SHA256 verification of X-Service-Signature over
- * the raw body and one `INSERT … ON CONFLICT DO NOTHING`, with `pg` (a pool of 10, like the service's
- * DATABASE_POOL_MAX) when PostgreSQL is used, with PGlite (in memory) otherwise.
+ * the raw body and one `INSERT … ON CONFLICT DO NOTHING`, with `pg` (a pool of 20 and the INSERT a prepared
+ * statement, as the service's defaults DATABASE_POOL_MAX and DATABASE_PREPARED_STATEMENTS) when PostgreSQL is
+ * used, with PGlite (in memory) otherwise.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import Fastify from 'fastify';
@@ -20,8 +21,9 @@ serveCommands(
       let query: (sql: string, params?: unknown[]) => Promise<unknown>;
       let closeDb: () => Promise<void>;
       if (args.databaseUrl) {
-        const pool = new pg.Pool({ connectionString: args.databaseUrl, max: 10 });
-        query = (sql, params) => pool.query(sql, params as unknown[]);
+        const pool = new pg.Pool({ connectionString: args.databaseUrl, max: 20 });
+        // named: parsed once per connection
+        query = (sql, params) => pool.query({ name: sql === INSERT ? 'bench_insert' : undefined, text: sql, values: params });
         closeDb = () => pool.end();
       } else {
         const lite = new PGlite();
