@@ -168,7 +168,7 @@ const schema = z.object({
       configDocs,
       doc(
         'database',
-        'PostgreSQL: the first N distinct SQL statements of the process are prepared once per connection and reused (parsed and planned once, not at every call); later ones are sent unprepared. `0`: none (e.g. behind a transaction-mode pooler that does not support prepared statements).',
+        'PostgreSQL: up to N distinct SQL statement texts, each from its second use, are prepared once per connection and reused (parsed and planned once, not at every call); others are sent unprepared. `0`: none — e.g. behind PgBouncer in transaction mode older than 1.21 or with `max_prepared_statements` below N. Rolling upgrades, memory and plans: docs/operations.md.',
       ),
     ),
   REDIS_URL: url(['redis:', 'rediss:'])

@@ -213,6 +213,34 @@ async function createPgliteDatabase(dataDir: string | null, logger: DbLogger, op
   );
 }
 
+/** A prepared statement PostgreSQL can no longer run on this connection: its result type changed, or it is gone. */
+const isStaleStatement = (e: unknown) => {
+  const { code, message } = (e ?? {}) as { code?: unknown; message?: unknown };
+  return (
+    code === '26000' || (code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type'))
+  );
+};
+
+/**
+ * A pool connection that closes itself when one of its prepared statements went stale (isStaleStatement: a migration
+ * changed what a statement returns while this instance ran): the pool then replaces it, and the statements are
+ * prepared afresh on the new connection. One statement fails, not every later one: left open, the connection would
+ * keep failing that statement — node-postgres still counts it as prepared, and a transaction's connection goes back
+ * to the pool as healthy whatever failed in it.
+ */
+class StatementClient extends pg.Client {
+  // every overload of pg.Client#query; only the promise form with a named statement is watched (the one Prisma uses)
+  override query(...args: any[]): any {
+    const result: unknown = (super.query as (...a: unknown[]) => unknown).apply(this, args);
+    const named = typeof args[0] === 'object' && args[0] !== null && typeof (args[0] as { name?: unknown }).name === 'string';
+    if (named && result instanceof Promise)
+      result.catch((e: unknown) => {
+        if (isStaleStatement(e)) void this.end().catch(() => undefined);
+      });
+    return result;
+  }
+}
+
 async function createPostgresDatabase(
   { url, poolMax, preparedStatements }: Extract<DatabaseConfig, { kind: 'postgres' }>,
   logger: DbLogger,
@@ -224,6 +252,7 @@ async function createPostgresDatabase(
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
     application_name: 'remittance-bff',
+    Client: StatementClient,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (err) => logger.warn({ err: { message: err.message } }, 'idle PostgreSQL connection error'));
@@ -232,7 +261,12 @@ async function createPostgresDatabase(
       kind: 'postgres',
       adapter: new PrismaPg(pool, {
         // the adapter's type says string; undefined (a text beyond the bound) sends it unnamed, as without a generator
-        statementNameGenerator: statementNamer(preparedStatements) as ((q: { sql: string }) => string) | undefined,
+        statementNameGenerator: statementNamer(preparedStatements, () =>
+          logger.warn(
+            { max: preparedStatements },
+            'DATABASE_PREPARED_STATEMENTS reached: statement texts beyond it are sent unprepared (raise it if this instance issues more)',
+          ),
+        ) as ((q: { sql: string }) => string) | undefined,
         onConnectionError: (err) => logger.warn({ err: { message: err.message } }, 'PostgreSQL connection error'),
       }),
       probe: pgSession(pool),

@@ -8,6 +8,8 @@ import { createDatabase, type Database } from '../../src/db/database';
 import { loadMigrations, MIGRATIONS_DIR } from '../../src/db/migrate';
 import { DEFAULT_PREPARED_STATEMENTS } from '../../src/db/statement-names';
 import { createTestDatabase, createThrowawayPostgresDatabase, usingPostgres } from '../helpers/db';
+import { SagaStepLog } from '../../src/modules/transfers/transfer.steps';
+import { systemClock } from '../../src/shared/clock';
 import { seedTransfer } from './fixtures';
 
 /**
@@ -108,7 +110,7 @@ describePg('PostgreSQL', () => {
     }
   }, 60_000);
 
-  test('statements are prepared once per connection up to the bound, and still bind their own values', async () => {
+  test('statements are prepared once per connection up to the bound (from their second use), still binding their own values', async () => {
     const seeding = await connect();
     await seeding.migrate();
     const [a, b] = [await seedTransfer(seeding.prisma), await seedTransfer(seeding.prisma)];
@@ -117,27 +119,77 @@ describePg('PostgreSQL', () => {
       open.push(db);
       return db;
     };
+    type Prepared = { name: string; statement: string; plans: number };
     const prepared = (db: Database) =>
-      db.prisma.$queryRaw<{ name: string; statement: string }[]>`SELECT name, statement FROM pg_prepared_statements ORDER BY name`;
+      db.prisma.$queryRaw<Prepared[]>`
+        SELECT name, statement, (generic_plans + custom_plans)::int AS plans FROM pg_prepared_statements ORDER BY name`;
     const read = (db: Database, id: string) => db.prisma.transfer.findUnique({ where: { id }, select: { id: true } });
 
     const db = await open1(2);
-    // one text, other values: each call reads its own row
+    // one text, other values: each call reads its own row (the second call prepares it)
     expect((await read(db, a.id))?.id).toBe(a.id);
     expect((await read(db, b.id))?.id).toBe(b.id);
-    expect(await db.prisma.person.count()).toBe(2); // a second text: the bound
-    expect(await db.prisma.quote.count()).toBe(2); // a third: sent unnamed
-    const names = await prepared(db); // a fourth: unnamed too, so not listed
+    expect((await read(db, a.id))?.id).toBe(a.id);
+    for (let i = 0; i < 2; i++) expect(await db.prisma.person.count()).toBe(2); // a second text: the bound
+    for (let i = 0; i < 2; i++) expect(await db.prisma.quote.count()).toBe(2); // a third: sent unnamed
+    const names = await prepared(db); // used once: unnamed, so not listed
     expect(names.map((p) => p.name)).toEqual(['bff_1', 'bff_2']);
     expect(names[0].statement).toMatch(/"transfers"/);
+    expect(names[0].plans).toBe(2); // prepared once, run twice
     expect(names[1].statement).toMatch(/"persons"/);
     expect(names.some((p) => /pg_prepared_statements|"quotes"/.test(p.statement))).toBe(false);
-    expect((await read(db, a.id))?.id).toBe(a.id);
-    expect(await prepared(db)).toHaveLength(2);
 
     const off = await open1(0);
-    expect((await read(off, a.id))?.id).toBe(a.id);
+    for (let i = 0; i < 3; i++) expect((await read(off, a.id))?.id).toBe(a.id);
     expect(await prepared(off)).toEqual([]);
+  });
+
+  test('a prepared statement gone stale (a migration changed its result) fails once on its connection, not again', async () => {
+    const seeding = await connect();
+    await seeding.prisma.$executeRawUnsafe('CREATE TABLE stale_probe (id int)');
+    await seeding.prisma.$executeRawUnsafe('INSERT INTO stale_probe VALUES (1)');
+    const db = await createDatabase(
+      { kind: 'postgres', url: throwaway.url, poolMax: 1, preparedStatements: DEFAULT_PREPARED_STATEMENTS },
+      logger,
+    );
+    open.push(db);
+    // in a transaction: the adapter hands the connection back to the pool as healthy, whatever failed in it
+    const readAll = () => db.prisma.$transaction((tx) => tx.$queryRaw<Record<string, unknown>[]>`SELECT * FROM stale_probe`);
+    for (let i = 0; i < 2; i++) expect(await readAll()).toEqual([{ id: 1 }]); // prepared from the second use
+    await seeding.prisma.$executeRawUnsafe('ALTER TABLE stale_probe ADD COLUMN extra text');
+    const outcomes: string[] = [];
+    for (let i = 0; i < 4; i++)
+      outcomes.push(
+        await readAll().then(
+          (rows) => JSON.stringify(rows),
+          (e: Error) => (/cached plan must not change result type/.test(e.message) ? 'stale' : `other: ${e.message}`),
+        ),
+      );
+    // the first use may fail (the statement was prepared before the change); the connection is then replaced
+    expect(outcomes.slice(1)).toEqual(Array(3).fill(JSON.stringify([{ id: 1, extra: null }])));
+    expect(['stale', JSON.stringify([{ id: 1, extra: null }])]).toContain(outcomes[0]);
+  });
+
+  test('the saga reads and writes of a running instance keep working when a migration adds a transfers column', async () => {
+    const seeding = await connect();
+    await seeding.migrate();
+    const t = await seedTransfer(seeding.prisma);
+    const db = await createDatabase(
+      { kind: 'postgres', url: throwaway.url, poolMax: 1, preparedStatements: DEFAULT_PREPARED_STATEMENTS },
+      logger,
+    );
+    open.push(db);
+    const steps = new SagaStepLog(db.prisma, systemClock);
+    for (let i = 0; i < 2; i++) expect((await steps.load(t.id))?.t.id).toBe(t.id); // prepared from the second use
+    // what a rolling upgrade does while this instance runs: the new version's migration adds columns
+    await seeding.prisma.$executeRawUnsafe('ALTER TABLE transfers ADD COLUMN added_later text');
+    await seeding.prisma.$executeRawUnsafe('ALTER TABLE saga_steps ADD COLUMN added_later text');
+    const loaded = await steps.load(t.id); // the same prepared statement: it names its columns, so its result is unchanged
+    expect(loaded?.t.id).toBe(t.id);
+    expect(loaded?.t).not.toHaveProperty('addedLater');
+    const step = await steps.record(loaded!.t, 'authorize', { n: 1 });
+    expect(step?.step).toBe('authorize');
+    expect((await steps.load(t.id))?.steps.get('authorize')?.state).toBe('PENDING');
   });
 
   test('isReady is false (not a hang, not a throw) when the server is unreachable', async () => {

@@ -3,7 +3,7 @@ import type { PrismaClient } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { TransferRepository } from './transfer.repository';
-import { loadedFromSql, stepsOf, type Loaded } from './transfer.rows';
+import { loadedFromSql, stepsOf, transferColumns, type Loaded } from './transfer.rows';
 
 /** A lease kept alive by TransferLeases.keep. */
 export interface LeaseHandle {
@@ -55,7 +55,7 @@ export class TransferLeases {
     const [raw] = await this.prisma.$queryRaw<Record<string, unknown>[]>`
       UPDATE transfers SET lease_owner = ${owner}, lease_until = ${until}
       WHERE id = ${transferId} AND (lease_until IS NULL OR lease_until < ${now} OR lease_owner = ${owner})
-      RETURNING transfers.*, ${stepsOf('transfers')} AS _steps`;
+      RETURNING ${transferColumns('transfers')}, ${stepsOf('transfers')} AS _steps`;
     return raw ? loadedFromSql(raw) : null;
   }
 
@@ -84,7 +84,7 @@ export class TransferLeases {
         ORDER BY next_run_at
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
-      RETURNING transfers.*, ${stepsOf('transfers')} AS _steps`;
+      RETURNING ${transferColumns('transfers')}, ${stepsOf('transfers')} AS _steps`;
     const claimedAt = Date.now();
     return rows.map((r) => {
       const loaded = loadedFromSql(r);

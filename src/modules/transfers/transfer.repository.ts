@@ -4,7 +4,7 @@ import type { PubSub } from '../../events/pubsub';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { allTransfersTopic, ownerTransfersTopic, transferTopic, type DeliveryReceipt, type TransferChangedMessage } from './transfer.ports';
-import { patchAssignments, patchedShownFields, transferFromSql } from './transfer.rows';
+import { patchAssignments, patchedShownFields, transferColumns, transferFromSql } from './transfer.rows';
 import { isTerminal, refusal, type Cause, type TransferStatus } from './transfer.states';
 
 export type TransferRow = Transfer;
@@ -164,7 +164,9 @@ export class TransferRepository {
       // refused, needs the lock, or recorded meanwhile: decide again on the locked row
     }
     const result = await this.prisma.$transaction(async (tx): Promise<ChangeResult> => {
-      const [raw] = await tx.$queryRaw<Record<string, unknown>[]>`SELECT * FROM transfers WHERE id = ${request.transferId} FOR UPDATE`;
+      const [raw] = await tx.$queryRaw<
+        Record<string, unknown>[]
+      >`SELECT ${transferColumns()} FROM transfers WHERE id = ${request.transferId} FOR UPDATE`;
       if (!raw) throw new Error(`transfer ${request.transferId} not found`);
       const row = transferFromSql(raw);
       const conflict = request.expectedSeq !== undefined && row.eventSeq !== request.expectedSeq;
@@ -298,7 +300,7 @@ export class TransferRepository {
     const also = alongside ? Prisma.sql`, a AS (${alongside})` : Prisma.empty;
     const [raw] = await db.$queryRaw<Record<string, unknown>[]>`
       WITH u AS (
-        UPDATE transfers SET ${Prisma.join(sets)} WHERE id = ${row.id} AND event_seq = ${row.eventSeq} ${condition} RETURNING *
+        UPDATE transfers SET ${Prisma.join(sets)} WHERE id = ${row.id} AND event_seq = ${row.eventSeq} ${condition} RETURNING ${transferColumns()}
       ), e AS (
         INSERT INTO transfer_events (id, transfer_id, seq, version, shown, from_status, to_status, cause, actor, upstream_ref, detail, at)
         SELECT gen_random_uuid()::text, u.id, u.event_seq, ${plan.shown ? Prisma.sql`u.version` : Prisma.sql`NULL::int`}, ${shownJson}::jsonb,

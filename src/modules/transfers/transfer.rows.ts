@@ -13,8 +13,26 @@ const camel = (k: string) => {
   return c;
 };
 
+const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const columnList = (fields: Record<string, string>) => Object.values(fields).map(snake);
+const TRANSFER_COLUMNS = columnList(Prisma.TransferScalarFieldEnum);
+const STEP_COLUMNS = columnList(Prisma.SagaStepScalarFieldEnum);
+const listOf = (columns: string[], alias?: string) => Prisma.raw(columns.map((c) => (alias ? `${alias}.${c}` : c)).join(', '));
+
 /**
- * A `transfers` row as raw SQL returns it (`SELECT *` / `RETURNING *`: snake_case columns, numeric as Decimal,
+ * SQL: every column of `transfers` the Transfer model has (snake_case, as mapped), optionally qualified by `alias` —
+ * what raw statements select and return instead of `*`. A statement's result columns stay what this version of the
+ * code knows when a later migration adds a column, so its prepared form stays valid (statements are prepared per
+ * connection and PostgreSQL refuses to run one whose result type changed: src/db/statement-names.ts) and a
+ * rolling upgrade never fails the instances still running.
+ */
+export const transferColumns = (alias?: string) => listOf(TRANSFER_COLUMNS, alias);
+
+/** SQL: every column of `saga_steps` the SagaStep model has, as transferColumns. */
+export const stepColumns = (alias?: string) => listOf(STEP_COLUMNS, alias);
+
+/**
+ * A `transfers` row as raw SQL returns it (transferColumns: snake_case columns, numeric as Decimal,
  * timestamptz as Date, jsonb parsed — the types Prisma's own reads give) → Transfer. Other columns are dropped.
  */
 export function transferFromSql(raw: Record<string, unknown>): Transfer {
@@ -25,7 +43,7 @@ export function transferFromSql(raw: Record<string, unknown>): Transfer {
 
 const STEP_DATES = new Set(['createdAt', 'updatedAt']);
 
-/** A `saga_steps` row as row_to_json / json_agg renders it (timestamps as text) or as RETURNING * gives it → SagaStep. */
+/** A `saga_steps` row as row_to_json / json_agg renders it (timestamps as text) or as stepColumns returns it → SagaStep. */
 export function stepFromSql(raw: Record<string, unknown>): SagaStep {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(raw)) {

@@ -22,7 +22,7 @@ import type {
 } from './transfer.ports';
 import type { Shown, TransferRepository, TransferRow } from './transfer.repository';
 import { newTransferDetails, receiveAmountOf } from './transfer.requests';
-import { transferFromSql } from './transfer.rows';
+import { transferColumns, transferFromSql } from './transfer.rows';
 import type { TransferSaga } from './transfer.saga';
 import type { TransferStatus } from './transfer.states';
 import { senderOf } from '../kyc/kyc.service';
@@ -279,7 +279,7 @@ export class TransferService implements TransferEventSink {
                    ${a.funding.type.toLowerCase()}, ${a.recipient.address.countryCode.toUpperCase()}, ${JSON.stringify(details)}::jsonb,
                    ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
             FROM q
-            RETURNING *
+            RETURNING ${transferColumns()}
           ), e AS (
             INSERT INTO transfer_events (id, transfer_id, seq, version, shown, from_status, to_status, cause, actor, detail, at)
             SELECT gen_random_uuid()::text, t.id, 1, 1, ${JSON.stringify(CREATED_SHOWN)}::jsonb, NULL::transfer_status, 'PENDING'::transfer_status, 'mutation', ${caller.userId},

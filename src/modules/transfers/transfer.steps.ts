@@ -2,7 +2,7 @@ import { Prisma, type PrismaClient, type SagaStep } from '../../generated/prisma
 import type { Clock } from '../../shared/clock';
 import type { AuthorizationOutcome, CheckOutcome, PaymentState } from './transfer.columns';
 import type { TransferRow } from './transfer.repository';
-import { loadedFromSql, stepFromSql, stepsOf, type Loaded } from './transfer.rows';
+import { loadedFromSql, stepColumns, stepFromSql, stepsOf, transferColumns, type Loaded } from './transfer.rows';
 
 export type StepName = 'check' | 'authorize' | 'capture' | 'void';
 export type StepState = 'SUCCEEDED' | 'FAILED' | 'UNKNOWN' | 'PENDING';
@@ -30,7 +30,7 @@ export class SagaStepLog {
   /** The transfer with its steps, in one query (null: no such transfer). */
   async load(transferId: string): Promise<Loaded | null> {
     const [raw] = await this.prisma.$queryRaw<Record<string, unknown>[]>`
-      SELECT t.*, ${stepsOf('t')} AS _steps FROM transfers t WHERE t.id = ${transferId}`;
+      SELECT ${transferColumns('t')}, ${stepsOf('t')} AS _steps FROM transfers t WHERE t.id = ${transferId}`;
     return raw ? loadedFromSql(raw) : null;
   }
 
@@ -61,7 +61,7 @@ export class SagaStepLog {
             INSERT INTO saga_steps (id, transfer_id, step, idempotency_key, state, attempts, request, created_at, updated_at)
             SELECT gen_random_uuid()::text, t.id, ${step}, ${key}, 'PENDING', 0, ${req}::jsonb, ${now}::timestamptz, ${now}::timestamptz FROM t
             ON CONFLICT (transfer_id, step) DO NOTHING
-            RETURNING *
+            RETURNING ${stepColumns()}
           ), due AS (
             UPDATE transfers SET next_run_at = LEAST(COALESCE(next_run_at, ${now}::timestamptz), ${now}::timestamptz)
             WHERE id IN (SELECT id FROM t) RETURNING 1
@@ -72,7 +72,7 @@ export class SagaStepLog {
             INSERT INTO saga_steps (id, transfer_id, step, idempotency_key, state, attempts, request, created_at, updated_at)
             VALUES (gen_random_uuid()::text, ${t.id}, ${step}, ${key}, 'PENDING', 0, ${req}::jsonb, ${now}::timestamptz, ${now}::timestamptz)
             ON CONFLICT (transfer_id, step) DO NOTHING
-            RETURNING *
+            RETURNING ${stepColumns()}
           ), due AS (
             UPDATE transfers SET next_run_at = LEAST(COALESCE(next_run_at, ${now}::timestamptz), ${now}::timestamptz)
             WHERE id = ${t.id} RETURNING 1
