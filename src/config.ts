@@ -669,7 +669,8 @@ export type DatabaseConfig =
       kind: 'postgres';
       url: string;
       poolMax: number;
-      /** distinct statements prepared per connection (0: none) */ preparedStatements: number;
+      /** distinct statement texts prepared per connection (0: none) */
+      preparedStatements: number;
     };
 
 export interface Config {

@@ -17,7 +17,15 @@ const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCas
 const columnList = (fields: Record<string, string>) => Object.values(fields).map(snake);
 const TRANSFER_COLUMNS = columnList(Prisma.TransferScalarFieldEnum);
 const STEP_COLUMNS = columnList(Prisma.SagaStepScalarFieldEnum);
-const listOf = (columns: string[], alias?: string) => Prisma.raw(columns.map((c) => (alias ? `${alias}.${c}` : c)).join(', '));
+/** The column list as SQL, once per (table, alias): statements are built per call, their parts need not be. */
+const listOf = (columns: string[]) => {
+  const byAlias = new Map<string, Prisma.Sql>();
+  return (alias = '') => {
+    let sql = byAlias.get(alias);
+    if (!sql) byAlias.set(alias, (sql = Prisma.raw(columns.map((c) => (alias ? `${alias}.${c}` : c)).join(', '))));
+    return sql;
+  };
+};
 
 /**
  * SQL: every column of `transfers` the Transfer model has (snake_case, as mapped), optionally qualified by `alias` —
@@ -26,10 +34,10 @@ const listOf = (columns: string[], alias?: string) => Prisma.raw(columns.map((c)
  * connection and PostgreSQL refuses to run one whose result type changed: src/db/statement-names.ts) and a
  * rolling upgrade never fails the instances still running.
  */
-export const transferColumns = (alias?: string) => listOf(TRANSFER_COLUMNS, alias);
+export const transferColumns: (alias?: string) => Prisma.Sql = listOf(TRANSFER_COLUMNS);
 
 /** SQL: every column of `saga_steps` the SagaStep model has, as transferColumns. */
-export const stepColumns = (alias?: string) => listOf(STEP_COLUMNS, alias);
+export const stepColumns: (alias?: string) => Prisma.Sql = listOf(STEP_COLUMNS);
 
 /**
  * A `transfers` row as raw SQL returns it (transferColumns: snake_case columns, numeric as Decimal,
