@@ -221,24 +221,49 @@ const isStaleStatement = (e: unknown) => {
   );
 };
 
+/** Another connection's statement of that name exists in this session: something shares one session between connections. */
+const isSharedSession = (e: unknown) => (e as { code?: unknown } | null)?.code === '42P05';
+
 /**
- * A pool connection that closes itself when one of its prepared statements went stale (isStaleStatement: a migration
- * changed what a statement returns while this instance ran): the pool then replaces it, and the statements are
- * prepared afresh on the new connection. One statement fails, not every later one: left open, the connection would
+ * The pool's connections. A connection closes itself when one of its prepared statements went stale (isStaleStatement: a
+ * migration changed what a statement returns while this instance ran): the pool then replaces it, and the statements
+ * are prepared afresh on the new connection. One statement fails, not every later one: left open, the connection would
  * keep failing that statement — node-postgres still counts it as prepared, and a transaction's connection goes back
- * to the pool as healthy whatever failed in it.
+ * to the pool as healthy whatever failed in it. A statement name that already exists (isSharedSession) means a pooler
+ * runs several of our connections in one server session: that is said once, with what to do.
  */
-class StatementClient extends pg.Client {
-  // every overload of pg.Client#query; only the promise form with a named statement is watched (the one Prisma uses)
-  override query(...args: any[]): any {
-    const result: unknown = (super.query as (...a: unknown[]) => unknown).apply(this, args);
-    const named = typeof args[0] === 'object' && args[0] !== null && typeof (args[0] as { name?: unknown }).name === 'string';
-    if (named && result instanceof Promise)
-      result.catch((e: unknown) => {
-        if (isStaleStatement(e)) void this.end().catch(() => undefined);
-      });
-    return result;
-  }
+function statementClient(logger: DbLogger): typeof pg.Client {
+  let warned = false;
+  return class StatementClient extends pg.Client {
+    // every overload of pg.Client#query: a named statement's failure is seen whether it is answered through a promise
+    // (a transaction's connection) or a callback (pg-pool's own query, which then discards the connection itself)
+    override query(...args: any[]): any {
+      const config: unknown = args[0];
+      const named = typeof config === 'object' && config !== null && typeof (config as { name?: unknown }).name === 'string';
+      if (!named) return (super.query as (...a: unknown[]) => unknown).apply(this, args);
+      const last: unknown = args[args.length - 1];
+      if (typeof last === 'function') {
+        args[args.length - 1] = (err: unknown, res: unknown) => {
+          if (err) this.failed(err);
+          (last as (e: unknown, r: unknown) => void)(err, res);
+        };
+        return (super.query as (...a: unknown[]) => unknown).apply(this, args);
+      }
+      const result: unknown = (super.query as (...a: unknown[]) => unknown).apply(this, args);
+      if (result instanceof Promise) result.catch((e: unknown) => this.failed(e));
+      return result;
+    }
+
+    private failed(e: unknown): void {
+      if (isSharedSession(e) && !warned) {
+        warned = true;
+        logger.error(
+          'PostgreSQL: a prepared statement of this instance already exists in its session — a pooler (e.g. PgBouncer in transaction mode) shares sessions between connections; set DATABASE_PREPARED_STATEMENTS=0, or enable its prepared-statement support',
+        );
+      }
+      if (isStaleStatement(e) || isSharedSession(e)) void this.end().catch(() => undefined);
+    }
+  };
 }
 
 async function createPostgresDatabase(
@@ -252,7 +277,7 @@ async function createPostgresDatabase(
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
     application_name: 'remittance-bff',
-    Client: StatementClient,
+    Client: statementClient(logger),
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (err) => logger.warn({ err: { message: err.message } }, 'idle PostgreSQL connection error'));

@@ -4,7 +4,10 @@
  * - upstreams: a sandbox started in this process on a random port, passed as explicit base URLs and
  *   credentials (production never starts the built-in sandbox and has no credential defaults);
  * - database: a throwaway database when DATABASE_URL is a PostgreSQL URL, else an in-memory PGlite served over
- *   the PostgreSQL wire protocol (test/helpers/pglite-server.cjs) — production only accepts postgres:// URLs;
+ *   the PostgreSQL wire protocol (test/helpers/pglite-server.cjs) — production only accepts postgres:// URLs. That
+ *   server runs every connection in PGlite's one session, as a transaction-mode pooler does, so prepared statements
+ *   are off there (DATABASE_PREPARED_STATEMENTS=0, what such a pooler needs): two connections preparing the same
+ *   statement would collide;
  * - auth: a fresh ES256 key pair (AUTH_PUBLIC_KEY) with issuer and audience; `token()` signs with it;
  * - PUBLIC_URL: the child's own address (a free port picked before it starts), so the sandbox delivers
  *   webhooks to it; http is accepted there because it is a loopback address;
@@ -45,6 +48,8 @@ export interface ProductionService {
 
 export interface ProductionDatabase {
   url: string;
+  /** What the service needs set to use it. */
+  env: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -52,8 +57,13 @@ export interface ProductionDatabase {
 export async function productionDatabase(): Promise<ProductionDatabase> {
   if (usingPostgres()) {
     const db = await createThrowawayPostgresDatabase(process.env.DATABASE_URL!);
-    return { url: db.url, close: () => db.drop() };
+    return { url: db.url, env: {}, close: () => db.drop() };
   }
+  return pgliteWireDatabase();
+}
+
+/** An in-memory PGlite behind the PostgreSQL wire protocol (pglite-server.cjs): one session for every connection. */
+export async function pgliteWireDatabase(): Promise<ProductionDatabase> {
   const proc = spawn(process.execPath, [join(__dirname, 'pglite-server.cjs')], { stdio: ['pipe', 'pipe', 'pipe'] });
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   let err = '';
@@ -69,6 +79,8 @@ export async function productionDatabase(): Promise<ProductionDatabase> {
   });
   return {
     url: `postgresql://postgres@127.0.0.1:${port}/postgres?sslmode=disable`,
+    // one session behind every connection: named statements prepared on one would collide on the next
+    env: { DATABASE_PREPARED_STATEMENTS: '0' },
     async close() {
       proc.stdin!.end();
       await exited;
@@ -166,7 +178,7 @@ export async function startProductionService(env: Record<string, string> = {}): 
   const dataDir = mkdtempSync(join(tmpdir(), 'rbff-prod-'));
   const port = await freePort();
   const metricsPort = await freePort();
-  const full = { ...productionEnv({ sandbox, databaseUrl: db.url, keys, port, metricsPort, dataDir }), ...env };
+  const full = { ...productionEnv({ sandbox, databaseUrl: db.url, keys, port, metricsPort, dataDir }), ...db.env, ...env };
   for (const [k, v] of Object.entries(full)) if (v === '') delete full[k];
   let svc: ServiceProcess;
   try {
