@@ -213,27 +213,57 @@ async function createPgliteDatabase(dataDir: string | null, logger: DbLogger, op
   );
 }
 
-/** A prepared statement PostgreSQL can no longer run on this connection: its result type changed, or it is gone. */
+/**
+ * A prepared statement PostgreSQL can no longer run on this connection: its result type changed (`0A000` from the
+ * server's plan revalidation — matched by its untranslated routine name, the message is translated with
+ * lc_messages), or it is gone (`26000`).
+ */
 const isStaleStatement = (e: unknown) => {
-  const { code, message } = (e ?? {}) as { code?: unknown; message?: unknown };
-  return (
-    code === '26000' || (code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type'))
-  );
+  const { code, routine } = (e ?? {}) as { code?: unknown; routine?: unknown };
+  return code === '26000' || (code === '0A000' && routine === 'RevalidateCachedQuery');
 };
 
 /** Another connection's statement of that name exists in this session: something shares one session between connections. */
 const isSharedSession = (e: unknown) => (e as { code?: unknown } | null)?.code === '42P05';
 
+const POOLER_HINT =
+  'a pooler (e.g. PgBouncer in transaction mode) may be sharing server sessions between connections: set DATABASE_PREPARED_STATEMENTS=0, or enable its prepared-statement support';
+
 /**
- * The pool's connections. A connection closes itself when one of its prepared statements went stale (isStaleStatement: a
- * migration changed what a statement returns while this instance ran): the pool then replaces it, and the statements
- * are prepared afresh on the new connection. One statement fails, not every later one: left open, the connection would
- * keep failing that statement — node-postgres still counts it as prepared, and a transaction's connection goes back
- * to the pool as healthy whatever failed in it. A statement name that already exists (isSharedSession) means a pooler
- * runs several of our connections in one server session: that is said once, with what to do.
+ * The pool's connections. A connection closes itself when one of its prepared statements went stale (isStaleStatement:
+ * e.g. a migration changed what a statement returns while this instance ran): the pool then replaces it, and the
+ * statements are prepared afresh on the new connection. One statement fails, not every later one: left open, the
+ * connection would keep failing that statement — node-postgres still counts it as prepared, and a transaction's
+ * connection goes back to the pool as healthy whatever failed in it. A statement name that already exists
+ * (isSharedSession), or one that vanished, can mean a pooler runs several of our connections in one server session:
+ * that is said once, with what to do, and the connection replaced too.
  */
 function statementClient(logger: DbLogger): typeof pg.Client {
-  let warned = false;
+  const said = new Set<string>();
+  const once = (code: string, say: () => void) => {
+    if (said.has(code)) return;
+    said.add(code);
+    say();
+  };
+  const failed = (client: pg.Client, e: unknown): void => {
+    if (isSharedSession(e))
+      once('42P05', () => logger.error(`PostgreSQL: a prepared statement of this instance already exists in its session — ${POOLER_HINT}`));
+    else if ((e as { code?: unknown } | null)?.code === '26000')
+      once('26000', () =>
+        logger.warn(
+          `PostgreSQL: a prepared statement of this connection is gone; the connection is replaced — if this repeats, ${POOLER_HINT}`,
+        ),
+      );
+    if (isStaleStatement(e) || isSharedSession(e)) void client.end().catch(() => undefined);
+  };
+  // never lets a failure of its own keep the caller from its answer
+  const safely = (client: pg.Client, e: unknown) => {
+    try {
+      failed(client, e);
+    } catch {
+      // nothing: the caller gets the statement's own error
+    }
+  };
   return class StatementClient extends pg.Client {
     // every overload of pg.Client#query: a named statement's failure is seen whether it is answered through a promise
     // (a transaction's connection) or a callback (pg-pool's own query, which then discards the connection itself)
@@ -244,24 +274,14 @@ function statementClient(logger: DbLogger): typeof pg.Client {
       const last: unknown = args[args.length - 1];
       if (typeof last === 'function') {
         args[args.length - 1] = (err: unknown, res: unknown) => {
-          if (err) this.failed(err);
+          if (err) safely(this, err);
           (last as (e: unknown, r: unknown) => void)(err, res);
         };
         return (super.query as (...a: unknown[]) => unknown).apply(this, args);
       }
       const result: unknown = (super.query as (...a: unknown[]) => unknown).apply(this, args);
-      if (result instanceof Promise) result.catch((e: unknown) => this.failed(e));
+      if (result instanceof Promise) result.catch((e: unknown) => safely(this, e));
       return result;
-    }
-
-    private failed(e: unknown): void {
-      if (isSharedSession(e) && !warned) {
-        warned = true;
-        logger.error(
-          'PostgreSQL: a prepared statement of this instance already exists in its session — a pooler (e.g. PgBouncer in transaction mode) shares sessions between connections; set DATABASE_PREPARED_STATEMENTS=0, or enable its prepared-statement support',
-        );
-      }
-      if (isStaleStatement(e) || isSharedSession(e)) void this.end().catch(() => undefined);
     }
   };
 }

@@ -165,9 +165,9 @@ describePg('PostgreSQL', () => {
           (e: Error) => (/cached plan must not change result type/.test(e.message) ? 'stale' : `other: ${e.message}`),
         ),
       );
-    // the first use may fail (the statement was prepared before the change); the connection is then replaced
-    expect(outcomes.slice(1)).toEqual(Array(3).fill(JSON.stringify([{ id: 1, extra: null }])));
-    expect(['stale', JSON.stringify([{ id: 1, extra: null }])]).toContain(outcomes[0]);
+    // the first use fails (one connection: the statement was prepared on it before the change); the connection is
+    // then replaced, and every later use succeeds
+    expect(outcomes).toEqual(['stale', ...Array(3).fill(JSON.stringify([{ id: 1, extra: null }]))]);
   });
 
   test('the saga reads and writes of a running instance keep working when a migration adds a transfers column', async () => {

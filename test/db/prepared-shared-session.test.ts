@@ -53,6 +53,21 @@ describe('prepared statements behind one shared session', () => {
     expect(new Set(failures)).toEqual(new Set(['already exists']));
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/DATABASE_PREPARED_STATEMENTS=0/);
+
+    // in a transaction too (its connection goes back to the pool only through the adapter): another instance on the
+    // same session names its statements alike, so its second use of the text collides — refused, said once, and its
+    // only connection replaced rather than leaked (the next call gets an answer, not a wait)
+    const errors2: string[] = [];
+    const other = await createDatabase(
+      { kind: 'postgres', url: wire.url, poolMax: 1, preparedStatements: DEFAULT_PREPARED_STATEMENTS },
+      silent(errors2),
+    );
+    open.push(other);
+    expect(await other.prisma.transfer.count()).toBe(0); // first use: unnamed
+    await expect(other.prisma.$transaction((tx) => tx.transfer.count())).rejects.toThrow(/already exists/);
+    expect(errors2).toHaveLength(1);
+    await expect(other.prisma.transfer.count()).rejects.toThrow(/already exists/);
+    expect(errors2).toHaveLength(1);
   });
 
   test('DATABASE_PREPARED_STATEMENTS=0: the same work without an error', async () => {
