@@ -10,7 +10,8 @@
  * DatabaseConfig (src/config.ts) comes from DATABASE_URL: absent → PGlite in DATA_DIR/pglite;
  * `memory://` → in-memory PGlite; `file:<dir>` → PGlite in <dir>; `postgres://…` → PostgreSQL
  * through @prisma/adapter-pg on a pool of at most DATABASE_POOL_MAX connections, each statement prepared once per
- * connection (DATABASE_PREPARED_STATEMENTS, statement-names.ts).
+ * connection (DATABASE_PREPARED_STATEMENTS, statement-names.ts); `db.sql` sends hot raw statements to the same
+ * pool beside Prisma (raw-sql.ts).
  */
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
@@ -19,6 +20,7 @@ import type { DatabaseConfig } from '../config';
 import { PrismaClient } from '../generated/prisma/client';
 import type { Logger } from '../shared/logger';
 import { instrumentAdapterFactory, QueryListeners, type QueryListener } from './instrument';
+import { poolRawSql, prismaRawSql, type RawSql } from './raw-sql';
 import { statementNamer } from './statement-names';
 import {
   applyMigrations,
@@ -40,6 +42,11 @@ export type DbLogger = Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;
 
 export interface Database {
   prisma: PrismaClient;
+  /**
+   * Raw statements outside transactions, typed as `prisma.$queryRaw` types them: on PostgreSQL sent to the pool
+   * directly (raw-sql.ts: the saga's and the webhook inbox's hot statements), on PGlite through Prisma.
+   */
+  sql: RawSql;
   kind: 'pglite' | 'postgres';
   /** Applies pending migrations (exclusively: advisory lock on PostgreSQL). Idempotent. */
   migrate(): Promise<{ applied: string[] }>;
@@ -102,6 +109,8 @@ function pgSession(client: pg.ClientBase | pg.Pool): SqlSession {
 interface Parts {
   kind: Database['kind'];
   adapter: SqlDriverAdapterFactory;
+  /** Raw SQL beside Prisma (reporting to the listeners); absent: Prisma's own raw queries. */
+  rawSql?: (listeners: QueryListeners) => RawSql;
   /** A session for readiness checks (not through Prisma, so it never shows in query counts). */
   probe: SqlSession;
   /** Runs the migrations exclusively; returns the names applied. */
@@ -112,6 +121,7 @@ interface Parts {
 function assemble(parts: Parts, logger: DbLogger, options: CreateDatabaseOptions): Database {
   const listeners = new QueryListeners();
   const prisma = new PrismaClient({ adapter: instrumentAdapterFactory(parts.adapter, listeners) });
+  const sql = parts.rawSql?.(listeners) ?? prismaRawSql(prisma);
   const migrations = () => loadMigrations(options.migrationsDir ?? MIGRATIONS_DIR);
   const readyTimeoutMs = options.readyTimeoutMs ?? 2_000;
   let migrated = false;
@@ -130,6 +140,7 @@ function assemble(parts: Parts, logger: DbLogger, options: CreateDatabaseOptions
 
   return {
     prisma,
+    sql,
     kind: parts.kind,
     async migrate() {
       const list = migrations();
@@ -298,20 +309,29 @@ async function createPostgresDatabase(
     idleTimeoutMillis: 30_000,
     application_name: 'remittance-bff',
     Client: statementClient(logger),
+    // Every session in UTC before the pool hands it out (pg-pool ends a connection whose hook fails): Prisma's adapter
+    // sends timestamps as UTC wall times without a zone and reads a timestamptz's offset as +00:00, raw-sql.ts sends
+    // instants — the two agree only in UTC, and a database or role set to another TimeZone would shift every time
+    // Prisma writes or compares. (A pooler such as PgBouncer tracks TimeZone per client.)
+    // (typed as returning void; pg-pool awaits the promise it returns)
+    onConnect: ((client: pg.ClientBase) => client.query('SET TimeZone TO UTC')) as (client: pg.ClientBase) => void,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (err) => logger.warn({ err: { message: err.message } }, 'idle PostgreSQL connection error'));
+  // one namer for Prisma's statements and those sent beside it: one name per text, one bound for the process
+  const namer = statementNamer(preparedStatements, () =>
+    logger.warn(
+      { max: preparedStatements },
+      'DATABASE_PREPARED_STATEMENTS reached: statement texts beyond it are sent unprepared (raise it if this instance issues more)',
+    ),
+  );
   return assemble(
     {
       kind: 'postgres',
+      rawSql: (listeners) => poolRawSql(pool, namer, listeners),
       adapter: new PrismaPg(pool, {
         // the adapter's type says string; undefined (a text beyond the bound) sends it unnamed, as without a generator
-        statementNameGenerator: statementNamer(preparedStatements, () =>
-          logger.warn(
-            { max: preparedStatements },
-            'DATABASE_PREPARED_STATEMENTS reached: statement texts beyond it are sent unprepared (raise it if this instance issues more)',
-          ),
-        ) as ((q: { sql: string }) => string) | undefined,
+        statementNameGenerator: namer as ((q: { sql: string }) => string) | undefined,
         onConnectionError: (err) => logger.warn({ err: { message: err.message } }, 'PostgreSQL connection error'),
       }),
       probe: pgSession(pool),

@@ -11,8 +11,11 @@
  * - PostgreSQL SQLSTATEs of class 08 (connection exception), 57P01–57P03 (admin shutdown, crash shutdown, cannot
  *   connect now) and 53300 (too many connections), as `code` of a node-postgres error;
  * - socket-level errors of the driver (ECONNREFUSED, ECONNRESET, EPIPE, ETIMEDOUT, EHOSTUNREACH, ENOTFOUND, …) and
- *   node-postgres's "Connection terminated" messages.
+ *   node-postgres's "Connection terminated" messages, and pg-pool's "timeout exceeded when trying to connect" (every
+ *   connection busy for longer than its connection timeout).
  */
+import { keptMessage, StatementError } from './raw-sql';
+
 const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028']);
 const ADAPTER_KINDS = new Set([
   'DatabaseNotReachable',
@@ -24,7 +27,7 @@ const ADAPTER_KINDS = new Set([
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 const SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;
 const MESSAGES =
-  /Connection terminated|terminating connection due to administrator command|the database system is (starting up|shutting down)|Timed out fetching a new connection|Unable to start a transaction in the given time|Can't reach database server/i;
+  /Connection terminated|timeout exceeded when trying to connect|terminating connection due to administrator command|the database system is (starting up|shutting down)|Timed out fetching a new connection|Unable to start a transaction in the given time|Can't reach database server/i;
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   const seen = new Set<unknown>();
@@ -38,4 +41,21 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (typeof message === 'string' && MESSAGES.test(message)) return true;
   }
   return false;
+}
+
+/**
+ * A statement the database refused, as it may be kept (logs, stored errors): PostgreSQL's SQLSTATE and its own
+ * message without a value it quotes (keptMessage) — from db.sql's StatementError or from Prisma's error (its driver
+ * adapter's cause: PGlite's adapter gives original…, adapter-pg code and message) —, never Prisma's wrapping of it
+ * nor the row PostgreSQL's detail shows. A Prisma error without an SQLSTATE: its own code only. Null: not a refusal.
+ */
+export function describeRefusal(err: unknown): string | null {
+  if (err instanceof StatementError) return `${err.message} (SQLSTATE ${err.code})`;
+  const { code, meta } = (err ?? {}) as { code?: unknown; meta?: { driverAdapterError?: { cause?: Record<string, unknown> } } };
+  if (typeof code !== 'string' || !/^P\d{4}$/.test(code)) return null;
+  const cause = meta?.driverAdapterError?.cause ?? {};
+  const sqlstate = cause.originalCode ?? cause.code;
+  const message = cause.originalMessage ?? cause.message;
+  if (typeof sqlstate !== 'string' || !/^[0-9A-Z]{5}$/.test(sqlstate)) return `database error ${code}`;
+  return `${typeof message === 'string' ? `${keptMessage(sqlstate, message)} ` : ''}(SQLSTATE ${sqlstate})`;
 }

@@ -7,7 +7,8 @@
  * own `log: [{ emit: 'event', level: 'query' }]` + `$on('query')` is an alternative; this does not
  * depend on it.) Transaction control (BEGIN/COMMIT/ROLLBACK/SAVEPOINT) is not reported, only
  * statements: adapter-pg sends COMMIT through the adapter while PGlite's adapter does not, and counts
- * must not depend on the backend.
+ * must not depend on the backend. Statements sent beside Prisma (raw-sql.ts) are reported through observeStatement
+ * alike.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type {
@@ -64,32 +65,44 @@ export class QueryListeners {
 /** BEGIN/COMMIT/ROLLBACK/SAVEPOINT…: issued by Prisma through the adapter on some drivers only. */
 const TRANSACTION_CONTROL = /^\s*(BEGIN|START\s+TRANSACTION|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE|SET\s+TRANSACTION)\b/i;
 
+/** Runs one statement, reporting it to `listeners` (when there are any) with its duration and outcome. */
+export async function observeStatement<R>(
+  listeners: QueryListeners,
+  sql: string,
+  params: number,
+  inTransaction: boolean,
+  run: () => Promise<R>,
+): Promise<R> {
+  if (listeners.empty) return run();
+  const started = performance.now();
+  const phase = phases.getStore();
+  let error = false;
+  try {
+    return await run();
+  } catch (e) {
+    error = true;
+    throw e;
+  } finally {
+    listeners.emit({
+      sql,
+      params,
+      durationMs: performance.now() - started,
+      inTransaction,
+      ...(error ? { error } : {}),
+      ...(phase ? { phase } : {}),
+    });
+  }
+}
+
 type Queryable = { queryRaw(q: SqlQuery): Promise<unknown>; executeRaw(q: SqlQuery): Promise<number> };
 
 function wrapQueryable<T extends Queryable>(target: T, listeners: QueryListeners, inTransaction: boolean): T {
   const timed =
     (method: 'queryRaw' | 'executeRaw') =>
-    async (query: SqlQuery): Promise<unknown> => {
-      if (listeners.empty || TRANSACTION_CONTROL.test(query.sql)) return target[method](query);
-      const started = performance.now();
-      const phase = phases.getStore();
-      let error = false;
-      try {
-        return await target[method](query);
-      } catch (e) {
-        error = true;
-        throw e;
-      } finally {
-        listeners.emit({
-          sql: query.sql,
-          params: query.args.length,
-          durationMs: performance.now() - started,
-          inTransaction,
-          ...(error ? { error } : {}),
-          ...(phase ? { phase } : {}),
-        });
-      }
-    };
+    (query: SqlQuery): Promise<unknown> =>
+      listeners.empty || TRANSACTION_CONTROL.test(query.sql)
+        ? target[method](query)
+        : observeStatement(listeners, query.sql, query.args.length, inTransaction, () => target[method](query));
   const queryRaw = timed('queryRaw');
   const executeRaw = timed('executeRaw');
   return new Proxy(target, {

@@ -106,6 +106,8 @@ export async function openPglite(opts: OpenPgliteOptions): Promise<PGlite> {
   else if (opts.reuseInitdb && opts.dataDir === null && blankDump) options.loadDataDir = await blankDump;
   const pg = new PGlite(options);
   await pg.waitReady;
+  // UTC, as every PostgreSQL session of the service (database.ts): PGlite would take the process's zone
+  await pg.exec('SET TimeZone TO UTC');
   if (opts.reuseInitdb && opts.dataDir === null && !opts.loadDataDir && !blankDump) {
     blankDump = pg.dumpDataDir('none');
     blankDump.catch(() => (blankDump = null));

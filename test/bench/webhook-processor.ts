@@ -23,7 +23,7 @@ const shapes = (process.argv[3] ?? '1,5').split(',').map(Number);
 async function run(perStream: number) {
   const db = await createTestDatabase();
   try {
-    const inbox = new WebhookInbox(db.prisma);
+    const inbox = new WebhookInbox(db.prisma, db.sql);
     const streams = Math.ceil(total / perStream);
     const base = Date.parse('2026-01-01T00:00:00Z');
     for (let s = 0; s < streams; s++)
@@ -42,7 +42,7 @@ async function run(perStream: number) {
         await inbox.store({ eventName: payload.event, payload, signed: true, receivedAt: new Date() });
       }
     const counter = countQueries(db);
-    const processor = new WebhookProcessor(db.prisma, null, new PlatformStateStore(db.prisma), systemClock, pino({ level: 'silent' }), {
+    const processor = new WebhookProcessor(db.sql, null, new PlatformStateStore(db.prisma), systemClock, pino({ level: 'silent' }), {
       pollIntervalMs: 50,
       tenantId: 'sandbox-tenant',
     });

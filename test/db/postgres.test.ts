@@ -179,7 +179,7 @@ describePg('PostgreSQL', () => {
       logger,
     );
     open.push(db);
-    const steps = new SagaStepLog(db.prisma, systemClock);
+    const steps = new SagaStepLog(db.prisma, db.sql, systemClock);
     for (let i = 0; i < 2; i++) expect((await steps.load(t.id))?.t.id).toBe(t.id); // prepared from the second use
     // what a rolling upgrade does while this instance runs: the new version's migration adds columns
     await seeding.prisma.$executeRawUnsafe('ALTER TABLE transfers ADD COLUMN added_later text');

@@ -55,6 +55,8 @@ test('the classifier: unreachable / cut / exhausted are unavailable; constraint 
   ).toBe(true);
   expect(isDatabaseUnavailable(new Error('wrapped', { cause: { kind: 'ConnectionClosed' } }))).toBe(true);
   expect(isDatabaseUnavailable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe(true);
+  // pg-pool: every connection busy for longer than the connection timeout
+  expect(isDatabaseUnavailable(new Error('timeout exceeded when trying to connect'))).toBe(true);
   expect(isDatabaseUnavailable(Object.assign(new Error('Unique constraint failed'), { code: 'P2002' }))).toBe(false);
   expect(isDatabaseUnavailable(new Error('wrapped', { cause: { kind: 'postgres', code: '23505' } }))).toBe(false);
   expect(isDatabaseUnavailable(new TypeError("Cannot read properties of undefined (reading 'x')"))).toBe(false);

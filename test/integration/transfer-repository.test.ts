@@ -13,7 +13,7 @@ const clock = new ManualClock();
 let repo: TransferRepository;
 beforeAll(async () => {
   db = await createTestDatabase();
-  repo = new TransferRepository(db.prisma, pubsub, clock, pino({ level: 'silent' }));
+  repo = new TransferRepository(db.prisma, db.sql, pubsub, clock, pino({ level: 'silent' }));
 });
 afterAll(() => db.close());
 

@@ -3,7 +3,9 @@
  * ordering per transaction, leases across two processors, retries, dead letters, takeover of an expired
  * lease, documents and agents, statements per event (batching).
  */
+import pg from 'pg';
 import pino from 'pino';
+import { StatementError } from '../../src/db/raw-sql';
 import { ManualClock } from '../../src/shared/clock';
 import type { ApplyOutcome, PlatformTransactionEvent, TransferEventSink } from '../../src/modules/transfers/transfer.ports';
 import { WebhookInbox } from '../../src/modules/webhooks/webhook.inbox';
@@ -20,6 +22,7 @@ class RecordingSink implements TransferEventSink {
   active = new Map<string, number>();
   maxConcurrentPerTx = 0;
   failNext = 0;
+  failWith: Error | null = null;
   outcome: (e: PlatformTransactionEvent) => ApplyOutcome = () => ({ applied: true, transferId: 't', version: 1 });
   async applyPlatformEvent(e: PlatformTransactionEvent): Promise<ApplyOutcome> {
     const n = (this.active.get(e.transactionId) ?? 0) + 1;
@@ -29,7 +32,7 @@ class RecordingSink implements TransferEventSink {
       await new Promise((r) => setTimeout(r, Math.random() * 3));
       if (this.failNext > 0) {
         this.failNext--;
-        throw new Error('database unavailable');
+        throw this.failWith ?? new Error('database unavailable');
       }
       this.events.push(e);
       return this.outcome(e);
@@ -59,7 +62,7 @@ const make = (
   metrics: Metrics | null = null,
 ) => {
   const p = new WebhookProcessor(
-    db.prisma,
+    db.sql,
     sink,
     new PlatformStateStore(db.prisma),
     clock,
@@ -77,7 +80,7 @@ const pending = () => db.prisma.webhookInbox.count({ where: { processedAt: null 
 beforeEach(async () => {
   db = await createTestDatabase();
   clock = new ManualClock(Date.now());
-  inbox = new WebhookInbox(db.prisma);
+  inbox = new WebhookInbox(db.prisma, db.sql);
 });
 afterEach(async () => {
   for (const p of processors.splice(0)) await p.stop();
@@ -124,6 +127,44 @@ it('a transient failure is retried with backoff; the transaction’s later event
   clock.advance(1_000);
   await waitFor(async () => (await pending()) === 0, { timeoutMs: 10_000, what: 'the inbox drained' });
   expect(sink.events.map((e) => (e.change as { newStatus: string }).newStatus)).toEqual(['Created', 'PaymentProcessing']);
+});
+
+it('a database refusal is kept by its code, never with the value its message quoted', async () => {
+  const sink = new RecordingSink();
+  sink.failNext = 1;
+  const refused = Object.assign(new pg.DatabaseError('invalid input syntax for type uuid: "x" payload-value-41"', 0, 'error'), {
+    code: '22P02',
+  });
+  sink.failWith = new StatementError(refused);
+  const tx = '00000000-0000-4000-8000-0000000000dd';
+  await store(txEvent(tx, null, 'Created'));
+  const p = make(sink, { maxAttempts: 1 });
+  p.start();
+  await waitFor(async () => (await pending()) === 0, { timeoutMs: 10_000, what: 'the event dead-lettered' });
+  const row = await db.prisma.webhookInbox.findFirstOrThrow({ where: { outcome: 'dead_letter' } });
+  expect(row.lastError).toBe('invalid input syntax for type uuid: "…" (SQLSTATE 22P02)');
+  expect(sink.failWith.message).toBe('invalid input syntax for type uuid: "…"'); // a quote inside the value hides nothing
+});
+
+it('a refusal through Prisma is kept the same way: its SQLSTATE and message, without the value', async () => {
+  const sink = new RecordingSink();
+  sink.failNext = 1;
+  // what Prisma's raw query throws (P2010), its driver adapter's error inside
+  sink.failWith = Object.assign(
+    new Error('Raw query failed. Code: `22P02`. Message: `invalid input syntax for type integer: "a" b-tail"`'),
+    {
+      code: 'P2010',
+      meta: {
+        driverAdapterError: { cause: { originalCode: '22P02', originalMessage: 'invalid input syntax for type integer: "a" b-tail"' } },
+      },
+    },
+  );
+  await store(txEvent('00000000-0000-4000-8000-0000000000ee', null, 'Created'));
+  const p = make(sink, { maxAttempts: 1 });
+  p.start();
+  await waitFor(async () => (await pending()) === 0, { timeoutMs: 10_000, what: 'the event dead-lettered' });
+  const row = await db.prisma.webhookInbox.findFirstOrThrow({ where: { outcome: 'dead_letter' } });
+  expect(row.lastError).toBe('invalid input syntax for type integer: "…" (SQLSTATE 22P02)');
 });
 
 it('an event that keeps throwing is dead-lettered after maxAttempts and its stream goes on; metrics count it', async () => {

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { PrismaClient } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { TransferRepository } from './transfer.repository';
@@ -37,7 +36,6 @@ export class TransferLeases {
   private readonly held = new Map<string, LeaseHandle>();
 
   constructor(
-    private readonly prisma: PrismaClient,
     private readonly repo: TransferRepository,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -52,7 +50,7 @@ export class TransferLeases {
   async take(transferId: string, owner: string): Promise<Loaded | null> {
     const now = this.clock.now();
     const until = new Date(now.getTime() + this.leaseMs);
-    const [raw] = await this.prisma.$queryRaw<Record<string, unknown>[]>`
+    const [raw] = await this.repo.sql.query`
       UPDATE transfers SET lease_owner = ${owner}, lease_until = ${until}
       WHERE id = ${transferId} AND (lease_until IS NULL OR lease_until < ${now} OR lease_owner = ${owner})
       RETURNING ${transferColumns('transfers')}, ${stepsOf('transfers')} AS _steps`;
@@ -60,8 +58,8 @@ export class TransferLeases {
   }
 
   async release(transferId: string, owner: string): Promise<void> {
-    await this.prisma
-      .$executeRaw`UPDATE transfers SET lease_owner = NULL, lease_until = NULL WHERE id = ${transferId} AND lease_owner = ${owner}`;
+    await this.repo.sql
+      .execute`UPDATE transfers SET lease_owner = NULL, lease_until = NULL WHERE id = ${transferId} AND lease_owner = ${owner}`;
   }
 
   /** Claims up to `limit` due transfers whose lease is free or expired (FOR UPDATE SKIP LOCKED: N workers never collide). */
@@ -76,7 +74,7 @@ export class TransferLeases {
   async claimDueWithWakes(owner: string, limit: number): Promise<{ id: string; wakeSeq: number; loaded: Loaded; claimedAt: number }[]> {
     const now = this.clock.now();
     const until = new Date(now.getTime() + this.leaseMs);
-    const rows = await this.prisma.$queryRaw<Record<string, unknown>[]>`
+    const rows = await this.repo.sql.query`
       UPDATE transfers SET lease_owner = ${owner}, lease_until = ${until}
       WHERE id IN (
         SELECT id FROM transfers
@@ -155,8 +153,7 @@ export class TransferLeases {
   /** Pushes lease_until forward if `owner` still holds the lease. */
   async renew(transferId: string, owner: string): Promise<boolean> {
     const until = new Date(this.clock.nowMs() + this.leaseMs);
-    const n = await this.prisma
-      .$executeRaw`UPDATE transfers SET lease_until = ${until} WHERE id = ${transferId} AND lease_owner = ${owner}`;
+    const n = await this.repo.sql.execute`UPDATE transfers SET lease_until = ${until} WHERE id = ${transferId} AND lease_owner = ${owner}`;
     return n === 1;
   }
 

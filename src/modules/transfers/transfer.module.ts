@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { Config } from '../../config';
 import type { PubSub } from '../../events/pubsub';
 import type { PrismaClient } from '../../generated/prisma/client';
+import type { RawSql } from '../../db/raw-sql';
 import type { Clock } from '../../shared/clock';
 import { IdempotencyService } from '../../db/idempotency.service';
 import type { Logger } from '../../shared/logger';
@@ -35,6 +36,8 @@ export interface TransfersModule {
 export function createTransfersModule(deps: {
   config: Config;
   prisma: PrismaClient;
+  /** Raw statements outside transactions (Database.sql): on PostgreSQL beside Prisma. */
+  sql: RawSql;
   pubsub: PubSub;
   gateway: GatewayClient;
   /** For reconciling with the platform when its webhooks are late or lost (absent: never reconcile). */
@@ -52,7 +55,7 @@ export function createTransfersModule(deps: {
     waitMs: s.idempotencyWaitMs,
     staleAfterMs: Math.max(s.leaseMs, 60_000),
   });
-  const repository = new TransferRepository(prisma, pubsub, clock, logger);
+  const repository = new TransferRepository(prisma, deps.sql, pubsub, clock, logger);
   const saga = new TransferSaga(
     prisma,
     repository,
@@ -107,10 +110,11 @@ export function createTransfersModule(deps: {
 export const transfersModule = defineModule({
   name: 'transfers',
   resolvers: [TransferResolver],
-  create: ({ config, prisma, pubsub, upstream, clock, logger, provided }) => {
+  create: ({ config, db, prisma, pubsub, upstream, clock, logger, provided }) => {
     const transfers = createTransfersModule({
       config,
       prisma,
+      sql: db.sql,
       pubsub,
       gateway: upstream.gateway,
       remittances: upstream.remittances,

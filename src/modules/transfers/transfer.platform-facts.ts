@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../shared/clock';
 import { withQueryPhase } from '../../db/instrument';
 import type { Logger } from '../../shared/logger';
-import { Prisma, type PrismaClient } from '../../generated/prisma/client';
+import { Prisma } from '../../generated/prisma/client';
 import type {
   ApplyOutcome,
   DeliveryReceipt,
@@ -67,7 +67,6 @@ export class PlatformFacts implements TransferEventSink {
   private readonly seen = new LRUCache<string, TransferRow>({ max: 5_000 });
 
   constructor(
-    private readonly prisma: PrismaClient,
     private readonly repo: TransferRepository,
     private readonly saga: TransferSaga,
     private readonly clock: Clock,
@@ -82,15 +81,11 @@ export class PlatformFacts implements TransferEventSink {
   }
 
   /** The transfers an event names — by our externalPaymentId and by its platform transaction id — in one query. */
-  private candidates(e: PlatformTransactionEvent): Promise<TransferRow[]> {
-    return this.prisma.transfer.findMany({
-      where: {
-        OR: [
-          ...(e.externalTransactionId ? [{ externalPaymentId: e.externalTransactionId }] : []),
-          { externalTransactionId: e.transactionId },
-        ],
-      },
-    });
+  private async candidates(e: PlatformTransactionEvent): Promise<TransferRow[]> {
+    const ours = e.externalTransactionId ? Prisma.sql`OR external_payment_id = ${e.externalTransactionId}` : Prisma.empty;
+    const rows = await this.repo.sql.query`
+      SELECT ${transferColumns()} FROM transfers WHERE external_transaction_id = ${e.transactionId} ${ours}`;
+    return rows.map(transferFromSql);
   }
 
   /**
@@ -191,7 +186,7 @@ export class PlatformFacts implements TransferEventSink {
 
   /** The inbox row alone: processed with its outcome (`processed`), or for the processor. */
   private async storeOnly(receipt: DeliveryReceipt, processed: boolean, outcome?: ApplyOutcome): Promise<ReceiptResult> {
-    const [r] = await this.prisma.$queryRaw<{ n: number }[]>`
+    const [r] = await this.repo.sql.query<{ n: number }>`
       WITH r AS (${receipt.insert(processed ? Prisma.sql`true` : Prisma.sql`false`)}) SELECT count(*)::int AS n FROM r`;
     if (!r?.n) return { stored: 'duplicate' };
     return processed && outcome ? { stored: 'processed', outcome } : { stored: 'queued' };
@@ -230,7 +225,7 @@ export class PlatformFacts implements TransferEventSink {
       ...(c.type === 'payout' ? { amount: c.amount } : {}),
     });
     const at = this.clock.now();
-    const [row] = await this.prisma.$queryRaw<Record<string, unknown>[]>`
+    const [row] = await this.repo.sql.query`
       WITH u AS (
         UPDATE transfers SET ${set}, event_seq = event_seq + 1
         WHERE external_transaction_id = ${e.transactionId}

@@ -1,5 +1,6 @@
 import { Prisma, type PrismaClient, type Transfer } from '../../generated/prisma/client';
 import { canonicalJson } from '../../shared/json';
+import { prismaRawSql, type RawSql } from '../../db/raw-sql';
 import type { PubSub } from '../../events/pubsub';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
@@ -120,6 +121,8 @@ const sameShown = (a: Shown, b: Shown) => canonicalJson(a) === canonicalJson(b);
 export class TransferRepository {
   constructor(
     private readonly prisma: PrismaClient,
+    /** The transfer tables' raw statements outside transactions (db.sql); leases, steps and facts use it too. */
+    readonly sql: RawSql,
     private readonly pubsub: PubSub,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -153,11 +156,11 @@ export class TransferRepository {
     if (snapshot && (request.expectedSeq === undefined || request.expectedSeq === snapshot.eventSeq)) {
       const plan = await this.plan(snapshot, request, null);
       if (plan.kind === 'skip') {
-        if (alongside) await this.prisma.$queryRaw`WITH a AS (${alongside}) SELECT count(*)::int AS n FROM a`;
+        if (alongside) await this.sql.query`WITH a AS (${alongside}) SELECT count(*)::int AS n FROM a`;
         return { ok: false, transfer: snapshot, reason: plan.reason, kind: 'skipped' };
       }
       if (plan.kind === 'apply') {
-        const { transfer } = await this.writeWith(this.prisma, snapshot, plan, request, at, null, alongside);
+        const { transfer } = await this.writeWith(this.sql, snapshot, plan, request, at, null, alongside);
         alongside = null;
         if (transfer) return this.committed({ ok: true, transfer, changed: true, shown: plan.shown !== null }, request);
       }
@@ -192,7 +195,7 @@ export class TransferRepository {
       }
       if (plan.kind === 'lock') throw new Error('decide asked for the lock while holding it');
       // the row is locked: the event_seq condition cannot fail, it is kept as a safeguard
-      const { transfer } = await this.writeWith(tx, row, plan, request, at, null, alongside);
+      const { transfer } = await this.writeWith(prismaRawSql(tx), row, plan, request, at, null, alongside);
       if (!transfer) return { ok: false, transfer: row, reason: 'concurrent update', kind: 'conflict' };
       return { ok: true, transfer, changed: true, shown: plan.shown !== null };
     });
@@ -216,12 +219,12 @@ export class TransferRepository {
     if (plan.kind === 'skip') return { result: { ok: false, transfer: snapshot, reason: plan.reason, kind: 'skipped' }, written: false };
     if (plan.kind !== 'apply' && opts.onlyIfApplied) return { result: null, written: false };
     if (plan.kind !== 'apply') {
-      const [r] = await this.prisma.$queryRaw<{ n: number }[]>`
+      const [r] = await this.sql.query<{ n: number }>`
         WITH r AS (${receipt.insert(Prisma.sql`false`)}) SELECT count(*)::int AS n FROM r`;
       return { result: null, written: (r?.n ?? 0) > 0 };
     }
     const at = this.clock.now();
-    const { transfer, along } = await this.writeWith(this.prisma, snapshot, plan, request, at, receipt, null, opts.onlyIfApplied);
+    const { transfer, along } = await this.writeWith(this.sql, snapshot, plan, request, at, receipt, null, opts.onlyIfApplied);
     if (!transfer) return { result: null, written: along > 0 };
     return { result: await this.committed({ ok: true, transfer, changed: true, shown: plan.shown !== null }, request), written: along > 0 };
   }
@@ -279,7 +282,7 @@ export class TransferRepository {
    * write made whatever comes of the change (`alongside`).
    */
   private async writeWith(
-    db: Pick<PrismaClient, '$queryRaw'>,
+    sql: RawSql,
     row: TransferRow,
     plan: Extract<Plan, { kind: 'apply' }>,
     req: ChangeRequest,
@@ -298,7 +301,7 @@ export class TransferRepository {
       ? Prisma.sql`, r AS (${receipt.insert(Prisma.sql`EXISTS (SELECT 1 FROM u)`, receiptOnlyIfApplied)})`
       : Prisma.empty;
     const also = alongside ? Prisma.sql`, a AS (${alongside})` : Prisma.empty;
-    const [raw] = await db.$queryRaw<Record<string, unknown>[]>`
+    const [raw] = await sql.query<Record<string, unknown>>`
       WITH u AS (
         UPDATE transfers SET ${Prisma.join(sets)} WHERE id = ${row.id} AND event_seq = ${row.eventSeq} ${condition} RETURNING ${transferColumns()}
       ), e AS (
@@ -328,14 +331,14 @@ export class TransferRepository {
    * lease holder that read the row before cannot defer it past this request (see the invariant above).
    */
   async wake(transferId: string, now: Date): Promise<void> {
-    await this.prisma.$executeRaw`
+    await this.sql.execute`
       UPDATE transfers SET next_run_at = LEAST(COALESCE(next_run_at, ${now}), ${now}), wake_seq = wake_seq + 1
       WHERE id = ${transferId}`;
   }
 
   /** "Due by `at` at the latest" from the lease holder itself (an intent it wrote): only ever moves next_run_at earlier. */
   async dueBy(transferId: string, at: Date): Promise<void> {
-    await this.prisma.$executeRaw`UPDATE transfers SET next_run_at = LEAST(COALESCE(next_run_at, ${at}), ${at}) WHERE id = ${transferId}`;
+    await this.sql.execute`UPDATE transfers SET next_run_at = LEAST(COALESCE(next_run_at, ${at}), ${at}) WHERE id = ${transferId}`;
   }
 
   /**
@@ -344,9 +347,9 @@ export class TransferRepository {
    */
   async deferIfNoWake(transferId: string, wakeSeq: number, nextRunAt: Date | null, owner?: string): Promise<boolean> {
     const n = owner
-      ? await this.prisma
-          .$executeRaw`UPDATE transfers SET next_run_at = ${nextRunAt} WHERE id = ${transferId} AND wake_seq = ${wakeSeq} AND lease_owner = ${owner}`
-      : await this.prisma.$executeRaw`UPDATE transfers SET next_run_at = ${nextRunAt} WHERE id = ${transferId} AND wake_seq = ${wakeSeq}`;
+      ? await this.sql
+          .execute`UPDATE transfers SET next_run_at = ${nextRunAt} WHERE id = ${transferId} AND wake_seq = ${wakeSeq} AND lease_owner = ${owner}`
+      : await this.sql.execute`UPDATE transfers SET next_run_at = ${nextRunAt} WHERE id = ${transferId} AND wake_seq = ${wakeSeq}`;
     return n === 1;
   }
 
@@ -364,7 +367,7 @@ export class TransferRepository {
     const release = releaseOwner ? Prisma.sql`, lease_owner = NULL, lease_until = NULL` : Prisma.empty;
     const held = releaseOwner ? Prisma.sql`AND lease_owner = ${releaseOwner}` : Prisma.empty;
     // …and never while a saga step is unsettled (an intent written after the caller read the state must be run).
-    const n = await this.prisma.$executeRaw`
+    const n = await this.sql.execute`
       UPDATE transfers SET next_run_at = ${nextRunAt}::timestamptz ${release}
       WHERE id = ${transferId} AND event_seq = ${eventSeq} AND wake_seq = ${wakeSeq} ${held}
         AND NOT EXISTS (SELECT 1 FROM saga_steps s WHERE s.transfer_id = ${transferId} AND s.state IN ('PENDING', 'UNKNOWN'))`;
@@ -376,7 +379,7 @@ export class TransferRepository {
    * `wakeSeq` was read (deferIfNoWake), else as it is. False when `owner` no longer held the lease (nothing written).
    */
   async deferAndRelease(transferId: string, wakeSeq: number, nextRunAt: Date | null, owner: string): Promise<boolean> {
-    const n = await this.prisma.$executeRaw`
+    const n = await this.sql.execute`
       UPDATE transfers SET next_run_at = CASE WHEN wake_seq = ${wakeSeq} THEN ${nextRunAt}::timestamptz ELSE next_run_at END,
                            lease_owner = NULL, lease_until = NULL
       WHERE id = ${transferId} AND lease_owner = ${owner}`;

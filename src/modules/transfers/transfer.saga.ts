@@ -96,8 +96,8 @@ export class TransferSaga {
     private readonly opts: SagaOptions,
     private readonly crash: CrashHook,
   ) {
-    this.leases = new TransferLeases(prisma, repo, clock, logger, opts.leaseMs);
-    this.steps = new SagaStepLog(prisma, clock);
+    this.leases = new TransferLeases(repo, clock, logger, opts.leaseMs);
+    this.steps = new SagaStepLog(prisma, repo.sql, clock);
   }
 
   /** The run of advance() in progress per transfer (one at a time: the lease). */

@@ -117,7 +117,7 @@ export class TransferService implements TransferEventSink {
     private readonly opts: TransferServiceOptions,
   ) {
     this.actions = new TransferActions(prisma, repo, saga, idempotency, clock, { leaseWaitMs: opts.leaseWaitMs });
-    this.facts = new PlatformFacts(prisma, repo, saga, clock, logger, { platform: opts.platform, nudge: () => this.nudge() });
+    this.facts = new PlatformFacts(repo, saga, clock, logger, { platform: opts.platform, nudge: () => this.nudge() });
   }
 
   // ── Reads ─────────────────────────────────────────────────────────────────────────────────────────

@@ -1,3 +1,4 @@
+import type { RawSql } from '../../db/raw-sql';
 import { Prisma, type PrismaClient, type SagaStep } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import type { AuthorizationOutcome, CheckOutcome, PaymentState } from './transfer.columns';
@@ -24,12 +25,14 @@ export const stepKey = (t: Pick<TransferRow, 'externalPaymentId'>, step: StepNam
 export class SagaStepLog {
   constructor(
     private readonly prisma: PrismaClient,
+    /** Raw statements outside transactions (db.sql). */
+    private readonly sql: RawSql,
     private readonly clock: Clock,
   ) {}
 
   /** The transfer with its steps, in one query (null: no such transfer). */
   async load(transferId: string): Promise<Loaded | null> {
-    const [raw] = await this.prisma.$queryRaw<Record<string, unknown>[]>`
+    const [raw] = await this.sql.query`
       SELECT ${transferColumns('t')}, ${stepsOf('t')} AS _steps FROM transfers t WHERE t.id = ${transferId}`;
     return raw ? loadedFromSql(raw) : null;
   }
@@ -55,7 +58,7 @@ export class SagaStepLog {
     const req = JSON.stringify(request);
     // the row lock (FOR UPDATE) orders the intent with platform events that decide on the same lock
     const rows = opts?.whileStatusUnchanged
-      ? await this.prisma.$queryRaw<Record<string, unknown>[]>`
+      ? await this.sql.query`
           WITH t AS (SELECT id FROM transfers WHERE id = ${t.id} AND status = ${t.status}::transfer_status FOR UPDATE),
           ins AS (
             INSERT INTO saga_steps (id, transfer_id, step, idempotency_key, state, attempts, request, created_at, updated_at)
@@ -67,7 +70,7 @@ export class SagaStepLog {
             WHERE id IN (SELECT id FROM t) RETURNING 1
           )${also}
           SELECT ins.*, (SELECT count(*) FROM t)::int AS _locked FROM (SELECT 1) AS one LEFT JOIN ins ON true`
-      : await this.prisma.$queryRaw<Record<string, unknown>[]>`
+      : await this.sql.query`
           WITH ins AS (
             INSERT INTO saga_steps (id, transfer_id, step, idempotency_key, state, attempts, request, created_at, updated_at)
             VALUES (gen_random_uuid()::text, ${t.id}, ${step}, ${key}, 'PENDING', 0, ${req}::jsonb, ${now}::timestamptz, ${now}::timestamptz)
@@ -133,7 +136,7 @@ export class SagaStepLog {
 
   /** A settlement written alone. */
   async write(s: Settlement): Promise<void> {
-    await this.prisma.$queryRaw`WITH a AS (${s.sql}) SELECT count(*)::int AS n FROM a`;
+    await this.sql.query`WITH a AS (${s.sql}) SELECT count(*)::int AS n FROM a`;
     s.written();
   }
 

@@ -25,6 +25,7 @@
  * requeued: the row becomes unprocessed again with its attempts reset, so it is its stream's head once more
  * (platform facts are forward-only, so applying it after later events is safe).
  */
+import type { RawSql } from '../../db/raw-sql';
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
 import type { DeliveryReceipt } from '../transfers/transfer.ports';
@@ -83,7 +84,11 @@ export interface PreparedDelivery extends DeliveryInput {
 }
 
 export class WebhookInbox {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    /** Raw statements outside transactions (db.sql): storing a delivery. */
+    private readonly sql: RawSql,
+  ) {}
 
   /** Its inbox id, dedupe key, kind and stream: what store() and receipt() write. */
   prepare(input: DeliveryInput): PreparedDelivery {
@@ -97,7 +102,7 @@ export class WebhookInbox {
   /** Inserts the event unless an event with the same dedupe key exists. Throws when the database does. */
   async store(input: DeliveryInput | PreparedDelivery): Promise<StoredDelivery> {
     const d = 'dedupeKey' in input ? input : this.prepare(input);
-    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+    const rows = await this.sql.query<{ id: string }>`
       INSERT INTO webhook_inbox (id, dedupe_key, event_name, kind, stream_key, payload, signed, received_at, next_attempt_at)
       VALUES (${d.id}, ${d.dedupeKey}, ${d.eventName.slice(0, 200)}, ${d.kind}, ${d.streamKey}, ${JSON.stringify(d.payload)}::jsonb,
               ${d.signed}, ${d.receivedAt}, ${d.receivedAt})

@@ -73,7 +73,7 @@ function createWebhooksModule(deps: WebhooksDeps): WebhooksModule {
     unsignedAccepted: !production,
   });
   const processor = new WebhookProcessor(
-    db.prisma,
+    db.sql,
     deps.sink,
     new PlatformStateStore(db.prisma),
     clock,
@@ -88,7 +88,7 @@ function createWebhooksModule(deps: WebhooksDeps): WebhooksModule {
     metrics,
   );
   metrics.webhookBacklogSource = () => processor.backlog();
-  const inbox = new WebhookInbox(db.prisma);
+  const inbox = new WebhookInbox(db.prisma, db.sql);
   const receiver = new WebhookReceiver(inbox, secrets, processor, clock, logger, metrics, {
     toleranceS: config.webhooks.toleranceS,
     allowUnsigned: !production,

@@ -40,8 +40,9 @@
  * Metrics (src/shared/metrics.ts): events by outcome, retries, dead letters, received → processed lag;
  * the due backlog is counted on scrape (`backlog()`).
  */
+import { describeRefusal } from '../../db/db.errors';
+import type { RawSql } from '../../db/raw-sql';
 import { randomUUID } from 'node:crypto';
-import type { PrismaClient } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { Metrics } from '../../shared/metrics';
@@ -122,6 +123,12 @@ export interface ProcessorStats {
   deadLettered: number;
 }
 
+/**
+ * What is kept of a failure to apply an event — logged, stored in webhook_inbox.last_error, shown to the back office
+ * with the dead letters: a database's refusal as describeRefusal keeps it, anything else by its message.
+ */
+const failureText = (err: unknown): string => (describeRefusal(err) ?? String((err as Error)?.message ?? err)).slice(0, 500);
+
 export class WebhookProcessor {
   readonly instanceId = randomUUID();
   readonly stats: ProcessorStats = { processed: 0, retried: 0, deadLettered: 0 };
@@ -136,7 +143,8 @@ export class WebhookProcessor {
   readonly maxAttempts: number;
 
   constructor(
-    private readonly prisma: PrismaClient,
+    /** Raw statements outside transactions (db.sql): claiming streams, reading and settling deliveries. */
+    private readonly sql: RawSql,
     private readonly sink: TransferEventSink | null,
     private readonly state: PlatformStateStore,
     private readonly clock: Clock,
@@ -228,7 +236,7 @@ export class WebhookProcessor {
 
   /** Unprocessed events that are due now (the metrics' backlog gauge, read on scrape). */
   async backlog(): Promise<number> {
-    const [row] = await this.prisma.$queryRaw<{ n: number }[]>`
+    const [row] = await this.sql.query<{ n: number }>`
       SELECT count(*)::int AS n FROM webhook_inbox WHERE processed_at IS NULL AND next_attempt_at <= ${this.clock.now()}`;
     return row?.n ?? 0;
   }
@@ -268,7 +276,7 @@ export class WebhookProcessor {
   private async claim(): Promise<string[]> {
     const now = this.clock.now();
     const until = new Date(now.getTime() + this.leaseMs);
-    const rows = await this.prisma.$queryRaw<{ stream_key: string }[]>`
+    const rows = await this.sql.query<{ stream_key: string }>`
       INSERT INTO webhook_stream_leases (stream_key, lease_owner, lease_until)
       SELECT h.stream_key, ${this.instanceId}, ${until} FROM (
         SELECT i.stream_key FROM webhook_inbox i
@@ -287,7 +295,7 @@ export class WebhookProcessor {
 
   /** The first perStream unprocessed events of each stream, in stream order. */
   private readStreams(keys: string[]): Promise<InboxRow[]> {
-    return this.prisma.$queryRaw<InboxRow[]>`
+    return this.sql.query<InboxRow>`
       SELECT id, stream_key, event_name, payload, received_at, next_attempt_at, attempts FROM (
         SELECT i.*, row_number() OVER (PARTITION BY i.stream_key ORDER BY i.seq) AS n
         FROM webhook_inbox i WHERE i.stream_key = ANY(${keys}::text[]) AND i.processed_at IS NULL
@@ -298,7 +306,7 @@ export class WebhookProcessor {
 
   private async renew(streamKey: string): Promise<boolean> {
     const until = new Date(this.clock.nowMs() + this.leaseMs);
-    const n = await this.prisma.$executeRaw`
+    const n = await this.sql.execute`
       UPDATE webhook_stream_leases SET lease_until = ${until} WHERE stream_key = ${streamKey} AND lease_owner = ${this.instanceId}`;
     return n > 0;
   }
@@ -325,7 +333,7 @@ export class WebhookProcessor {
     try {
       applied = await this.apply(row, now);
     } catch (err) {
-      const error = String((err as Error)?.message ?? err).slice(0, 500);
+      const error = failureText(err);
       if (attempts >= this.maxAttempts) {
         this.logger.error(
           { inboxId: row.id, event: row.event_name, attempts, err: { message: error } },
@@ -365,7 +373,7 @@ export class WebhookProcessor {
    */
   private async finish(results: RowResult[], keys: string[]): Promise<void> {
     const col = <T>(f: (r: RowResult) => T) => results.map(f);
-    await this.prisma.$queryRaw`
+    await this.sql.query`
       WITH finished AS (
         UPDATE webhook_inbox i SET
           processed_at = CASE WHEN u.outcome IS NULL THEN NULL ELSE u.at::timestamptz END,
