@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import type { RawSql } from './raw-sql';
 import type { Clock } from '../shared/clock';
 import { AppError } from '../shared/errors';
 import { canonicalDigest } from '../shared/json';
@@ -50,6 +51,8 @@ export interface Completion<T> {
 export class IdempotencyService {
   constructor(
     private readonly prisma: PrismaClient,
+    /** Raw statements (Database.sql): every mutation's claim, beside Prisma's client. */
+    private readonly sql: RawSql,
     private readonly clock: Clock,
     private readonly opts: IdempotencyOptions,
   ) {
@@ -62,7 +65,7 @@ export class IdempotencyService {
     const deadline = Date.now() + this.opts.waitMs;
     for (;;) {
       const now = this.clock.now();
-      const claimed = await this.prisma.$executeRaw`
+      const claimed = await this.sql.execute`
         INSERT INTO idempotency_records (scope, operation, key, request_hash, state, created_at, expires_at)
         VALUES (${id.scope}, ${id.operation}, ${id.key}, ${hash}, 'IN_PROGRESS', ${now}, ${new Date(now.getTime() + this.opts.ttlMs)})
         ON CONFLICT (scope, operation, key) DO NOTHING`;

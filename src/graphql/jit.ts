@@ -13,6 +13,7 @@
  *   resolver again, leaves `extensions` undefined (Apollo's formatter then crashes into a bare 500-style
  *   "Internal server error" and never calls ours) and gives non-null violations no `originalError`.
  */
+import { types } from 'node:util';
 import {
   execute,
   getNamedType,
@@ -180,7 +181,9 @@ export function jitExecutor(opts: JitExecutorOptions): (req: JitRequest) => Prom
 function asGraphQLJsError(e: GraphQLError): GraphQLError {
   const thrown: unknown = e.originalError;
   if (thrown instanceof GraphQLError && Array.isArray(thrown.path)) return thrown;
-  const originalError = thrown instanceof Error ? thrown : new Error(e.message);
+  // an Error of another realm too (Node's own socket errors, as node-postgres passes them on, are not instances of
+  // the Error of a vm context such as jest's): the original keeps its code for formatError's classification
+  const originalError = thrown instanceof Error || types.isNativeError(thrown) ? (thrown as Error) : new Error(e.message);
   const error = new GraphQLError(e.message, { path: e.path, originalError });
   if (e.locations?.length) (error as { locations?: GraphQLError['locations'] }).locations = e.locations;
   return error;

@@ -115,7 +115,7 @@ afterAll(async () => {
 });
 
 async function newQuote(): Promise<string> {
-  const fx = new FxService(app.db.prisma, app.upstream.gateway, clock, app.config.corridors);
+  const fx = new FxService(app.db.sql, app.upstream.gateway, clock, app.config.corridors);
   return (
     await fx.createQuote(alice.userId, { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '40.00' })
   ).id;
@@ -199,7 +199,7 @@ async function run(c: Cmd): Promise<void> {
       const input = transferInput({ quoteId, personId: personIds.get(c.lastName)!, key: `prop-${++seq}-${Date.now()}` });
       (input.funding as { cardToken: string }).cardToken = cardToken(c.card, `aaaaaaaa-bbbb-4ccc-8${String(seq).padStart(3, '0')}`);
       lastCreate = input;
-      await new FundingCredentials(app.db.prisma, clock, { cardCheckMaxAgeMs: 0, cardCheckReuseMs: 0 }).bind(
+      await new FundingCredentials(app.db.sql, clock, { cardCheckMaxAgeMs: 0, cardCheckReuseMs: 0 }).bind(
         'card',
         (input.funding as { cardToken: string }).cardToken,
         alice.userId,

@@ -58,7 +58,7 @@ export async function newPerson(url: string, token: string, lastName = 'Doe'): P
  * passed checkCard and fails the saga's check later (the gateway's answer changed) looks like.
  */
 export async function bindCheckedCard(t: TestApp, ownerId: string, card: string): Promise<void> {
-  await new FundingCredentials(t.app.db.prisma, systemClock, {
+  await new FundingCredentials(t.app.db.sql, systemClock, {
     cardCheckMaxAgeMs: t.app.config.cardCheckMaxAgeMs,
     cardCheckReuseMs: t.app.config.cardCheckReuseMs,
   }).bind('card', cardToken(card), ownerId);

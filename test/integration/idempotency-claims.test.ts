@@ -14,7 +14,7 @@ const clock = new ManualClock();
 let svc: IdempotencyService;
 beforeAll(async () => {
   db = await createTestDatabase();
-  svc = new IdempotencyService(db.prisma, clock, { ttlMs: 24 * 3600_000, waitMs: 300, staleAfterMs: 60_000, pollMs: 5 });
+  svc = new IdempotencyService(db.prisma, db.sql, clock, { ttlMs: 24 * 3600_000, waitMs: 300, staleAfterMs: 60_000, pollMs: 5 });
 });
 afterAll(() => db.close());
 

@@ -8,7 +8,7 @@ const clock = new ManualClock();
 let svc: IdempotencyService;
 beforeAll(async () => {
   db = await createTestDatabase();
-  svc = new IdempotencyService(db.prisma, clock, { ttlMs: 24 * 3600_000, waitMs: 2_000, staleAfterMs: 60_000, pollMs: 5 });
+  svc = new IdempotencyService(db.prisma, db.sql, clock, { ttlMs: 24 * 3600_000, waitMs: 2_000, staleAfterMs: 60_000, pollMs: 5 });
 });
 afterAll(() => db.close());
 
@@ -42,7 +42,7 @@ test('50 concurrent duplicates run once and all get the result', async () => {
 });
 
 test('a duplicate waiting past the bound gets IDEMPOTENCY_IN_PROGRESS; a failure releases the key', async () => {
-  const quick = new IdempotencyService(db.prisma, clock, { ttlMs: 24 * 3600_000, waitMs: 50, staleAfterMs: 60_000, pollMs: 5 });
+  const quick = new IdempotencyService(db.prisma, db.sql, clock, { ttlMs: 24 * 3600_000, waitMs: 50, staleAfterMs: 60_000, pollMs: 5 });
   let release!: () => void;
   const slow = quick.run(scope('k3'), {}, () => new Promise<{ v: number }>((r) => (release = () => r({ v: 1 }))));
   await new Promise((r) => setTimeout(r, 20));

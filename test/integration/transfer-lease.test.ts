@@ -98,12 +98,12 @@ afterAll(async () => {
 });
 
 async function newTransfer(key: string): Promise<string> {
-  const fx = new FxService(app.db.prisma, app.upstream.gateway, clock, app.config.corridors);
+  const fx = new FxService(app.db.sql, app.upstream.gateway, clock, app.config.corridors);
   const quoteId = (
     await fx.createQuote(alice.userId, { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '25.00' })
   ).id;
   const input = transferInput({ quoteId, personId, key: `${key}-${Date.now()}` });
-  await new FundingCredentials(app.db.prisma, clock, { cardCheckMaxAgeMs: 0, cardCheckReuseMs: 0 }).bind(
+  await new FundingCredentials(app.db.sql, clock, { cardCheckMaxAgeMs: 0, cardCheckReuseMs: 0 }).bind(
     'card',
     input.funding.cardToken as string,
     alice.userId,

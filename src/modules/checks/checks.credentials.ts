@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Prisma, PrismaClient } from '../../generated/prisma/client';
+import type { RawSql } from '../../db/raw-sql';
 import type { Clock } from '../../shared/clock';
 import { AppError } from '../../shared/errors';
 import { canonicalDigest } from '../../shared/json';
@@ -28,8 +28,6 @@ const digest = (kind: CredentialKind, token: string) =>
     .update(`${kind}:${canonical(kind, token)}`)
     .digest('hex');
 
-type Db = PrismaClient | Prisma.TransactionClient;
-
 /** The digest of a card holder (who a card check was asked for): a reused check must have been for the same holder. */
 export const holderDigest = (holder: unknown): string => canonicalDigest(holder);
 
@@ -41,15 +39,18 @@ export const holderDigest = (holder: unknown): string => canonicalDigest(holder)
  */
 export class FundingCredentials {
   constructor(
-    private readonly prisma: PrismaClient,
+    /** Raw statements (Database.sql): a credential is read and bound in one statement each, beside Prisma's client. */
+    private readonly sql: RawSql,
     private readonly clock: Clock,
     private readonly opts: { cardCheckMaxAgeMs: number; cardCheckReuseMs: number },
   ) {}
 
   /** Before a check: refuses a credential bound to someone else (unbound or the caller's own: go on). */
   async assertCheckable(kind: CredentialKind, token: string, ownerId: string): Promise<void> {
-    const row = await this.prisma.fundingCredential.findUnique({ where: { tokenHash: digest(kind, token) }, select: { ownerId: true } });
-    if (row && row.ownerId !== ownerId) throw credentialNotFound(kind);
+    const [row] = await this.sql.query<{
+      owner_id: string;
+    }>`SELECT owner_id FROM funding_credentials WHERE token_hash = ${digest(kind, token)}`;
+    if (row && row.owner_id !== ownerId) throw credentialNotFound(kind);
   }
 
   /**
@@ -60,7 +61,7 @@ export class FundingCredentials {
    */
   async bind(kind: CredentialKind, token: string, ownerId: string, approvedHolder: string | null = null): Promise<void> {
     const now = this.clock.now();
-    const rows = await this.prisma.$queryRaw<{ owner_id: string }[]>`
+    const rows = await this.sql.query<{ owner_id: string }>`
       INSERT INTO funding_credentials (token_hash, kind, owner_id, checked_at, approved_holder, created_at)
       VALUES (${digest(kind, token)}, ${kind}, ${ownerId}, ${now}, ${approvedHolder}, ${now})
       ON CONFLICT (token_hash) DO UPDATE SET checked_at = EXCLUDED.checked_at, approved_holder = EXCLUDED.approved_holder
@@ -70,16 +71,17 @@ export class FundingCredentials {
   }
 
   /**
-   * Before a transfer is created (inside its transaction): the caller's own, and a card checked recently enough.
+   * Before a transfer is created: the caller's own, and a card checked recently enough.
    * For a card, returns when its latest check was APPROVED for `holder` (a digest, holderDigest) if that is at most
    * `cardCheckReuseMs` ago — the transfer reuses that check — else null (the saga checks the card again).
    */
-  async assertUsable(db: Db, kind: CredentialKind, token: string, ownerId: string, holder?: string): Promise<Date | null> {
-    const row = await db.fundingCredential.findUnique({ where: { tokenHash: digest(kind, token) } });
-    const age = row === null ? Infinity : this.clock.nowMs() - row.checkedAt.getTime();
+  async assertUsable(kind: CredentialKind, token: string, ownerId: string, holder?: string): Promise<Date | null> {
+    const [row] = await this.sql.query<{ kind: string; owner_id: string; checked_at: Date; approved_holder: string | null }>`
+      SELECT kind, owner_id, checked_at, approved_holder FROM funding_credentials WHERE token_hash = ${digest(kind, token)}`;
+    const age = row === undefined ? Infinity : this.clock.nowMs() - row.checked_at.getTime();
     const fresh = kind !== 'card' || age <= this.opts.cardCheckMaxAgeMs;
-    if (!row || row.ownerId !== ownerId || row.kind !== kind || !fresh) throw credentialNotFound(kind);
-    const reusable = kind === 'card' && holder !== undefined && row.approvedHolder === holder && age <= this.opts.cardCheckReuseMs;
-    return reusable ? row.checkedAt : null;
+    if (!row || row.owner_id !== ownerId || row.kind !== kind || !fresh) throw credentialNotFound(kind);
+    const reusable = kind === 'card' && holder !== undefined && row.approved_holder === holder && age <= this.opts.cardCheckReuseMs;
+    return reusable ? row.checked_at : null;
   }
 }

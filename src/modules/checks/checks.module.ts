@@ -7,8 +7,8 @@ import { ChecksService } from './checks.service';
 export const checksModule = defineModule({
   name: 'checks',
   resolvers: [ChecksResolver],
-  create: ({ prisma, upstream, clock, config, provided }) => {
-    const credentials = new FundingCredentials(prisma, clock, {
+  create: ({ db, upstream, clock, config, provided }) => {
+    const credentials = new FundingCredentials(db.sql, clock, {
       cardCheckMaxAgeMs: config.cardCheckMaxAgeMs,
       cardCheckReuseMs: config.cardCheckReuseMs,
     });

@@ -6,7 +6,7 @@ import { FxService } from './fx.service';
 export const fxModule = defineModule({
   name: 'fx',
   resolvers: [FxResolver],
-  create: ({ prisma, upstream, clock, config }) => ({
-    resolvers: [new FxResolver(new FxService(prisma, upstream.gateway, clock, config.corridors))],
+  create: ({ db, upstream, clock, config }) => ({
+    resolvers: [new FxResolver(new FxService(db.sql, upstream.gateway, clock, config.corridors))],
   }),
 });

@@ -1,4 +1,7 @@
-import type { PrismaClient } from '../../generated/prisma/client';
+import { randomUUID } from 'node:crypto';
+import { Prisma, type Quote } from '../../generated/prisma/client';
+import type { RawSql } from '../../db/raw-sql';
+import { modelColumns, modelFromSql } from '../../db/sql-rows';
 import type { Clock } from '../../shared/clock';
 import { AppError, badInput } from '../../shared/errors';
 import {
@@ -54,7 +57,8 @@ function corridorView(
 /** FX v2 quotes: asked from the gateway, stored for the caller (single use, see TransferService). */
 export class FxService {
   constructor(
-    private readonly prisma: PrismaClient,
+    /** Raw statements (Database.sql): a quote is written in one statement beside Prisma's client. */
+    private readonly sql: RawSql,
     private readonly gateway: GatewayClient,
     private readonly clock: Clock,
     private readonly corridors: readonly CorridorRule[],
@@ -90,26 +94,22 @@ export class FxService {
     });
     const expiresAt = new Date(q.quoteIdExpiryDateTime);
     if (Number.isNaN(expiresAt.getTime())) throw new AppError('UPSTREAM_UNAVAILABLE', 'The FX quote had no valid expiry');
-    const row = await this.prisma.quote.create({
-      data: {
-        ownerId,
-        fxId: q.fxId,
-        rate: fromJsonNumber(q.conversionRate),
-        sourceCurrency: args.sourceCurrency,
-        destinationCurrency: args.destinationCurrency,
-        sourceAmount: args.sourceAmount ?? null,
-        destinationAmount: q.destinationCurrencyAmount !== undefined ? fromJsonNumber(q.destinationCurrencyAmount) : null,
-        paymentMethod: args.paymentMethod,
-        destinationCountry: args.destinationCountry ?? null,
-        expiresAt,
-        createdAt: this.clock.now(),
-      },
-    });
+    const destinationAmount = q.destinationCurrencyAmount !== undefined ? fromJsonNumber(q.destinationCurrencyAmount) : null;
+    const [raw] = await this.sql.query`
+      INSERT INTO quotes (id, owner_id, fx_id, rate, source_currency, destination_currency, source_amount, destination_amount,
+                          payment_method, destination_country, expires_at, created_at)
+      VALUES (${randomUUID()}, ${ownerId}, ${q.fxId}, ${fromJsonNumber(q.conversionRate)}::numeric, ${args.sourceCurrency},
+              ${args.destinationCurrency}, ${args.sourceAmount ?? null}::numeric, ${destinationAmount}::numeric, ${args.paymentMethod},
+              ${args.destinationCountry ?? null}, ${expiresAt}::timestamptz, ${this.clock.now()}::timestamptz)
+      RETURNING ${quoteColumns()}`;
+    const row = modelFromSql<Quote>(raw!);
     return toQuoteView(row);
   }
 }
 
-type QuoteRow = Awaited<ReturnType<PrismaClient['quote']['create']>>;
+const quoteColumns = modelColumns(Prisma.QuoteScalarFieldEnum);
+
+type QuoteRow = Quote;
 
 function toQuoteView(row: QuoteRow): QuoteView {
   return {

@@ -6,8 +6,8 @@ import { KycService } from './kyc.service';
 export const kycModule = defineModule({
   name: 'kyc',
   resolvers: [KycResolver],
-  create: ({ prisma, upstream, clock }) => {
-    const kyc = new KycService(prisma, upstream.gateway, clock);
+  create: ({ prisma, db, upstream, clock }) => {
+    const kyc = new KycService(prisma, db.sql, upstream.gateway, clock);
     return { resolvers: [new KycResolver(kyc)], provides: { senders: (ownerId, personId) => kyc.senderFor(ownerId, personId) } };
   },
 });

@@ -1,4 +1,5 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client';
+import type { RawSql } from '../../db/raw-sql';
 import type { Clock } from '../../shared/clock';
 import { badInput, notFound } from '../../shared/errors';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
@@ -72,6 +73,8 @@ interface PersonResultView {
 export class KycService {
   constructor(
     private readonly prisma: PrismaClient,
+    /** Raw statements (Database.sql): the sender read of every check and transfer, beside Prisma's client. */
+    private readonly sql: RawSql,
     private readonly gateway: GatewayClient,
     private readonly clock: Clock,
   ) {}
@@ -104,8 +107,9 @@ export class KycService {
    * unknown person, BAD_USER_INPUT when it is not APPROVED or lacks what a sender needs.
    */
   async senderFor(ownerId: string, personId: string): Promise<Sender> {
-    const person = await this.prisma.person.findUnique({ where: { id: personId } });
-    if (!person || person.ownerId !== ownerId) throw notFound('Person');
+    const [person] = await this.sql.query<{ owner_id: string; status: string; details: Prisma.JsonValue }>`
+      SELECT owner_id, status, details FROM persons WHERE id = ${personId}`;
+    if (!person || person.owner_id !== ownerId) throw notFound('Person');
     if (person.status !== 'APPROVED') throw badInput('personId: the person is not APPROVED by KYC', { field: 'personId' });
     const sender = senderOf(person.details);
     if (typeof sender === 'string') throw badInput(`personId: ${sender}`, { field: 'personId' });

@@ -50,7 +50,7 @@ export function createTransfersModule(deps: {
   const { config, prisma, pubsub, gateway, clock } = deps;
   const logger = deps.logger.child({ module: 'transfers' });
   const s = config.saga;
-  const idempotency = new IdempotencyService(prisma, clock, {
+  const idempotency = new IdempotencyService(prisma, deps.sql, clock, {
     ttlMs: s.idempotencyTtlMs,
     waitMs: s.idempotencyWaitMs,
     staleAfterMs: Math.max(s.leaseMs, 60_000),

@@ -1,6 +1,7 @@
-import { Prisma, type PrismaClient, type Transfer } from '../../generated/prisma/client';
+import { Prisma, type Person, type PrismaClient, type Quote, type Transfer } from '../../generated/prisma/client';
 import { canonicalJson } from '../../shared/json';
 import { prismaRawSql, type RawSql } from '../../db/raw-sql';
+import { modelColumns, modelFromSql } from '../../db/sql-rows';
 import type { PubSub } from '../../events/pubsub';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
@@ -9,6 +10,9 @@ import { patchAssignments, patchedShownFields, transferColumns, transferFromSql 
 import { isTerminal, refusal, type Cause, type TransferStatus } from './transfer.states';
 
 export type TransferRow = Transfer;
+
+const quoteColumns = modelColumns(Prisma.QuoteScalarFieldEnum);
+const personColumns = modelColumns(Prisma.PersonScalarFieldEnum);
 
 /** Fields a change may set together with (or without) a status change. Never `status` / `version` / `eventSeq`. (`nextRunAt` only earlier: see Scheduling.) */
 export type TransferPatch = Partial<
@@ -130,6 +134,23 @@ export class TransferRepository {
 
   async get(id: string): Promise<TransferRow | null> {
     return this.prisma.transfer.findUnique({ where: { id } });
+  }
+
+  /** What createTransfer is decided on: its quote and its sender (null where there is no such row), in one statement. */
+  async creationInputs(quoteId: string, personId: string): Promise<{ quote: Quote | null; person: Person | null }> {
+    const [raw] = await this.sql.query`
+      SELECT ${quoteColumns('q', 'q__')}, ${personColumns('p', 'p__')}
+      FROM (SELECT 1) AS one LEFT JOIN quotes q ON q.id = ${quoteId} LEFT JOIN persons p ON p.id = ${personId}`;
+    return {
+      quote: raw?.q__id == null ? null : modelFromSql<Quote>(raw, 'q__'),
+      person: raw?.p__id == null ? null : modelFromSql<Person>(raw, 'p__'),
+    };
+  }
+
+  /** The owner of transfer `id`, or null when there is none. */
+  async ownerOf(id: string): Promise<string | null> {
+    const [row] = await this.sql.query<{ owner_id: string }>`SELECT owner_id FROM transfers WHERE id = ${id}`;
+    return row?.owner_id ?? null;
   }
 
   /** Transfers (of one owner, or all) whose shown state changed at or after `since` (updatedAt), oldest change first; at most `limit`. */

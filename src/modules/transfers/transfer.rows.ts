@@ -4,61 +4,25 @@
  * reads (the row with its steps in one query) and the batched platform facts build on.
  */
 import { Prisma, type SagaStep, type Transfer } from '../../generated/prisma/client';
+import { modelColumns, modelFromSql } from '../../db/sql-rows';
 import type { TransferPatch } from './transfer.repository';
 
-const camelOf = new Map<string, string>();
-const camel = (k: string) => {
-  let c = camelOf.get(k);
-  if (c === undefined) camelOf.set(k, (c = k.replace(/_([a-z])/g, (_, ch: string) => ch.toUpperCase())));
-  return c;
-};
-
-const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-const columnList = (fields: Record<string, string>) => Object.values(fields).map(snake);
-const TRANSFER_COLUMNS = columnList(Prisma.TransferScalarFieldEnum);
-const STEP_COLUMNS = columnList(Prisma.SagaStepScalarFieldEnum);
-/** The column list as SQL, once per (table, alias): statements are built per call, their parts need not be. */
-const listOf = (columns: string[]) => {
-  const byAlias = new Map<string, Prisma.Sql>();
-  return (alias = '') => {
-    let sql = byAlias.get(alias);
-    if (!sql) byAlias.set(alias, (sql = Prisma.raw(columns.map((c) => (alias ? `${alias}.${c}` : c)).join(', '))));
-    return sql;
-  };
-};
-
-/**
- * SQL: every column of `transfers` the Transfer model has (snake_case, as mapped), optionally qualified by `alias` —
- * what raw statements select and return instead of `*`. A statement's result columns stay what this version of the
- * code knows when a later migration adds a column, so its prepared form stays valid (statements are prepared per
- * connection and PostgreSQL refuses to run one whose result type changed: src/db/statement-names.ts) and a
- * rolling upgrade never fails the instances still running.
- */
-export const transferColumns: (alias?: string) => Prisma.Sql = listOf(TRANSFER_COLUMNS);
+/** SQL: every column of `transfers` the Transfer model has, optionally qualified by `alias` — what raw statements select and return instead of `*` (modelColumns). */
+export const transferColumns: (alias?: string) => Prisma.Sql = modelColumns(Prisma.TransferScalarFieldEnum);
 
 /** SQL: every column of `saga_steps` the SagaStep model has, as transferColumns. */
-export const stepColumns: (alias?: string) => Prisma.Sql = listOf(STEP_COLUMNS);
+export const stepColumns: (alias?: string) => Prisma.Sql = modelColumns(Prisma.SagaStepScalarFieldEnum);
 
-/**
- * A `transfers` row as raw SQL returns it (transferColumns: snake_case columns, numeric as Decimal,
- * timestamptz as Date, jsonb parsed — the types Prisma's own reads give) → Transfer. Other columns are dropped.
- */
-export function transferFromSql(raw: Record<string, unknown>): Transfer {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(raw)) if (!k.startsWith('_')) out[camel(k)] = v;
-  return out as Transfer;
-}
+/** A `transfers` row as raw SQL returns it (transferColumns) → Transfer. Columns starting with `_` are dropped. */
+export const transferFromSql = (raw: Record<string, unknown>): Transfer => modelFromSql<Transfer>(raw);
 
 const STEP_DATES = new Set(['createdAt', 'updatedAt']);
 
 /** A `saga_steps` row as row_to_json / json_agg renders it (timestamps as text) or as stepColumns returns it → SagaStep. */
 export function stepFromSql(raw: Record<string, unknown>): SagaStep {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(raw)) {
-    const key = camel(k);
-    out[key] = STEP_DATES.has(key) && typeof v === 'string' ? new Date(v) : v;
-  }
-  return out as SagaStep;
+  const out = modelFromSql<Record<string, unknown>>(raw);
+  for (const key of STEP_DATES) if (typeof out[key] === 'string') out[key] = new Date(out[key]);
+  return out as unknown as SagaStep;
 }
 
 /** The SQL column of each TransferPatch field. */

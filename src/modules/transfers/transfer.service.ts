@@ -210,96 +210,86 @@ export class TransferService implements TransferEventSink {
     done: Completion<{ transferId: string }>,
   ): Promise<{ id: string; row: TransferRow | null }> {
     const now = this.clock.now();
-    return this.prisma
-      .$transaction(async (tx): Promise<{ id: string; row: TransferRow | null }> => {
-        const made = async () => {
-          const t = await tx.transfer.findUnique({ where: { id }, select: { ownerId: true } });
-          return t !== null && t.ownerId === caller.userId;
-        };
-        const quote = await tx.quote.findUnique({ where: { id: a.quoteId } });
-        // This very request made it already (the quote is claimed by the transfer in the same transaction as its
-        // insert; the id derives from the caller, the key and the arguments): the re-run answers it, before any check.
-        if (quote?.usedByTransferId === id) return { id, row: null };
-        if (!quote || quote.ownerId !== caller.userId) throw notFound('Quote');
-        if (quote.usedByTransferId)
-          throw new AppError('QUOTE_ALREADY_USED', 'This quote was already used by another transfer; get a new quote');
-        if (quote.expiresAt.getTime() <= now.getTime()) throw new AppError('QUOTE_EXPIRED', 'The quote has expired; get a new quote');
-        if (quote.sourceAmount === null) throw badInput('The quote has no sourceAmount; get a quote with the amount to send');
-        // The corridor is where the money goes: the recipient's country (a quote priced for another country does not apply)
-        const country = a.recipient.address.countryCode.toUpperCase();
-        if (quote.destinationCountry && quote.destinationCountry.toUpperCase() !== country)
-          throw badInput(
-            `quoteId: the quote was priced for another destination country than recipient.address.countryCode; get a quote with destinationCountry ${country}`,
-            { field: 'quoteId' },
-          );
-        const amountProblem = sendAmountProblem(
-          "The quote's sourceAmount",
-          quote.sourceAmount,
-          { ...quote, destinationCountry: country },
-          this.opts.corridors,
-        );
-        if (amountProblem) throw badInput(amountProblem.message, amountProblem.details);
-        const methods = QUOTE_METHODS_FOR_FUNDING[a.funding.type];
-        if (!methods.includes(quote.paymentMethod))
-          throw badInput(
-            `quoteId: the quote was priced for paymentMethod ${quote.paymentMethod}, which does not fund a ${a.funding.type} transfer; get a quote with paymentMethod ${methods.join(' or ')} (or change funding.type)`,
-          );
-        const person = await tx.person.findUnique({ where: { id: a.personId } });
-        if (!person || person.ownerId !== caller.userId) throw notFound('Person');
-        if (person.status !== 'APPROVED') throw badInput('The sender person is not APPROVED by KYC');
-        const sender = senderOf(person.details);
-        if (typeof sender === 'string') throw badInput(`personId: ${sender}`);
-        if (a.funding.type === 'CARD') {
-          const nameProblem = cardholderNameProblem(sender);
-          if (nameProblem) throw badInput(nameProblem, { field: 'personId' });
-        }
-        // The funding credential must be the caller's own (staff included): bound by the caller's own check. A card
-        // whose check was just APPROVED for this very sender is not checked again by the saga (the same request).
-        let funding: TransferDetails['funding'] = a.funding;
-        if (a.funding.type === 'CARD') {
-          const holder = holderDigest(holderOf(sender));
-          const approvedAt = await this.credentials.assertUsable(tx, 'card', a.funding.cardToken!, caller.userId, holder);
-          if (approvedAt) funding = { ...a.funding, approvedCheckAt: approvedAt.toISOString() };
-        }
-        if (a.funding.type === 'ACCOUNT_TOKEN')
-          await this.credentials.assertUsable(tx, 'account_token', a.funding.accountToken!, caller.userId);
-        const receive = receiveAmountOf({ ...quote, sourceAmount: quote.sourceAmount });
-        const details = newTransferDetails({ clientIp, sender, recipient: a.recipient, funding, quote });
-        // One statement: claim the quote (still unused), insert the transfer PENDING (version 1) and its first event, and
-        // complete the request's idempotency record with its answer (all or nothing: no crash between them).
-        const [raw] = await tx.$queryRaw<Record<string, unknown>[]>`
-          WITH q AS (
-            UPDATE quotes SET used_by_transfer_id = ${id} WHERE id = ${quote.id} AND used_by_transfer_id IS NULL RETURNING id
-          ), t AS (
-            INSERT INTO transfers (id, owner_id, status, version, event_seq, quote_id, person_id, send_amount, send_currency,
-                                   receive_amount, receive_currency, rate, external_payment_id, funding_type, destination_country,
-                                   details, next_run_at, created_at, updated_at)
-            SELECT ${id}, ${caller.userId}, 'PENDING'::transfer_status, 1, 1, q.id, ${person.id}, ${quote.sourceAmount.toString()}::numeric,
-                   ${quote.sourceCurrency}, ${receive}::numeric, ${quote.destinationCurrency}, ${quote.rate.toString()}::numeric, ${id},
-                   ${a.funding.type.toLowerCase()}, ${a.recipient.address.countryCode.toUpperCase()}, ${JSON.stringify(details)}::jsonb,
-                   ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
-            FROM q
-            RETURNING ${transferColumns()}
-          ), e AS (
-            INSERT INTO transfer_events (id, transfer_id, seq, version, shown, from_status, to_status, cause, actor, detail, at)
-            SELECT gen_random_uuid()::text, t.id, 1, 1, ${JSON.stringify(CREATED_SHOWN)}::jsonb, NULL::transfer_status, 'PENDING'::transfer_status, 'mutation', ${caller.userId},
-                   ${JSON.stringify({ action: 'createTransfer' })}::jsonb, ${now}::timestamptz
-            FROM t
-            RETURNING 1
-          ), d AS (${done.sql({ transferId: id }, Prisma.sql`EXISTS (SELECT 1 FROM t)`)})
-          SELECT * FROM t`;
-        if (raw) {
-          done.written();
-          return { id, row: transferFromSql(raw) };
-        }
-        // a duplicate of this very request (one that took over a claim it thought abandoned) may have just committed it
-        if (await made()) return { id, row: null };
-        throw new AppError('QUOTE_ALREADY_USED', 'This quote was already used by another transfer; get a new quote');
-      })
-      .then(async (made) => {
-        if (made.row) await this.repo.publish(made.row);
-        return made;
-      });
+    const made = async () => (await this.repo.ownerOf(id)) === caller.userId;
+    const { quote, person } = await this.repo.creationInputs(a.quoteId, a.personId);
+    // This very request made it already (the quote is claimed by the transfer in the same statement as its
+    // insert; the id derives from the caller, the key and the arguments): the re-run answers it, before any check.
+    if (quote?.usedByTransferId === id) return { id, row: null };
+    if (!quote || quote.ownerId !== caller.userId) throw notFound('Quote');
+    if (quote.usedByTransferId)
+      throw new AppError('QUOTE_ALREADY_USED', 'This quote was already used by another transfer; get a new quote');
+    if (quote.expiresAt.getTime() <= now.getTime()) throw new AppError('QUOTE_EXPIRED', 'The quote has expired; get a new quote');
+    if (quote.sourceAmount === null) throw badInput('The quote has no sourceAmount; get a quote with the amount to send');
+    // The corridor is where the money goes: the recipient's country (a quote priced for another country does not apply)
+    const country = a.recipient.address.countryCode.toUpperCase();
+    if (quote.destinationCountry && quote.destinationCountry.toUpperCase() !== country)
+      throw badInput(
+        `quoteId: the quote was priced for another destination country than recipient.address.countryCode; get a quote with destinationCountry ${country}`,
+        { field: 'quoteId' },
+      );
+    const amountProblem = sendAmountProblem(
+      "The quote's sourceAmount",
+      quote.sourceAmount,
+      { ...quote, destinationCountry: country },
+      this.opts.corridors,
+    );
+    if (amountProblem) throw badInput(amountProblem.message, amountProblem.details);
+    const methods = QUOTE_METHODS_FOR_FUNDING[a.funding.type];
+    if (!methods.includes(quote.paymentMethod))
+      throw badInput(
+        `quoteId: the quote was priced for paymentMethod ${quote.paymentMethod}, which does not fund a ${a.funding.type} transfer; get a quote with paymentMethod ${methods.join(' or ')} (or change funding.type)`,
+      );
+    if (!person || person.ownerId !== caller.userId) throw notFound('Person');
+    if (person.status !== 'APPROVED') throw badInput('The sender person is not APPROVED by KYC');
+    const sender = senderOf(person.details);
+    if (typeof sender === 'string') throw badInput(`personId: ${sender}`);
+    if (a.funding.type === 'CARD') {
+      const nameProblem = cardholderNameProblem(sender);
+      if (nameProblem) throw badInput(nameProblem, { field: 'personId' });
+    }
+    // The funding credential must be the caller's own (staff included): bound by the caller's own check. A card
+    // whose check was just APPROVED for this very sender is not checked again by the saga (the same request).
+    let funding: TransferDetails['funding'] = a.funding;
+    if (a.funding.type === 'CARD') {
+      const holder = holderDigest(holderOf(sender));
+      const approvedAt = await this.credentials.assertUsable('card', a.funding.cardToken!, caller.userId, holder);
+      if (approvedAt) funding = { ...a.funding, approvedCheckAt: approvedAt.toISOString() };
+    }
+    if (a.funding.type === 'ACCOUNT_TOKEN') await this.credentials.assertUsable('account_token', a.funding.accountToken!, caller.userId);
+    const receive = receiveAmountOf({ ...quote, sourceAmount: quote.sourceAmount });
+    const details = newTransferDetails({ clientIp, sender, recipient: a.recipient, funding, quote });
+    // One statement: claim the quote (still unused), insert the transfer PENDING (version 1) and its first event, and
+    // complete the request's idempotency record with its answer (all or nothing: no crash between them).
+    const [raw] = await this.repo.sql.query`
+      WITH q AS (
+        UPDATE quotes SET used_by_transfer_id = ${id} WHERE id = ${quote.id} AND used_by_transfer_id IS NULL RETURNING id
+      ), t AS (
+        INSERT INTO transfers (id, owner_id, status, version, event_seq, quote_id, person_id, send_amount, send_currency,
+                               receive_amount, receive_currency, rate, external_payment_id, funding_type, destination_country,
+                               details, next_run_at, created_at, updated_at)
+        SELECT ${id}, ${caller.userId}, 'PENDING'::transfer_status, 1, 1, q.id, ${person.id}, ${quote.sourceAmount.toString()}::numeric,
+               ${quote.sourceCurrency}, ${receive}::numeric, ${quote.destinationCurrency}, ${quote.rate.toString()}::numeric, ${id},
+               ${a.funding.type.toLowerCase()}, ${a.recipient.address.countryCode.toUpperCase()}, ${JSON.stringify(details)}::jsonb,
+               ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+        FROM q
+        RETURNING ${transferColumns()}
+      ), e AS (
+        INSERT INTO transfer_events (id, transfer_id, seq, version, shown, from_status, to_status, cause, actor, detail, at)
+        SELECT gen_random_uuid()::text, t.id, 1, 1, ${JSON.stringify(CREATED_SHOWN)}::jsonb, NULL::transfer_status, 'PENDING'::transfer_status, 'mutation', ${caller.userId},
+               ${JSON.stringify({ action: 'createTransfer' })}::jsonb, ${now}::timestamptz
+        FROM t
+        RETURNING 1
+      ), d AS (${done.sql({ transferId: id }, Prisma.sql`EXISTS (SELECT 1 FROM t)`)})
+      SELECT * FROM t`;
+    if (raw) {
+      done.written();
+      const row = transferFromSql(raw);
+      await this.repo.publish(row);
+      return { id, row };
+    }
+    // a duplicate of this very request (one that took over a claim it thought abandoned) may have just committed it
+    if (await made()) return { id, row: null };
+    throw new AppError('QUOTE_ALREADY_USED', 'This quote was already used by another transfer; get a new quote');
   }
 
   // ── resume / capture / void (TransferActions) ──────────────────────────────────────────────────────
