@@ -44,7 +44,8 @@ export interface Database {
   prisma: PrismaClient;
   /**
    * Raw statements outside transactions, typed as `prisma.$queryRaw` types them: on PostgreSQL sent to the pool
-   * directly (raw-sql.ts: the saga's and the webhook inbox's hot statements), on PGlite through Prisma.
+   * directly (raw-sql.ts: the hot paths' statements — the saga, the webhook inbox, createQuote, the card check,
+   * createTransfer), on PGlite through Prisma.
    */
   sql: RawSql;
   kind: 'pglite' | 'postgres';

@@ -1,6 +1,7 @@
 /**
- * Raw SQL beside Prisma's client: the saga's and the webhook inbox's statements (CTEs that move a transfer,
- * record its audit event and a delivery's inbox row at once), run thousands of times a minute.
+ * Raw SQL beside Prisma's client: the statements of the hot paths — the saga's and the webhook inbox's (CTEs that
+ * move a transfer, record its audit event and a delivery's inbox row at once), createQuote's, the card check's and
+ * createTransfer's —, run thousands of times a minute.
  *
  * Through `prisma.$queryRaw`, each of them crosses Prisma's client runtime: the statement serialised to its
  * query plan, interpreted, every argument tagged and mapped back, every result row turned into columns and types

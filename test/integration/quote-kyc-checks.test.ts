@@ -43,6 +43,19 @@ describe('createQuote', () => {
     expect(row.ownerId).toBe('alice');
   });
 
+  test('sourceAmount and destinationCountry null: a quote without them, as when they are left out (not an internal error)', async () => {
+    const r = await gql<any>(t.url, CREATE_QUOTE, {
+      token,
+      variables: {
+        input: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'WALLET', sourceAmount: null, destinationCountry: null },
+      },
+    });
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data.createQuote).toMatchObject({ source: null, destination: null, rate: '5.0123' });
+    const row = await t.app.db.prisma.quote.findUniqueOrThrow({ where: { id: r.body.data.createQuote.id } });
+    expect(row.sourceAmount).toBeNull();
+  });
+
   test('bad currency / country → BAD_USER_INPUT naming the field, never the value', async () => {
     const r = await gql<any>(t.url, CREATE_QUOTE, {
       token,

@@ -82,14 +82,16 @@ export class FxService {
   }
 
   async createQuote(ownerId: string, args: CreateQuoteArgs): Promise<QuoteView> {
+    // sourceAmount is nullable: null is no amount, as when it is left out
+    const sourceAmount = args.sourceAmount ?? undefined;
     // before the upstream quote: an amount no transfer may send is refused here, not after the quote exists
-    const problem = args.sourceAmount !== undefined ? sendAmountProblem('sourceAmount', args.sourceAmount, args, this.corridors) : null;
+    const problem = sourceAmount !== undefined ? sendAmountProblem('sourceAmount', sourceAmount, args, this.corridors) : null;
     if (problem) throw badInput(problem.message, problem.details);
     const q = await this.gateway.createFxQuote({
       sourceCurrencyCode: args.sourceCurrency,
       destinationCurrencyCode: args.destinationCurrency,
       paymentMethod: args.paymentMethod,
-      sourceCurrencyAmount: args.sourceAmount,
+      sourceCurrencyAmount: sourceAmount,
       destinationCountryCode: args.destinationCountry,
     });
     const expiresAt = new Date(q.quoteIdExpiryDateTime);
@@ -99,7 +101,7 @@ export class FxService {
       INSERT INTO quotes (id, owner_id, fx_id, rate, source_currency, destination_currency, source_amount, destination_amount,
                           payment_method, destination_country, expires_at, created_at)
       VALUES (${randomUUID()}, ${ownerId}, ${q.fxId}, ${fromJsonNumber(q.conversionRate)}::numeric, ${args.sourceCurrency},
-              ${args.destinationCurrency}, ${args.sourceAmount ?? null}::numeric, ${destinationAmount}::numeric, ${args.paymentMethod},
+              ${args.destinationCurrency}, ${sourceAmount ?? null}::numeric, ${destinationAmount}::numeric, ${args.paymentMethod},
               ${args.destinationCountry ?? null}, ${expiresAt}::timestamptz, ${this.clock.now()}::timestamptz)
       RETURNING ${quoteColumns()}`;
     const row = modelFromSql<Quote>(raw!);

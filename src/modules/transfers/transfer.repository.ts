@@ -136,11 +136,16 @@ export class TransferRepository {
     return this.prisma.transfer.findUnique({ where: { id } });
   }
 
-  /** What createTransfer is decided on: its quote and its sender (null where there is no such row), in one statement. */
-  async creationInputs(quoteId: string, personId: string): Promise<{ quote: Quote | null; person: Person | null }> {
+  /**
+   * What createTransfer is decided on: its quote and its sender, in one statement — each only if `ownerId` owns it
+   * (null otherwise, as when there is no such row: another customer's person is never read).
+   */
+  async creationInputs(ownerId: string, quoteId: string, personId: string): Promise<{ quote: Quote | null; person: Person | null }> {
     const [raw] = await this.sql.query`
       SELECT ${quoteColumns('q', 'q__')}, ${personColumns('p', 'p__')}
-      FROM (SELECT 1) AS one LEFT JOIN quotes q ON q.id = ${quoteId} LEFT JOIN persons p ON p.id = ${personId}`;
+      FROM (SELECT 1) AS one
+      LEFT JOIN quotes q ON q.id = ${quoteId} AND q.owner_id = ${ownerId}
+      LEFT JOIN persons p ON p.id = ${personId} AND p.owner_id = ${ownerId}`;
     return {
       quote: raw?.q__id == null ? null : modelFromSql<Quote>(raw, 'q__'),
       person: raw?.p__id == null ? null : modelFromSql<Person>(raw, 'p__'),

@@ -88,8 +88,9 @@ export function uuidV5(namespace: string, name: string): string {
 /**
  * The id (and externalPaymentId) of the transfer a createTransfer request makes: a function of the caller, the
  * idempotencyKey and the request's arguments (the same hash the idempotency record keeps). A re-run of the same
- * request — e.g. after a crash between the transfer's commit and the idempotency record's completion — finds the
- * transfer it already made instead of failing on the quote it used.
+ * request — a duplicate that took over a claim it thought abandoned while the first was still writing, or a retry
+ * once the idempotency record is gone (its TTL) — finds the transfer it already made instead of failing on the quote
+ * it used. (The transfer and its record's answer are written by one statement: no crash leaves one without the other.)
  */
 export const createTransferId = (ownerId: string, idempotencyKey: string, args: unknown): string =>
   uuidV5(TRANSFER_ID_NAMESPACE, JSON.stringify([ownerId, idempotencyKey, requestHash(args)]));
@@ -211,7 +212,7 @@ export class TransferService implements TransferEventSink {
   ): Promise<{ id: string; row: TransferRow | null }> {
     const now = this.clock.now();
     const made = async () => (await this.repo.ownerOf(id)) === caller.userId;
-    const { quote, person } = await this.repo.creationInputs(a.quoteId, a.personId);
+    const { quote, person } = await this.repo.creationInputs(caller.userId, a.quoteId, a.personId);
     // This very request made it already (the quote is claimed by the transfer in the same statement as its
     // insert; the id derives from the caller, the key and the arguments): the re-run answers it, before any check.
     if (quote?.usedByTransferId === id) return { id, row: null };
