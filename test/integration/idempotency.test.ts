@@ -29,6 +29,19 @@ test('same key + same args → stored result without running again; different ar
   expect(await svc.run(scope('k1', 'bob'), { a: 1, b: 2 }, fn)).toEqual({ n: 2 });
 });
 
+test('a nullable argument given as null is the same request as one that leaves it out (a replay, not IDEMPOTENCY_KEY_REUSED)', async () => {
+  let runs = 0;
+  const fn = async () => ({ n: ++runs });
+  const first = { quoteId: 'q', recipient: { email: null, name: 'Ana', tags: [null, 1] }, note: null };
+  expect(await svc.run(scope('k-null'), first, fn)).toEqual({ n: 1 });
+  expect(await svc.run(scope('k-null'), { recipient: { name: 'Ana', tags: [null, 1] }, quoteId: 'q' }, fn)).toEqual({ n: 1 });
+  // array items are values, not members: a null item still counts
+  await expect(svc.run(scope('k-null'), { quoteId: 'q', recipient: { name: 'Ana', tags: [1] } }, fn)).rejects.toMatchObject({
+    code: 'IDEMPOTENCY_KEY_REUSED',
+  });
+  expect(runs).toBe(1);
+});
+
 test('50 concurrent duplicates run once and all get the result', async () => {
   let runs = 0;
   const fn = async () => {

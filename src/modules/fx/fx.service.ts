@@ -32,8 +32,9 @@ interface CreateQuoteArgs {
   sourceCurrency: string;
   destinationCurrency: string;
   paymentMethod: PaymentMethod;
-  sourceAmount?: string;
-  destinationCountry?: string;
+  /** Nullable in GraphQL: null is the same as left out. */
+  sourceAmount?: string | null;
+  destinationCountry?: string | null;
 }
 
 interface CorridorView {
@@ -82,8 +83,9 @@ export class FxService {
   }
 
   async createQuote(ownerId: string, args: CreateQuoteArgs): Promise<QuoteView> {
-    // sourceAmount is nullable: null is no amount, as when it is left out
+    // nullable arguments: null is the same as left out (the gateway's fields are optional, not nullable)
     const sourceAmount = args.sourceAmount ?? undefined;
+    const destinationCountry = args.destinationCountry ?? undefined;
     // before the upstream quote: an amount no transfer may send is refused here, not after the quote exists
     const problem = sourceAmount !== undefined ? sendAmountProblem('sourceAmount', sourceAmount, args, this.corridors) : null;
     if (problem) throw badInput(problem.message, problem.details);
@@ -92,7 +94,7 @@ export class FxService {
       destinationCurrencyCode: args.destinationCurrency,
       paymentMethod: args.paymentMethod,
       sourceCurrencyAmount: sourceAmount,
-      destinationCountryCode: args.destinationCountry,
+      destinationCountryCode: destinationCountry,
     });
     const expiresAt = new Date(q.quoteIdExpiryDateTime);
     if (Number.isNaN(expiresAt.getTime())) throw new AppError('UPSTREAM_UNAVAILABLE', 'The FX quote had no valid expiry');
@@ -102,7 +104,7 @@ export class FxService {
                           payment_method, destination_country, expires_at, created_at)
       VALUES (${randomUUID()}, ${ownerId}, ${q.fxId}, ${fromJsonNumber(q.conversionRate)}::numeric, ${args.sourceCurrency},
               ${args.destinationCurrency}, ${sourceAmount ?? null}::numeric, ${destinationAmount}::numeric, ${args.paymentMethod},
-              ${args.destinationCountry ?? null}, ${expiresAt}::timestamptz, ${this.clock.now()}::timestamptz)
+              ${destinationCountry ?? null}, ${expiresAt}::timestamptz, ${this.clock.now()}::timestamptz)
       RETURNING ${quoteColumns()}`;
     const row = modelFromSql<Quote>(raw!);
     return toQuoteView(row);

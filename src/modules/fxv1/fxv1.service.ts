@@ -5,8 +5,12 @@ import { decimalFromNumber } from '../../shared/decimal';
 export class FxV1Service {
   constructor(private readonly gateway: GatewayClient) {}
 
-  async quote(sourceCurrency?: string, destinationCurrency?: string) {
-    const q = await this.gateway.createFxQuoteV1({ sourceCurrencyCode: sourceCurrency, destinationCurrencyCode: destinationCurrency });
+  /** Either currency left out or null: the gateway's default for it (the gateway's fields are optional, not nullable). */
+  async quote(sourceCurrency?: string | null, destinationCurrency?: string | null) {
+    const q = await this.gateway.createFxQuoteV1({
+      sourceCurrencyCode: sourceCurrency ?? undefined,
+      destinationCurrencyCode: destinationCurrency ?? undefined,
+    });
     return {
       fxId: q.fxId,
       rate: decimalFromNumber(q.conversionRate),

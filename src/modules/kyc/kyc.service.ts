@@ -6,17 +6,18 @@ import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { PersonRequest } from '../../upstream/gateway/gateway.types';
 import { gatewayPersonAddress, type PostalAddress } from '../../shared/address';
 
+/** What validatePerson and createPerson are given; the optional fields are nullable in GraphQL (null: left out). */
 interface PersonArgs {
   type: 'INDIVIDUAL' | 'BUSINESS';
-  firstName?: string;
-  lastName?: string;
-  companyName?: string;
-  identificationType?: string;
-  identification?: string;
-  gender?: string;
-  email?: string;
-  phoneNumber?: string;
-  address?: PostalAddress;
+  firstName?: string | null;
+  lastName?: string | null;
+  companyName?: string | null;
+  identificationType?: string | null;
+  identification?: string | null;
+  gender?: string | null;
+  email?: string | null;
+  phoneNumber?: string | null;
+  address?: PostalAddress | null;
 }
 
 /** What createPerson keeps of an APPROVED person (persons.details): what the gateway approved, to build the sender from. */
@@ -84,14 +85,15 @@ export class KycService {
       throw badInput('firstName and lastName are required for an individual');
     if (args.type === 'BUSINESS' && !args.companyName) throw badInput('companyName is required for a business');
     if (args.address && (!args.email || !args.phoneNumber)) throw badInput('email and phoneNumber are required with an address');
+    // nullable arguments given as null are left out, as when they are not given (the gateway's fields are optional, not nullable)
     return {
       type: args.type,
-      firstName: args.firstName,
-      lastName: args.lastName,
-      companyName: args.companyName,
-      identificationType: args.identificationType,
-      identification: args.identification,
-      gender: args.gender as 'M' | 'F' | undefined,
+      firstName: args.firstName ?? undefined,
+      lastName: args.lastName ?? undefined,
+      companyName: args.companyName ?? undefined,
+      identificationType: args.identificationType ?? undefined,
+      identification: args.identification ?? undefined,
+      gender: (args.gender ?? undefined) as 'M' | 'F' | undefined,
       ...(args.address ? { address: gatewayPersonAddress(args.address, { email: args.email!, phoneNumber: args.phoneNumber! }) } : {}),
     };
   }
