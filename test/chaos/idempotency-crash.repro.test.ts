@@ -1,10 +1,11 @@
 /**
  * FIXED — bug found by the chaos kill storm (scenario 1; e.g. CHAOS_SEED=11): createTransfer's effect (the
- * transfer row, the quote marked used) and its idempotency record's result are committed in two transactions
- * (IdempotencyService.execute: fn() then UPDATE … COMPLETED). A process killed between the two leaves the record
- * IN_PROGRESS; once that claim is stale, the client's retry with the SAME key and arguments runs the mutation
- * again and is told QUOTE_ALREADY_USED — although its transfer exists and goes on to move money. The client
- * believes the transfer failed and may send another one with a new quote.
+ * transfer row, the quote marked used) and its idempotency record's result were then committed in two transactions
+ * (IdempotencyService.execute: fn() then UPDATE … COMPLETED; since then one statement writes both, and a record is
+ * still left unfinished by a claim taken over as abandoned, or gone after its TTL). A process killed between the
+ * two left the record IN_PROGRESS; once that claim is stale, the client's retry with the SAME key and arguments runs
+ * the mutation again and is told QUOTE_ALREADY_USED — although its transfer exists and goes on to move money. The
+ * client believes the transfer failed and may send another one with a new quote.
  *
  *
  * Fix: the transfer's id (and externalPaymentId) is derived from the request — UUIDv5 of caller, idempotencyKey

@@ -25,6 +25,10 @@ const gateway = {
     sent.push(JSON.parse(JSON.stringify(req)) as Record<string, unknown>); // the body as JSON carries it
     return { status: 'APPROVED' };
   },
+  async createPerson(req: Record<string, unknown>) {
+    sent.push(JSON.parse(JSON.stringify(req)) as Record<string, unknown>);
+    return { status: 'APPROVED', id: 'gw-person-1' };
+  },
   async createFxQuote(req: Record<string, unknown>) {
     sent.push(JSON.parse(JSON.stringify(req)) as Record<string, unknown>); // the body as JSON carries it
     return { fxId: 'fx-1', conversionRate: 5.25, quoteIdExpiryDateTime: '2030-01-01T00:00:00.000Z' };
@@ -44,10 +48,10 @@ beforeEach(() => {
   sent.length = 0;
 });
 
-test('validatePerson: the nullable person fields given as null are not sent', async () => {
+test('validatePerson and createPerson: the nullable person fields given as null are not sent', async () => {
   const kyc = new KycService(db.prisma, db.sql, gateway, new ManualClock());
-  await kyc.validatePerson({
-    type: 'INDIVIDUAL',
+  const args = {
+    type: 'INDIVIDUAL' as const,
     firstName: 'Ana',
     lastName: 'Silva',
     companyName: null,
@@ -57,10 +61,15 @@ test('validatePerson: the nullable person fields given as null are not sent', as
     email: null,
     phoneNumber: null,
     address: null,
-  });
-  expect(sent).toHaveLength(1);
-  expect(nullMembers(sent[0])).toEqual([]);
-  expect(sent[0]).toMatchObject({ type: 'INDIVIDUAL', firstName: 'Ana', lastName: 'Silva' });
+  };
+  await kyc.validatePerson(args);
+  const made = await kyc.createPerson('alice', args);
+  expect(made).toMatchObject({ status: 'APPROVED', id: expect.any(String) });
+  expect(sent).toHaveLength(2);
+  for (const body of sent) {
+    expect(nullMembers(body)).toEqual([]);
+    expect(body).toMatchObject({ type: 'INDIVIDUAL', firstName: 'Ana', lastName: 'Silva' });
+  }
 });
 
 test('createQuote: sourceAmount and destinationCountry given as null are not sent, and stored as absent', async () => {

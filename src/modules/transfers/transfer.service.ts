@@ -201,7 +201,8 @@ export class TransferService implements TransferEventSink {
 
   /**
    * Inserts the transfer `id` (derived from the request: createTransferId) — or, if this request already made it
-   * (a re-run after a crash left its idempotency record unfinished), returns it, before any other check.
+   * (a duplicate that took over a claim it thought abandoned, a retry once its idempotency record is gone), returns
+   * it, before any other check.
    */
   private async insert(
     caller: Caller,
