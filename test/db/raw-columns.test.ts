@@ -1,6 +1,6 @@
 import { Prisma } from '../../src/generated/prisma/client';
 import { modelColumns, modelFromSql } from '../../src/db/sql-rows';
-import { stepColumns, transferColumns } from '../../src/modules/transfers/transfer.rows';
+import { stepColumns, transferColumns, transferStateColumns } from '../../src/modules/transfers/transfer.rows';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
 /**
@@ -26,6 +26,10 @@ describe('raw SQL column lists', () => {
 
   test('transferColumns is every column of transfers, and only those', async () => {
     expect(listed(transferColumns().sql)).toEqual(await columnsOf('transfers'));
+  });
+
+  test('transferStateColumns (what writes return) is every column of transfers but details, which no write changes', async () => {
+    expect(listed(transferStateColumns().sql)).toEqual((await columnsOf('transfers')).filter((c) => c !== 'details'));
   });
 
   test('stepColumns is every column of saga_steps, and only those', async () => {

@@ -23,7 +23,7 @@ import {
 } from './transfer.repository';
 import type { TransferSaga } from './transfer.saga';
 import { isTerminal, type TransferStatus } from './transfer.states';
-import { transferColumns, transferFromSql } from './transfer.rows';
+import { transferColumns, transferFromSql, transferStateColumns } from './transfer.rows';
 import { payoutRank, quietPairs, platformRank, platformTarget, valuesBelow } from './transfer.platform';
 
 /** A platform transaction id other than the event's was recorded for this transfer (seen again on the locked row). */
@@ -231,7 +231,7 @@ export class PlatformFacts implements TransferEventSink {
         WHERE external_transaction_id = ${e.transactionId}
           AND (${e.externalTransactionId}::text IS NULL OR external_payment_id = ${e.externalTransactionId}::text)
           AND status::text = ANY(${LIVE}::text[]) AND ${forward} AND ${receipt.condition}
-        RETURNING ${transferColumns()}
+        RETURNING ${transferStateColumns()}
       ), e AS (
         INSERT INTO transfer_events (id, transfer_id, seq, version, shown, from_status, to_status, cause, actor, upstream_ref, detail, at)
         SELECT gen_random_uuid()::text, u.id, u.event_seq, NULL::int, NULL::jsonb, u.status, u.status, 'webhook', 'webhook',
@@ -241,7 +241,7 @@ export class PlatformFacts implements TransferEventSink {
       ), r AS (${receipt.insert(Prisma.sql`EXISTS (SELECT 1 FROM u)`, true)})
       SELECT u.*, (SELECT count(*) FROM r)::int AS _stored FROM (SELECT 1) AS one LEFT JOIN u ON true`;
     if (!row?.id) return null;
-    this.remember(transferFromSql(row));
+    this.remember({ ...transferFromSql(row), details: null }); // remembered without its details in any case
     return { stored: 'processed', outcome: { applied: true, transferId: row.id as string, version: Number(row.version) } };
   }
 

@@ -6,7 +6,7 @@ import type { PubSub } from '../../events/pubsub';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { allTransfersTopic, ownerTransfersTopic, transferTopic, type DeliveryReceipt, type TransferChangedMessage } from './transfer.ports';
-import { patchAssignments, patchedShownFields, transferColumns, transferFromSql } from './transfer.rows';
+import { patchAssignments, patchedShownFields, transferColumns, transferFromSql, transferStateColumns } from './transfer.rows';
 import { isTerminal, refusal, type Cause, type TransferStatus } from './transfer.states';
 
 export type TransferRow = Transfer;
@@ -329,7 +329,7 @@ export class TransferRepository {
     const also = alongside ? Prisma.sql`, a AS (${alongside})` : Prisma.empty;
     const [raw] = await sql.query<Record<string, unknown>>`
       WITH u AS (
-        UPDATE transfers SET ${Prisma.join(sets)} WHERE id = ${row.id} AND event_seq = ${row.eventSeq} ${condition} RETURNING ${transferColumns()}
+        UPDATE transfers SET ${Prisma.join(sets)} WHERE id = ${row.id} AND event_seq = ${row.eventSeq} ${condition} RETURNING ${transferStateColumns()}
       ), e AS (
         INSERT INTO transfer_events (id, transfer_id, seq, version, shown, from_status, to_status, cause, actor, upstream_ref, detail, at)
         SELECT gen_random_uuid()::text, u.id, u.event_seq, ${plan.shown ? Prisma.sql`u.version` : Prisma.sql`NULL::int`}, ${shownJson}::jsonb,
@@ -339,7 +339,8 @@ export class TransferRepository {
         RETURNING 1
       )${along}${also}
       SELECT u.*, ${receipt ? Prisma.sql`(SELECT count(*) FROM r)::int` : Prisma.sql`0`} AS _along FROM (SELECT 1) AS one LEFT JOIN u ON true`;
-    return { transfer: raw && raw.id != null ? transferFromSql(raw) : null, along: Number(raw?._along ?? 0) };
+    // the details are the row's it was decided on: no write changes them
+    return { transfer: raw && raw.id != null ? { ...transferFromSql(raw), details: row.details } : null, along: Number(raw?._along ?? 0) };
   }
 
   // ── Scheduling ────────────────────────────────────────────────────────────────────────────────────

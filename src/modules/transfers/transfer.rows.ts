@@ -10,6 +10,15 @@ import type { TransferPatch } from './transfer.repository';
 /** SQL: every column of `transfers` the Transfer model has, optionally qualified by `alias` — what raw statements select and return instead of `*` (modelColumns). */
 export const transferColumns: (alias?: string) => Prisma.Sql = modelColumns(Prisma.TransferScalarFieldEnum);
 
+/**
+ * SQL: every column of `transfers` but `details` — which no write changes after the insert —, as transferColumns:
+ * what a write returns (its caller keeps the details of the row it decided on; PostgreSQL does not render, and the
+ * service does not parse, the largest column of the row at every write).
+ */
+export const transferStateColumns: (alias?: string) => Prisma.Sql = modelColumns(
+  Object.fromEntries(Object.entries(Prisma.TransferScalarFieldEnum).filter(([field]) => field !== 'details')),
+);
+
 /** SQL: every column of `saga_steps` the SagaStep model has, as transferColumns. */
 export const stepColumns: (alias?: string) => Prisma.Sql = modelColumns(Prisma.SagaStepScalarFieldEnum);
 
