@@ -255,7 +255,10 @@ export class TransferRepository {
     return { result: await this.committed({ ok: true, transfer, changed: true, shown: plan.shown !== null }, request), written: along > 0 };
   }
 
-  /** Told every transfer row a change wrote, as the write returned it (PlatformFacts keeps the latest it saw). */
+  /**
+   * Told every transfer row a change wrote, as the write returned it (PlatformFacts keeps the latest it saw). Its
+   * `details` are those of the row the change was decided on — null when that was PlatformFacts' own remembered row.
+   */
   readonly written = new Set<(row: TransferRow) => void>();
 
   /** After the commit: publish what an app sees, log a refusal. */
