@@ -113,9 +113,7 @@ export class FxService {
 
 const quoteColumns = modelColumns(Prisma.QuoteScalarFieldEnum);
 
-type QuoteRow = Quote;
-
-function toQuoteView(row: QuoteRow): QuoteView {
+function toQuoteView(row: Quote): QuoteView {
   return {
     id: row.id,
     ownerId: row.ownerId,

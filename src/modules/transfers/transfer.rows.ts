@@ -7,7 +7,10 @@ import { Prisma, type SagaStep, type Transfer } from '../../generated/prisma/cli
 import { modelColumns, modelFromSql } from '../../db/sql-rows';
 import type { TransferPatch } from './transfer.repository';
 
-/** SQL: every column of `transfers` the Transfer model has, optionally qualified by `alias` — what raw statements select and return instead of `*` (modelColumns). */
+/**
+ * SQL: every column of `transfers` the Transfer model has, optionally qualified by `alias` — what raw statements
+ * select and return instead of `*` (modelColumns).
+ */
 export const transferColumns: (alias?: string) => Prisma.Sql = modelColumns(Prisma.TransferScalarFieldEnum);
 
 /**
