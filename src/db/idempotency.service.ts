@@ -2,7 +2,7 @@ import { Prisma, type PrismaClient } from '../generated/prisma/client';
 import type { RawSql } from './raw-sql';
 import type { Clock } from '../shared/clock';
 import { AppError } from '../shared/errors';
-import { canonicalDigest, withoutNullMembers } from '../shared/json';
+import { canonicalDigest } from '../shared/json';
 
 interface IdempotencyOptions {
   /** How long a completed record answers replays (≥ 24 h). */
@@ -26,7 +26,7 @@ interface IdempotencyScope {
  * The hash of a request's arguments: equal arguments hash equally, in any key order and whether a nullable argument
  * is given as null or left out (one request, as GraphQL reads it).
  */
-export const requestHash = (args: unknown): string => canonicalDigest(withoutNullMembers(args));
+export const requestHash = (args: unknown): string => canonicalDigest(args, true);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -20,21 +20,23 @@ const nullMembers = (v: unknown, at = ''): string[] =>
     : [];
 
 const sent: Record<string, unknown>[] = [];
+/** A request body as the JSON sent carries it (undefined members left out). */
+const record = (req: Record<string, unknown>) => sent.push(JSON.parse(JSON.stringify(req)) as Record<string, unknown>);
 const gateway = {
   async validatePerson(req: Record<string, unknown>) {
-    sent.push(JSON.parse(JSON.stringify(req)) as Record<string, unknown>); // the body as JSON carries it
+    record(req);
     return { status: 'APPROVED' };
   },
   async createPerson(req: Record<string, unknown>) {
-    sent.push(JSON.parse(JSON.stringify(req)) as Record<string, unknown>);
+    record(req);
     return { status: 'APPROVED', id: 'gw-person-1' };
   },
   async createFxQuote(req: Record<string, unknown>) {
-    sent.push(JSON.parse(JSON.stringify(req)) as Record<string, unknown>); // the body as JSON carries it
+    record(req);
     return { fxId: 'fx-1', conversionRate: 5.25, quoteIdExpiryDateTime: '2030-01-01T00:00:00.000Z' };
   },
   async createFxQuoteV1(req: Record<string, unknown>) {
-    sent.push(JSON.parse(JSON.stringify(req)) as Record<string, unknown>); // the body as JSON carries it
+    record(req);
     return { fxId: 'fx-2', conversionRate: 5.25, quoteIdExpiryDateTime: '2030-01-01T00:00:00.000Z' };
   },
 } as unknown as GatewayClient;

@@ -111,7 +111,8 @@ export class FxService {
   }
 }
 
-const quoteColumns = modelColumns(Prisma.QuoteScalarFieldEnum);
+/** SQL: every column of `quotes` (modelColumns): what a quote is read and returned with. */
+export const quoteColumns = modelColumns(Prisma.QuoteScalarFieldEnum);
 
 function toQuoteView(row: Quote): QuoteView {
   return {

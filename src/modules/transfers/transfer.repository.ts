@@ -2,6 +2,7 @@ import { Prisma, type Person, type PrismaClient, type Quote, type Transfer } fro
 import { canonicalJson } from '../../shared/json';
 import { prismaRawSql, type RawSql } from '../../db/raw-sql';
 import { modelColumns, modelFromSql } from '../../db/sql-rows';
+import { quoteColumns } from '../fx/fx.service';
 import type { PubSub } from '../../events/pubsub';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
@@ -11,7 +12,6 @@ import { isTerminal, refusal, type Cause, type TransferStatus } from './transfer
 
 export type TransferRow = Transfer;
 
-const quoteColumns = modelColumns(Prisma.QuoteScalarFieldEnum);
 const personColumns = modelColumns(Prisma.PersonScalarFieldEnum);
 
 /** Fields a change may set together with (or without) a status change. Never `status` / `version` / `eventSeq`. (`nextRunAt` only earlier: see Scheduling.) */
@@ -342,8 +342,10 @@ export class TransferRepository {
         RETURNING 1
       )${along}${also}
       SELECT u.*, ${receipt ? Prisma.sql`(SELECT count(*) FROM r)::int` : Prisma.sql`0`} AS _along FROM (SELECT 1) AS one LEFT JOIN u ON true`;
-    // the details are the row's it was decided on: no write changes them
-    return { transfer: raw && raw.id != null ? { ...transferFromSql(raw), details: row.details } : null, along: Number(raw?._along ?? 0) };
+    if (!raw || raw.id == null) return { transfer: null, along: Number(raw?._along ?? 0) };
+    const transfer = transferFromSql(raw);
+    transfer.details = row.details; // the row's it was decided on: no write changes them
+    return { transfer, along: Number(raw._along ?? 0) };
   }
 
   // ── Scheduling ────────────────────────────────────────────────────────────────────────────────────
