@@ -107,8 +107,12 @@ test('5: every transfer COMPLETED with exactly the minimum upstream calls and at
   expect(s.statementsPerTransfer).toBeLessThanOrEqual(40);
   expect(Object.keys(s.statementsByPhase)).toEqual(expect.arrayContaining(['api', 'saga.worker', 'webhook.receive']));
   // createTransfer: the idempotency claim, its quote and sender read together, the funding credential, and one
-  // statement writing the transfer, its first event, the quote's claim and the answer (5 with the reads apart)
-  expect((s.statementsByPhase.api as { perTransfer: number }).perTransfer).toBeLessThanOrEqual(4);
+  // statement writing the transfer, its first event, the quote's claim and the answer (5 with the reads apart).
+  // Counted over the statements run for every transfer: a statement outside any phase (e.g. the backlog count of a
+  // metrics scrape) is reported as `api` too, and one such in the window is 0.5 per transfer of two.
+  const api = s.statementsByPhase.api as { statements: { sql: string; perTransfer: number }[] };
+  const perTransfer = api.statements.filter((x) => x.perTransfer >= 1).reduce((n, x) => n + x.perTransfer, 0);
+  expect(perTransfer).toBeLessThanOrEqual(4);
   expect(s.breakdown.phases.map((p: { phase: string }) => p.phase)).toEqual([
     'created → AUTHORIZED',
     'AUTHORIZED → CAPTURED',
