@@ -493,7 +493,7 @@ const schema = z.object({
       configDocs,
       doc(
         'transfers',
-        "A card transfer created at most this many seconds after the customer's `checkCard` of the same card and sender was APPROVED (without 3-D Secure) reuses that check instead of checking the card again before authorization (0 to 3600; 0: always check again). A check that asked for 3-D Secure is never reused.",
+        "A card transfer created at most this many seconds after the customer's `checkCard` of the same card and sender was APPROVED (without 3-D Secure) reuses that check instead of checking the card again before authorization (0 to 3600; 0: always check again). A check that asked for 3-D Secure is never reused, nor one that a later check of the card (declined, or for another holder) replaced before the transfer was written.",
       ),
     ),
   BANK_CACHE_TTL_S: int(0, 86_400)

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RawSql } from '../../db/raw-sql';
+import { Prisma } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import { AppError } from '../../shared/errors';
 import { canonicalDigest } from '../../shared/json';
@@ -83,5 +84,16 @@ export class FundingCredentials {
     if (!row || row.owner_id !== ownerId || row.kind !== kind || !fresh) throw credentialNotFound(kind);
     const reusable = kind === 'card' && holder !== undefined && row.approved_holder === holder && age <= this.opts.cardCheckReuseMs;
     return reusable ? row.checked_at : null;
+  }
+
+  /**
+   * A condition for the statement that creates the transfer: the card's latest check is still APPROVED for `holder`,
+   * as `assertUsable` read it at `approvedAt` (or approved for the same holder since). A check recorded in between —
+   * declined, or for someone else — makes it false, and the saga checks the card again; one being recorded while the
+   * statement runs is waited for (the row is read FOR SHARE, so its newest version decides).
+   */
+  stillApproved(cardToken: string, holder: string, approvedAt: Date): Prisma.Sql {
+    return Prisma.sql`EXISTS (SELECT 1 FROM funding_credentials WHERE token_hash = ${digest('card', cardToken)}
+      AND approved_holder = ${holder} AND checked_at >= ${approvedAt}::timestamptz FOR SHARE)`;
   }
 }

@@ -252,14 +252,23 @@ export class TransferService implements TransferEventSink {
     // The funding credential must be the caller's own (staff included): bound by the caller's own check. A card
     // whose check was just APPROVED for this very sender is not checked again by the saga (the same request).
     let funding: TransferDetails['funding'] = a.funding;
+    let reuse: Prisma.Sql | null = null;
     if (a.funding.type === 'CARD') {
       const holder = holderDigest(holderOf(sender));
       const approvedAt = await this.credentials.assertUsable('card', a.funding.cardToken!, caller.userId, holder);
-      if (approvedAt) funding = { ...a.funding, approvedCheckAt: approvedAt.toISOString() };
+      if (approvedAt) {
+        funding = { ...a.funding, approvedCheckAt: approvedAt.toISOString() };
+        reuse = this.credentials.stillApproved(a.funding.cardToken!, holder, approvedAt);
+      }
     }
     if (a.funding.type === 'ACCOUNT_TOKEN') await this.credentials.assertUsable('account_token', a.funding.accountToken!, caller.userId);
     const receive = receiveAmountOf({ ...quote, sourceAmount: quote.sourceAmount });
-    const details = newTransferDetails({ clientIp, sender, recipient: a.recipient, funding, quote });
+    const details = JSON.stringify(newTransferDetails({ clientIp, sender, recipient: a.recipient, funding, quote }));
+    // a reused card check must still be the card's latest when the transfer is written (a check recorded meanwhile —
+    // declined — takes the reuse out of the details: the saga checks the card again)
+    const detailsSql = reuse
+      ? Prisma.sql`${details}::jsonb #- (CASE WHEN ${reuse} THEN '{}' ELSE '{funding,approvedCheckAt}' END)::text[]`
+      : Prisma.sql`${details}::jsonb`;
     // One statement: claim the quote (still unused), insert the transfer PENDING (version 1) and its first event, and
     // complete the request's idempotency record with its answer (all or nothing: no crash between them).
     const [raw] = await this.repo.sql.query`
@@ -271,7 +280,7 @@ export class TransferService implements TransferEventSink {
                                details, next_run_at, created_at, updated_at)
         SELECT ${id}, ${caller.userId}, 'PENDING'::transfer_status, 1, 1, q.id, ${person.id}, ${quote.sourceAmount.toString()}::numeric,
                ${quote.sourceCurrency}, ${receive}::numeric, ${quote.destinationCurrency}, ${quote.rate.toString()}::numeric, ${id},
-               ${a.funding.type.toLowerCase()}, ${a.recipient.address.countryCode.toUpperCase()}, ${JSON.stringify(details)}::jsonb,
+               ${a.funding.type.toLowerCase()}, ${a.recipient.address.countryCode.toUpperCase()}, ${detailsSql},
                ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
         FROM q
         RETURNING ${transferColumns()}
