@@ -16,41 +16,75 @@ const OPTIONS: ValidatorOptions = {
 
 /**
  * Flat argument objects (only primitive values) known to pass, per class: `first: 20` is checked once, not per request.
- * At most MEMO_ENTRIES per class (then forgotten all at once and learnt again: no bookkeeping per hit).
+ * Kept as a tree — per property in the object's order, a Map from its name to a Map from its value to the next level,
+ * PASSED where an object ends — so a lookup builds no key and allocates nothing; values compare as Map keys do (20 is
+ * not '20'). At most MEMO_ENTRIES objects per class (then forgotten all at once and learnt again: no bookkeeping per
+ * hit), none whose property names and string values are longer than MAX_MEMO_TEXT in all.
  */
 const MEMO_ENTRIES = 1000;
-const MAX_MEMO_KEY = 512;
-const passed = new WeakMap<Function, Set<string>>();
+const MAX_MEMO_TEXT = 512;
+const PASSED = Symbol('passed');
+type Level = Map<unknown, unknown>;
+interface Memo {
+  root: Level;
+  size: number;
+}
+const passed = new WeakMap<Function, Memo>();
 
-/** The memo key of a flat object (each own key, the type and the value of its primitive value), or null when it is not flat. */
-function flatKey(value: object, keys: readonly string[]): string | null {
-  let key = '';
-  for (const k of keys) {
-    const v = (value as Record<string, unknown>)[k];
-    const t = typeof v;
-    if (v !== null && t !== 'string' && t !== 'number' && t !== 'boolean' && t !== 'undefined') return null;
-    key += `${k}\u0000${t}\u0000${String(v)}\u0000`;
-    if (key.length > MAX_MEMO_KEY) return null;
+/** Whether this exact flat object was remembered (an object value is never a key of the tree: a miss). */
+function remembered(memo: Memo, value: Record<string, unknown>, keys: readonly string[]): boolean {
+  let level: Level | undefined = memo.root;
+  for (let i = 0; i < keys.length && level !== undefined; i++) {
+    const byValue = level.get(keys[i]) as Level | undefined;
+    level = byValue?.get(value[keys[i]!]) as Level | undefined;
   }
-  return key;
+  return level !== undefined && level.has(PASSED);
+}
+
+/** Only primitive values, and not too much text: what the memo may hold. */
+function isFlat(value: Record<string, unknown>, keys: readonly string[]): boolean {
+  let text = 0;
+  for (const k of keys) {
+    const v = value[k];
+    const t = typeof v;
+    if (t === 'string') text += (v as string).length;
+    else if (v !== null && t !== 'number' && t !== 'boolean' && t !== 'undefined') return false;
+    text += k.length;
+  }
+  return text <= MAX_MEMO_TEXT;
+}
+
+function remember(type: Function, value: Record<string, unknown>, keys: readonly string[]): void {
+  let memo = passed.get(type);
+  if (!memo) passed.set(type, (memo = { root: new Map(), size: 0 }));
+  else if (memo.size >= MEMO_ENTRIES) {
+    memo.root = new Map();
+    memo.size = 0;
+  }
+  let level = memo.root;
+  for (const k of keys) {
+    let byValue = level.get(k) as Level | undefined;
+    if (!byValue) level.set(k, (byValue = new Map()));
+    let next = byValue.get(value[k]) as Level | undefined;
+    if (!next) byValue.set(value[k], (next = new Map()));
+    level = next;
+  }
+  if (!level.has(PASSED)) {
+    level.set(PASSED, true);
+    memo.size++;
+  }
 }
 
 /** Checks one argument object; a remembered pass returns at once, with no promise made (the common case). */
 function validateObject(value: object, type: Function): Promise<void> | undefined {
+  const fields = value as Record<string, unknown>;
   const keys = Object.keys(value);
-  const key = flatKey(value, keys);
-  const memo = key === null ? undefined : passed.get(type);
-  if (key !== null && memo?.has(key)) return undefined;
+  const memo = passed.get(type);
+  if (memo !== undefined && remembered(memo, fields, keys)) return undefined;
   return validate(value, OPTIONS).then((errors) => {
     if (errors.length > 0) throw new ArgumentValidationError(errors);
     // remembered only when nothing was stripped: a hit must leave the object as a run would
-    if (key !== null && Object.keys(value).length === keys.length) {
-      if (!memo) passed.set(type, new Set([key]));
-      else {
-        if (memo.size >= MEMO_ENTRIES) memo.clear();
-        memo.add(key);
-      }
-    }
+    if (Object.keys(value).length === keys.length && isFlat(fields, keys)) remember(type, fields, keys);
   });
 }
 

@@ -125,18 +125,18 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
 
   const apolloHandler = fastifyApolloHandler(apollo, {
     context: async (request): Promise<GraphQLContext> => {
-      const context = (caller: Caller | null, authError: AppError | null) => new HttpContext(caller, authError, request);
+      const header = request.headers.authorization;
+      let caller: Caller | null;
       try {
-        const header = request.headers.authorization;
-        const caller = auth.cachedFromAuthorizationHeader(header) ?? (await auth.fromAuthorizationHeader(header));
-        setRequestUser(caller?.userId);
-        if (!caller) await countAnonymous(request.ip);
-        return context(caller, null);
+        caller = auth.cachedFromAuthorizationHeader(header) ?? (await auth.fromAuthorizationHeader(header));
       } catch (e) {
         if (!isAppError(e)) throw e;
         await countAnonymous(request.ip);
-        return context(null, e);
+        return new HttpContext(null, e, request);
       }
+      setRequestUser(caller?.userId);
+      if (!caller) await countAnonymous(request.ip);
+      return new HttpContext(caller, null, request);
     },
   });
 

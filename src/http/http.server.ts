@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from '../config';
 import type { Logger } from '../shared/logger';
+import type pino from 'pino';
 import type { Metrics } from '../shared/metrics';
 import { registerRequestContext } from '../shared/request-context';
+import { requestIdGenerator } from './request-id';
 import type { TrustedProxies } from '../shared/trust-proxy';
 
 /**
@@ -14,21 +15,19 @@ import type { TrustedProxies } from '../shared/trust-proxy';
  * context and the logger's mixin, shared/logger.ts), callback hooks (no promise each), pre-bound metric children.
  */
 export function createHttpServer(config: Config, proxies: TrustedProxies, logger: Logger, metrics: Metrics): FastifyInstance {
+  const newRequestId = requestIdGenerator();
   const fastify = Fastify({
     // X-Forwarded-For is believed only from TRUST_PROXY's addresses: request.ip is then the client behind them
     trustProxy: proxies.fastify,
-    loggerInstance: logger as unknown as FastifyBaseLogger,
+    loggerInstance: requestLogger(logger),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.limits.bodyLimitBytes,
     forceCloseConnections: 'idle',
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w.:-]{8,128}$/.test(given) ? given : randomUUID();
+      return typeof given === 'string' && /^[\w.:-]{8,128}$/.test(given) ? given : newRequestId();
     },
-    // request.log is the service's logger itself: a child per request (bindings, redaction, serializers) costs more
-    // than the rest of this layer, and the mixin already stamps the request id
-    childLoggerFactory: (root) => root,
   });
   // the request id on the response, and (request context) on every log line written for the request
   registerRequestContext(fastify, (req, reply) => void reply.header('x-request-id', req.id));
@@ -37,4 +36,20 @@ export function createHttpServer(config: Config, proxies: TrustedProxies, logger
     done();
   });
   return fastify;
+}
+
+/**
+ * The logger Fastify is given. Fastify asks it once for a child carrying Fastify's serializers (`req`, `res`, `err`):
+ * that child is made, and its own `child` — asked for on every request by Fastify's default child-logger factory, the
+ * one factory whose result Fastify does not check again per request — returns it again. request.log is then one
+ * logger for every request: a child per request (bindings, redaction, serializers) costs more than the rest of this
+ * layer, and the mixin already stamps the request id. Nothing in the service asks Fastify's logger for a child.
+ */
+function requestLogger(logger: Logger): FastifyBaseLogger {
+  const child = (bindings: pino.Bindings, options?: pino.ChildLoggerOptions): FastifyBaseLogger => {
+    const made = logger.child(bindings, options);
+    const same: FastifyBaseLogger = Object.create(made, { child: { value: () => same } });
+    return same;
+  };
+  return Object.create(logger, { child: { value: child } });
 }

@@ -3,6 +3,7 @@
  * timeouts, resets, 401 handling, retries with the same key, UnknownOutcome, 429, redaction, metrics.
  */
 import { UnknownOutcome, UpstreamError } from '../../src/upstream/http/upstream.errors';
+import { TransportFailure, UpstreamTransport } from '../../src/upstream/http/upstream.transport';
 import { harness, json, LocalServer, metricValue, type Harness } from './helpers/upstream.local-server';
 import { paymentRequest, paymentResponse } from './helpers/upstream.fixtures';
 
@@ -205,6 +206,82 @@ describe('timeouts', () => {
     await h.clients.gateway.getPayerBalance().catch(() => undefined);
     const err = await rejection(h.clients.gateway.getWallet('w'));
     expect(err).toMatchObject({ kind: 'timeout', upstreamCode: 'UND_ERR_BODY_TIMEOUT' });
+  });
+});
+
+describe("the transport's timers: the headers wait, then the body's idle time", () => {
+  const transportWith = (headersMs: number, bodyMs: number) => {
+    const t = { headersMs, bodyMs };
+    return new UpstreamTransport({ maxConnections: 2, connectTimeoutMs: 1_000, timeouts: { read: t, write: t, payment: t } });
+  };
+  const get = (transport: UpstreamTransport) =>
+    transport.send({ origin: new URL(server.url).origin, path: '/slow', method: 'GET', headers: {}, timeoutClass: 'read' });
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => {
+        throw new Error('expected a timeout');
+      },
+      (e: unknown) => e as TransportFailure,
+    );
+
+  it('a body that keeps coming, a chunk within the idle time each, is read to the end however long it takes in all', async () => {
+    const transport = transportWith(150, 150);
+    server.handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const parts = ['[1', ',2', ',3', ',4', ',5', ',6]'];
+      const next = () => (parts.length === 1 ? res.end(parts.shift()) : (res.write(parts.shift()), setTimeout(next, 80)));
+      next();
+    };
+    try {
+      const t0 = performance.now();
+      const res = await get(transport);
+      expect(res.text).toBe('[1,2,3,4,5,6]');
+      expect(performance.now() - t0).toBeGreaterThan(350); // longer than two idle times: each chunk moved the deadline on
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it('a body idle time shorter than the headers wait still ends a stalled body on time', async () => {
+    const transport = transportWith(3_000, 150);
+    server.handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"a":');
+      setTimeout(() => res.end('1}'), 1_500);
+    };
+    try {
+      const t0 = performance.now();
+      const f = await failure(get(transport));
+      expect(f).toMatchObject({ kind: 'timeout', code: 'UND_ERR_BODY_TIMEOUT' });
+      expect(performance.now() - t0).toBeLessThan(1_000);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it('a body idle time longer than the headers wait lets a slow first chunk in; the headers wait alone still ends a silent server', async () => {
+    const transport = transportWith(150, 600);
+    server.handler = (req, res) => {
+      if (req.url === '/silent') return void setTimeout(() => json(res, 200, {}), 1_000);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.flushHeaders();
+      setTimeout(() => res.end('{"late":true}'), 350);
+    };
+    try {
+      expect((await get(transport)).text).toBe('{"late":true}');
+      const t0 = performance.now();
+      const silent = transport.send({
+        origin: new URL(server.url).origin,
+        path: '/silent',
+        method: 'GET',
+        headers: {},
+        timeoutClass: 'read',
+      });
+      expect(await failure(silent)).toMatchObject({ kind: 'timeout', code: 'UND_ERR_HEADERS_TIMEOUT' });
+      expect(performance.now() - t0).toBeLessThan(600);
+    } finally {
+      await transport.close();
+    }
   });
 });
 

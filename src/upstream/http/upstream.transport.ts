@@ -187,20 +187,30 @@ export class UpstreamTransport {
         settle(() => reject(f));
         if (controller && !controller.aborted) controller.abort(f);
       };
-      // one timer per exchange: re-armed in place (refresh) while the wait keeps its length, as the body's idle
-      // timeout does on every chunk; replaced only when the length changes (headers → body of another length)
-      let armedMs = 0;
+      // One timer per exchange, moved as rarely as possible: each wait (the headers, then the body's idle time, from
+      // every chunk) only sets `deadline`; the timer is set again only when a wait must end before it is due. When it
+      // fires early (the deadline moved on since), it is set for the rest: the common exchange arms it once.
+      let dueAt = 0;
+      let deadline = 0;
       let timeoutCode = '';
+      const onTimer = () => {
+        timer = undefined;
+        if (settled) return;
+        const left = deadline - performance.now();
+        if (left > 0) schedule(Math.ceil(left));
+        else failWith(new TransportFailure('timeout', timeoutCode));
+      };
+      const schedule = (ms: number) => {
+        dueAt = performance.now() + ms;
+        timer = setTimeout(onTimer, ms);
+      };
       const arm = (ms: number, code: string) => {
         if (settled) return;
         timeoutCode = code;
-        if (timer && armedMs === ms) {
-          timer.refresh();
-          return;
-        }
-        if (timer) clearTimeout(timer);
-        armedMs = ms;
-        timer = setTimeout(() => failWith(new TransportFailure('timeout', timeoutCode)), ms);
+        deadline = performance.now() + ms;
+        if (timer !== undefined && dueAt <= deadline) return;
+        if (timer !== undefined) clearTimeout(timer);
+        schedule(ms);
       };
 
       const handler: Dispatcher.DispatchHandler = {
@@ -222,7 +232,10 @@ export class UpstreamTransport {
           arm(t.bodyMs, 'UND_ERR_BODY_TIMEOUT');
         },
         onResponseEnd: () => {
-          settle(() => resolve({ status, headers, text: Buffer.concat(chunks).toString('utf8') }));
+          if (settled) return;
+          // most bodies arrive in one chunk: decoded as they are, without a copy into a joined buffer first
+          const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+          settle(() => resolve({ status, headers, text: body.toString('utf8') }));
         },
         onResponseError: (_c, err) => {
           const f = err instanceof TransportFailure ? err : classifyTransportError(err);
