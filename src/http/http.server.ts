@@ -1,7 +1,6 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from '../config';
 import type { Logger } from '../shared/logger';
-import type pino from 'pino';
 import type { Metrics } from '../shared/metrics';
 import { registerRequestContext } from '../shared/request-context';
 import { requestIdGenerator } from './request-id';
@@ -46,8 +45,8 @@ export function createHttpServer(config: Config, proxies: TrustedProxies, logger
  * layer, and the mixin already stamps the request id. Nothing in the service asks Fastify's logger for a child.
  */
 function requestLogger(logger: Logger): FastifyBaseLogger {
-  const child = (bindings: pino.Bindings, options?: pino.ChildLoggerOptions): FastifyBaseLogger => {
-    const made = logger.child(bindings, options);
+  const child = (...args: Parameters<Logger['child']>): FastifyBaseLogger => {
+    const made = logger.child(...args);
     const same: FastifyBaseLogger = Object.create(made, { child: { value: () => same } });
     return same;
   };

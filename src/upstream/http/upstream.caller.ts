@@ -104,7 +104,6 @@ export class UpstreamCaller {
   private readonly basePath: string;
   private readonly env: RetryEnv;
   private readonly log: Logger;
-  private readonly recorders = new Map<string, Map<string, (seconds: number) => void>>();
 
   constructor(
     readonly endpoint: ServiceEndpoint,
@@ -385,28 +384,10 @@ export class UpstreamCaller {
         });
       return fail('rejected', false, false, extra);
     } finally {
-      this.recorder(operation, outcome)((performance.now() - t0) / 1000);
+      const seconds = (performance.now() - t0) / 1000;
+      this.deps.metrics.upstreamRequests.bind(service, operation, outcome).inc();
+      this.deps.metrics.upstreamDuration.bind(service, operation, outcome).observe(seconds);
     }
-  }
-
-  /** The count and duration of one operation's calls with one outcome, bound once per caller (this service). */
-  private recorder(operation: string, outcome: string): (seconds: number) => void {
-    let byOutcome = this.recorders.get(operation);
-    if (!byOutcome) this.recorders.set(operation, (byOutcome = new Map()));
-    let record = byOutcome.get(outcome);
-    if (!record) {
-      const { upstreamRequests, upstreamDuration } = this.deps.metrics;
-      const calls = upstreamRequests.bind(this.service, operation, outcome);
-      const duration = upstreamDuration.bind(this.service, operation, outcome);
-      byOutcome.set(
-        outcome,
-        (record = (seconds) => {
-          calls.inc();
-          duration.observe(seconds);
-        }),
-      );
-    }
-    return record;
   }
 
   private validate<T>(schema: z.ZodType<T>, value: unknown, onFail: (msg: string) => AttemptResult<T>): AttemptResult<T> {
