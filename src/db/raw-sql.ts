@@ -53,16 +53,16 @@ export function prismaRawSql(prisma: Pick<PrismaClient, '$queryRaw' | '$executeR
  */
 function param(v: unknown): unknown {
   if (v === undefined || v === null) return null;
+  // most parameters are strings and numbers: they go as they are, without the object checks below
+  if (typeof v !== 'object') return typeof v === 'bigint' ? v.toString() : v;
   if (v instanceof Date) {
     if (Number.isNaN(v.getTime())) throw new TypeError('an invalid Date cannot be a statement parameter');
     return v.toISOString();
   }
-  if (typeof v === 'bigint') return v.toString();
   if (Prisma.Decimal.isDecimal(v)) return (v as Prisma.Decimal).toFixed();
   if (Array.isArray(v)) return v.map(param);
   if (Buffer.isBuffer(v) || v instanceof Uint8Array) return v;
-  if (typeof v === 'object') return JSON.stringify(v);
-  return v;
+  return JSON.stringify(v);
 }
 
 // ── results: the types $queryRaw gives ────────────────────────────────────────────────────────────────

@@ -8,11 +8,29 @@ import { createHash } from 'node:crypto';
  */
 export function canonicalJson(v: unknown, omitNull = false): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v ?? null);
-  if (Array.isArray(v)) return `[${v.map((x) => canonicalJson(x, omitNull)).join(',')}]`;
-  const entries = Object.entries(v as Record<string, unknown>)
-    .filter(([, x]) => x !== undefined && !(omitNull && x === null))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x, omitNull)}`).join(',')}}`;
+  // as JSON.stringify writes it (a Date as its ISO text, a Decimal as its digits), not as the object's own fields
+  const json = (v as { toJSON?: unknown }).toJSON;
+  if (typeof json === 'function') {
+    const j: unknown = json.call(v);
+    if (j !== v) return canonicalJson(j, omitNull);
+  }
+  // built as one string (no entry pairs, filtered and mapped arrays, joins): event payloads and request arguments
+  // are written on every webhook and every idempotent request
+  let out: string;
+  if (Array.isArray(v)) {
+    out = '[';
+    for (let i = 0; i < v.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(v[i], omitNull);
+    return `${out}]`;
+  }
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o).sort(); // code-unit order, as `<` compares
+  out = '{';
+  for (const k of keys) {
+    const x = o[k];
+    if (x === undefined || (omitNull && x === null)) continue;
+    out += (out.length === 1 ? '' : ',') + JSON.stringify(k) + ':' + canonicalJson(x, omitNull);
+  }
+  return `${out}}`;
 }
 
 /** sha256 (hex) of a value's canonical JSON (canonicalJson, with `omitNull` as there). */

@@ -127,6 +127,21 @@ describe('gateway token', () => {
     expect(calls.map((c) => c.headers.authorization)).toEqual(['Bearer tok-1', 'Bearer tok-2']);
   });
 
+  it('the refresh after a 401 does not use up the retry budget: the retries that follow still get every attempt', async () => {
+    h = harness(server.url, { UPSTREAM_RETRY_MAX_ATTEMPTS: '3' });
+    let calls = 0;
+    server.handler = (req, res) => {
+      if (req.url.endsWith('/oauth/token')) return token(res);
+      if (++calls === 1) return json(res, 401, { error: { code: 'UNAUTHORIZED', message: 'expired' } });
+      json(res, 502, { error: { code: 'BAD_GATEWAY', message: 'down' } });
+    };
+    const err = await rejection(h.clients.gateway.getPayerBalance());
+    expect(err).toMatchObject({ kind: 'server_error', status: 502 });
+    // the 401, then the fresh token's attempt and the two retries the cap of 3 allows
+    expect(server.paths('/gateway/payer/balance')).toHaveLength(4);
+    expect(h.sleeps).toEqual([50, 100]);
+  });
+
   it('a 401 followed by success returns the answer, even for a non-repeatable write', async () => {
     h = harness(server.url);
     let first = true;

@@ -121,10 +121,12 @@ export class UpstreamCaller {
   }
 
   /** A call whose failures throw UpstreamError. */
-  async call<T>(spec: CallSpec<T>): Promise<T> {
-    const r = await this.execute(spec, null);
-    if (r instanceof UnknownOutcome) throw r.lastError; // unreachable without an idempotency key
-    return r.value;
+  call<T>(spec: CallSpec<T>): Promise<T> {
+    const startedAtMs = this.env.clock.nowMs();
+    // the first attempt's answer is most calls' result: taken as it comes, the retry loop entered only after a failure
+    return this.attempt(spec, 1).then((first) =>
+      first.ok ? first.value : this.afterFailure(spec, null, startedAtMs, first).then(valueOf),
+    );
   }
 
   /**
@@ -132,19 +134,25 @@ export class UpstreamCaller {
    * `spec`); the result is the upstream's answer or an UnknownOutcome; definite failures throw.
    */
   callMoneyMoving<T>(spec: CallSpec<T>, idempotencyKey: string): Promise<MoneyMovingResult<T>> {
-    return this.execute(spec, idempotencyKey);
+    const startedAtMs = this.env.clock.nowMs();
+    return this.attempt(spec, 1).then((first) =>
+      first.ok ? { kind: 'completed' as const, value: first.value } : this.afterFailure(spec, idempotencyKey, startedAtMs, first),
+    );
   }
 
-  private async execute<T>(spec: CallSpec<T>, idempotencyKey: string | null): Promise<MoneyMovingResult<T>> {
-    const startedAtMs = this.env.clock.nowMs();
-    let retryAttempt = 0; // attempts counted against the retry policy
-    let httpAttempts = 0;
+  /** After a failed first attempt: the token refresh, the retries the policy allows, then the answer, the failure or the unknown outcome. */
+  private async afterFailure<T>(
+    spec: CallSpec<T>,
+    idempotencyKey: string | null,
+    startedAtMs: number,
+    first: AttemptResult<T>,
+  ): Promise<MoneyMovingResult<T>> {
+    let r = first;
+    let retryAttempt = 1; // attempts counted against the retry policy
+    let httpAttempts = 1;
     let refreshed = false;
     let ambiguous = false;
     for (;;) {
-      retryAttempt++;
-      httpAttempts++;
-      const r = await this.attempt(spec, httpAttempts);
       if (r.ok) return { kind: 'completed', value: r.value };
       const { error } = r;
       if (r.ambiguous) ambiguous = true;
@@ -152,7 +160,8 @@ export class UpstreamCaller {
       if (r.unauthorizedToken !== undefined && spec.auth?.invalidate && !refreshed) {
         refreshed = true;
         spec.auth.invalidate(r.unauthorizedToken);
-        retryAttempt--; // the refresh-and-resend does not use up the retry budget
+        // the refresh-and-resend does not use up the retry budget
+        r = await this.attempt(spec, ++httpAttempts);
         continue;
       }
 
@@ -163,6 +172,8 @@ export class UpstreamCaller {
       if (delay !== null) {
         this.log.debug({ operation: spec.operation, attempt: httpAttempts, delayMs: delay, error: error.toLog() }, 'upstream retry');
         if (delay > 0) await this.env.sleep(delay);
+        retryAttempt++;
+        r = await this.attempt(spec, ++httpAttempts);
         continue;
       }
 
@@ -400,6 +411,12 @@ export class UpstreamCaller {
       .join('; ');
     return onFail(`unexpected response shape: ${msg}`);
   }
+}
+
+/** A plain call's result: without an idempotency key no outcome is left unknown, so UnknownOutcome cannot come. */
+function valueOf<T>(r: MoneyMovingResult<T>): T {
+  if (r instanceof UnknownOutcome) throw r.lastError;
+  return r.value;
 }
 
 /** Characters a query string carries as they are (URLSearchParams encodes none of them). */
