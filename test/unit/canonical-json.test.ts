@@ -60,6 +60,8 @@ test('undefined members are left out; null members only with omitNull, never arr
   expect(canonicalJson({ a: null, b: [null, undefined] })).toBe('{"a":null,"b":[null,null]}');
   expect(canonicalJson({ a: null, b: [null], c: { d: null } }, true)).toBe('{"b":[null],"c":{}}');
   expect(canonicalJson(undefined)).toBe('null');
+  // integer-like keys sort as text, not first as an object's own order puts them
+  expect(canonicalJson({ 9: 1, 10: 2, b: 3, a: 4 })).toBe('{"10":2,"9":1,"a":4,"b":3}');
 });
 
 test('a Date or a Decimal is written as JSON.stringify writes it: two instants never hash alike', () => {
@@ -69,4 +71,19 @@ test('a Date or a Decimal is written as JSON.stringify writes it: two instants n
   expect(canonicalDigest({ at: a })).not.toBe(canonicalDigest({ at: b }));
   expect(canonicalJson({ amount: new Prisma.Decimal('10.50') })).toBe(JSON.stringify({ amount: new Prisma.Decimal('10.50') }));
   expect(canonicalDigest({ amount: new Prisma.Decimal('10.5') })).not.toBe(canonicalDigest({ amount: new Prisma.Decimal('11') }));
+});
+
+test('toJSON is taken once per value, as JSON.stringify takes it, before members are left out', () => {
+  // an invalid Date's JSON is null: left out with omitNull, at any depth
+  expect(canonicalJson({ a: { at: new Date(Number.NaN) }, b: 1 }, true)).toBe('{"a":{},"b":1}');
+  // a toJSON giving undefined leaves its member out, as JSON.stringify does
+  expect(canonicalJson({ a: { toJSON: () => undefined }, b: 1 })).toBe(JSON.stringify({ a: { toJSON: () => undefined }, b: 1 }));
+  // a toJSON whose result has a toJSON of its own is not applied again (nor forever)
+  const nested = {
+    z: 1,
+    toJSON(): unknown {
+      return { y: 2, toJSON: () => 'again' };
+    },
+  };
+  expect(JSON.parse(canonicalJson({ n: nested }))).toEqual(JSON.parse(JSON.stringify({ n: nested })));
 });

@@ -140,6 +140,20 @@ describe('gateway token', () => {
     // the 401, then the fresh token's attempt and the two retries the cap of 3 allows
     expect(server.paths('/gateway/payer/balance')).toHaveLength(4);
     expect(h.sleeps).toEqual([50, 100]);
+    expect(tokenCount).toBe(2); // the one refresh
+  });
+
+  it('the retry time cap counts from before the first attempt: a first attempt that took the whole budget is not repeated', async () => {
+    h = harness(server.url, { UPSTREAM_RETRY_MAX_ATTEMPTS: '5', UPSTREAM_RETRY_MAX_TOTAL_MS: '1000' });
+    server.handler = (req, res) => {
+      if (req.url.endsWith('/oauth/token')) return token(res);
+      h.clock.advance(1_000); // the upstream took the whole budget to answer
+      json(res, 502, { error: { code: 'BAD_GATEWAY', message: 'down' } });
+    };
+    const err = await rejection(h.clients.gateway.getPayerBalance());
+    expect(err).toMatchObject({ kind: 'server_error', status: 502 });
+    expect(server.paths('/gateway/payer/balance')).toHaveLength(1);
+    expect(h.sleeps).toEqual([]);
   });
 
   it('a 401 followed by success returns the answer, even for a non-repeatable write', async () => {
