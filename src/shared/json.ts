@@ -3,8 +3,9 @@ import { createHash } from 'node:crypto';
 /**
  * One JSON text per value, whatever order its object keys came in: keys sorted, otherwise as `JSON.stringify` writes
  * it (a value's `toJSON()` taken once; `undefined`, function and symbol members left out). For comparing and hashing
- * JSON values — request arguments, event payloads, what an app was shown. `omitNull`: null members are left out too, at any depth (array items stay as they are) — for a
- * GraphQL request, a nullable argument given as null is the same request as one that leaves it out.
+ * JSON values — request arguments, event payloads, what an app was shown. `omitNull`: null members are left out too,
+ * at any depth (array items stay as they are) — for a GraphQL request, a nullable argument given as null is the same
+ * request as one that leaves it out.
  */
 export function canonicalJson(v: unknown, omitNull = false): string {
   return write(jsonValue(v), omitNull);
