@@ -1,4 +1,10 @@
-import type { ApolloServerPlugin } from '@apollo/server';
+import type {
+  ApolloServerPlugin,
+  GraphQLRequestContextDidResolveOperation,
+  GraphQLRequestContextWillSendResponse,
+  GraphQLRequestListener,
+} from '@apollo/server';
+import type { GraphQLError } from 'graphql';
 import type { Metrics } from '../shared/metrics';
 import type { RateLimiter } from '../shared/rate-limit';
 import type { GraphQLContext } from './context';
@@ -25,27 +31,38 @@ export function edgePlugin(opts: {
   metrics: Metrics;
 }): ApolloServerPlugin<GraphQLContext> {
   const record = operationMetrics(opts.metrics);
-  return {
-    async requestDidStart() {
-      const startedMs = performance.now();
-      let retryAfterSeconds: number | null = null;
-      return {
-        async didResolveOperation({ document, operation, request, contextValue }) {
-          let refusal =
-            httpInputRefusal(document, operation, request.variables) ??
-            rateLimitRefusal(opts.limiter, opts.rules, contextValue.caller, operation, document);
-          if (refusal instanceof Promise) refusal = await refusal;
-          if (refusal) {
-            if (refusal.extensions.code === 'RATE_LIMITED') retryAfterSeconds = refusal.extensions.retryAfterSeconds as number;
-            throw refusal;
-          }
-        },
-        async willSendResponse(rc) {
-          stampErrors(rc.response, rc.contextValue?.requestId, retryAfterSeconds);
-          applyRequestErrorStatus(rc);
-          record(rc, startedMs);
-        },
-      };
-    },
+  // The hooks are plain functions, not async ones: Apollo gathers each hook's result with Promise.all, which takes a
+  // value as well as a promise, so a hook that has nothing to wait for returns none (Apollo's types ask for promises
+  // only because hooks may wait). A refusal is thrown synchronously or as the rejection of the one promise that waits.
+  const listener = (): GraphQLRequestListener<GraphQLContext> => {
+    const startedMs = performance.now();
+    let retryAfterSeconds: number | null = null;
+    const refuse = (refusal: GraphQLError | null): void => {
+      if (!refusal) return;
+      if (refusal.extensions.code === 'RATE_LIMITED') retryAfterSeconds = refusal.extensions.retryAfterSeconds as number;
+      throw refusal;
+    };
+    const hooks: SyncHooks = {
+      didResolveOperation({ document, operation, request, contextValue }) {
+        const refusal =
+          httpInputRefusal(document, operation, request.variables) ??
+          rateLimitRefusal(opts.limiter, opts.rules, contextValue.caller, operation, document);
+        if (refusal instanceof Promise) return refusal.then(refuse);
+        refuse(refusal);
+      },
+      willSendResponse(rc) {
+        stampErrors(rc.response, rc.contextValue?.requestId, retryAfterSeconds);
+        applyRequestErrorStatus(rc);
+        record(rc, startedMs);
+      },
+    };
+    return hooks as GraphQLRequestListener<GraphQLContext>;
   };
+  return { requestDidStart: listener as unknown as NonNullable<ApolloServerPlugin<GraphQLContext>['requestDidStart']> };
+}
+
+/** The two hooks as they are written: each returns a promise only when it waits. */
+interface SyncHooks {
+  didResolveOperation(rc: GraphQLRequestContextDidResolveOperation<GraphQLContext>): Promise<void> | void;
+  willSendResponse(rc: GraphQLRequestContextWillSendResponse<GraphQLContext>): void;
 }

@@ -148,12 +148,18 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
   fastify.route({
     url: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
-    handler: async function (request, reply) {
+    // not async: Apollo's handler returns its own promise, which Fastify awaits (an async wrapper would add a promise
+    // and the ticks of resolving one with another on every request)
+    handler: function (request, reply) {
       if (graphiql && request.method === 'GET' && prefersHtml(request.headers.accept) && !hasQueryParam(request.query)) {
-        return reply.headers(GRAPHIQL_HTML_HEADERS).send(graphiqlHtml({ endpoint: '/graphql', subscriptionEndpoint: '/graphql' }));
+        void reply.headers(GRAPHIQL_HTML_HEADERS).send(graphiqlHtml({ endpoint: '/graphql', subscriptionEndpoint: '/graphql' }));
+        return;
       }
       const refusal = trusted?.applyToHttp(request);
-      if (refusal) return reply.code(refusal.status).header('content-type', refusal.contentType).send(refusal.body);
+      if (refusal) {
+        void reply.code(refusal.status).header('content-type', refusal.contentType).send(refusal.body);
+        return;
+      }
       return (apolloHandler as RouteHandlerMethod).call(this, request, reply);
     },
   });

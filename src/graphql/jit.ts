@@ -67,7 +67,8 @@ export function jitGateway(opts: JitExecutorOptions): GatewayInterface {
       // Apollo builds its schema-derived data (document store, validation) from this event, before executing anything.
       for (const listener of listeners) listener({ apiSchema: schema, coreSupergraphSdl: '' });
       return {
-        executor: async (rc) =>
+        // not async: run's promise is Apollo's to await (no wrapper promise resolved with it)
+        executor: (rc) =>
           run({
             document: rc.document,
             operationName: rc.request.operationName ?? null,

@@ -24,7 +24,8 @@ import { MAX_PAGE_SIZE } from './relay';
  *   Armor's rules,
  * - cost: our own rule (`costRule` below; Armor's compounds 1.5× per nesting level and counts a `first` passed as a
  *   variable as 1, so documented page sizes were refused while variables hid any cost),
- * - field suggestions ("Did you mean …?") removed from errors in production, where introspection is off too,
+ * - field suggestions ("Did you mean …?") removed from errors in production, where introspection is off too (by the
+ *   error formatter, errors.ts),
  * - over HTTP: no subscription, and no NUL / unpaired surrogate in any string (src/graphql/input-text.ts, checked by
  *   the edge plugin; the websocket server checks the same in `onSubscribe`).
  *
@@ -51,7 +52,9 @@ export function queryLimits(config: Pick<Config, 'limits' | 'production'>): {
     maxAliases: { n: l.maxAliases, ...refuse('TOO_MANY_ALIASES', l.maxAliases) },
     maxDirectives: { n: l.maxDirectives, ...refuse('TOO_MANY_DIRECTIVES', l.maxDirectives) },
     costLimit: { enabled: false },
-    blockFieldSuggestion: { enabled: config.production },
+    // suggestions are taken out by the error formatter in production (errors.ts: withoutSchemaDetails), over HTTP and
+    // the websocket alike; Armor's plugin for it would add a listener, and its promises, to every HTTP request
+    blockFieldSuggestion: { enabled: false },
   });
   const { plugins, validationRules } = armor.protect();
   return {

@@ -16,7 +16,10 @@ class ByLabels<T> {
   private readonly root = new Map<string, unknown>();
   readonly all: T[] = [];
 
-  get(values: readonly string[], make: () => T): T {
+  /** `make` builds the entry of a label set seen for the first time (given once: a lookup allocates no closure). */
+  constructor(private readonly make: (values: readonly string[]) => T) {}
+
+  get(values: readonly string[]): T {
     let level = this.root;
     const last = values.length - 1;
     for (let i = 0; i < last; i++) {
@@ -27,7 +30,7 @@ class ByLabels<T> {
     const key = last < 0 ? '' : values[last]!;
     let entry = level.get(key) as T | undefined;
     if (entry === undefined) {
-      level.set(key, (entry = make()));
+      level.set(key, (entry = this.make(values)));
       this.all.push(entry);
     }
     return entry;
@@ -43,7 +46,11 @@ const labelsOf = <L extends string>(names: readonly L[], values: readonly string
  */
 export function bindable<L extends string>(counter: Counter<L>): Counter<L> & { bind(...values: string[]): BoundCounter } {
   const labelNames = (counter as unknown as { labelNames: readonly L[] }).labelNames;
-  const pending = new ByLabels<{ labels: Record<L, string>; n: number; child: BoundCounter }>();
+  const pending = new ByLabels((values) => {
+    const entry = { labels: labelsOf(labelNames, values), n: 0, child: null as unknown as BoundCounter };
+    entry.child = { inc: (n = 1) => void (entry.n += n) };
+    return entry;
+  });
   const collect = (counter as unknown as { collect?: () => unknown }).collect;
   (counter as unknown as { collect: () => unknown }).collect = () => {
     for (const e of pending.all)
@@ -55,11 +62,7 @@ export function bindable<L extends string>(counter: Counter<L>): Counter<L> & { 
   };
   return Object.assign(counter, {
     bind(...values: string[]): BoundCounter {
-      return pending.get(values, () => {
-        const entry = { labels: labelsOf(labelNames, values), n: 0, child: null as unknown as BoundCounter };
-        entry.child = { inc: (n = 1) => void (entry.n += n) };
-        return entry;
-      }).child;
+      return pending.get(values).child;
     },
   });
 }
@@ -91,7 +94,28 @@ interface HistogramEntry {
 export function bindableHistogram<L extends string>(histogram: Histogram<L>): Histogram<L> & { bind(...values: string[]): BoundHistogram } {
   const h = histogram as unknown as { labelNames: readonly L[]; upperBounds: readonly number[]; hashMap: Record<string, HistogramEntry> };
   const bounds = h.upperBounds;
-  const pending = new ByLabels<PendingObservations>();
+  const pending = new ByLabels((values): PendingObservations => {
+    const entry: PendingObservations = {
+      labels: labelsOf(h.labelNames, values),
+      sum: 0,
+      count: 0,
+      buckets: new Float64Array(bounds.length),
+      child: null as unknown as BoundHistogram,
+    };
+    entry.child = {
+      observe: (v: number) => {
+        if (!Number.isFinite(v)) throw new TypeError(`Value is not a valid number: ${v}`);
+        entry.sum += v;
+        entry.count++;
+        for (let i = 0; i < bounds.length; i++)
+          if (v <= bounds[i]!) {
+            entry.buckets[i]!++;
+            break;
+          }
+      },
+    };
+    return entry;
+  });
   const fold = (p: PendingObservations) => {
     const find = () => Object.values(h.hashMap).find((e) => e.labels === p.labels);
     let entry = find();
@@ -114,28 +138,7 @@ export function bindableHistogram<L extends string>(histogram: Histogram<L>): Hi
   };
   return Object.assign(histogram, {
     bind(...values: string[]): BoundHistogram {
-      return pending.get(values, () => {
-        const entry: PendingObservations = {
-          labels: labelsOf(h.labelNames, values),
-          sum: 0,
-          count: 0,
-          buckets: new Float64Array(bounds.length),
-          child: null as unknown as BoundHistogram,
-        };
-        entry.child = {
-          observe: (v: number) => {
-            if (!Number.isFinite(v)) throw new TypeError(`Value is not a valid number: ${v}`);
-            entry.sum += v;
-            entry.count++;
-            for (let i = 0; i < bounds.length; i++)
-              if (v <= bounds[i]!) {
-                entry.buckets[i]!++;
-                break;
-              }
-          },
-        };
-        return entry;
-      }).child;
+      return pending.get(values).child;
     },
   });
 }

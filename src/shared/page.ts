@@ -25,3 +25,26 @@ export function pageWindow(offset: number, limit: number): { size: number; pages
   const skip = offset - first * limit;
   return { size: limit, pages: skip === 0 ? [first] : [first, first + 1], skip };
 }
+
+/**
+ * A window of an upstream list served in fixed, zero-based pages: the page holding `offset`, then the next one only
+ * when the window spans two and the first was full; the wanted slice of it, each item turned by `read.item`. Not
+ * async: a window of one page (most requests) is one `then` on the upstream call.
+ */
+export function windowOfPages<P, U, T>(
+  { offset, limit }: PageWindow,
+  fetch: (page: number, size: number) => Promise<P>,
+  read: { items: (p: P) => U[]; total: (p: P) => number; item: (u: U) => T },
+): Promise<OffsetPage<T>> {
+  const { size, pages, skip } = pageWindow(offset, limit);
+  const result = (first: P, items: U[]): OffsetPage<T> => ({
+    items: items.slice(skip, skip + limit).map(read.item),
+    offset,
+    total: read.total(first),
+  });
+  return fetch(pages[0]!, size).then((first) => {
+    const items = read.items(first);
+    if (pages.length === 1 || items.length < size) return result(first, items);
+    return fetch(pages[1]!, size).then((second) => result(first, items.concat(read.items(second))));
+  });
+}

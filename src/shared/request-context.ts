@@ -49,16 +49,14 @@ export function bindIterator<T>(ctx: RequestContext, it: AsyncIterableIterator<T
 
 /** Minimal Fastify surface used by registerRequestContext (avoids importing Fastify types here). */
 interface HookHost<Reply> {
-  addHook(name: 'onRequest' | 'preValidation', hook: (req: { id: string; raw: object }, reply: Reply, done: () => void) => void): unknown;
+  addHook(name: 'onRequest', hook: (req: { id: string; raw: object }, reply: Reply, done: () => void) => void): unknown;
 }
 
-const CONTEXT = Symbol('requestContext');
-
 /**
- * One context per HTTP request, from the first hook on. Fastify runs preValidation, preHandler and the
- * handler from the request stream's 'end' event, i.e. in the socket's async context rather than the
- * onRequest one: the context made in onRequest is kept on the request and entered again there (a second `run`,
- * no async resource in between).
+ * One context per HTTP request, from the first hook on: everything the request runs after it, in this hook's call or
+ * later, is in that context. Fastify itself carries the context of the hooks before the body across the body's
+ * arrival (its body parser resumes the request in an async resource made before reading), so the handler of a body
+ * that came in several chunks still runs in it (test/integration/http-logger.test.ts).
  */
 export function registerRequestContext<Reply>(
   fastify: HookHost<Reply>,
@@ -67,13 +65,6 @@ export function registerRequestContext<Reply>(
 ): void {
   fastify.addHook('onRequest', (req, reply, done) => {
     onRequest?.(req, reply);
-    const ctx: RequestContext = { requestId: req.id };
-    (req as unknown as Record<symbol, RequestContext>)[CONTEXT] = ctx;
-    storage.run(ctx, done);
-  });
-  fastify.addHook('preValidation', (req, _reply, done) => {
-    const ctx = (req as unknown as Record<symbol, RequestContext | undefined>)[CONTEXT];
-    if (ctx) storage.run(ctx, done);
-    else done();
+    storage.run({ requestId: req.id }, done);
   });
 }

@@ -2,6 +2,7 @@
  * The logger behind Fastify (http.server.ts): one logger for every request — no child per request — that still is
  * the service's logger (its level, redaction and the request id from the mixin) with Fastify's serializers.
  */
+import { request as httpRequest } from 'node:http';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config';
@@ -30,6 +31,10 @@ beforeAll(async () => {
     request.log.debug('below the level');
     return { ok: true };
   });
+  fastify.post('/log', (request) => {
+    request.log.info('seen after the body');
+    return { ok: true };
+  });
   url = await fastify.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(() => fastify.close());
@@ -53,4 +58,28 @@ test('every request logs through the same logger: the service’s, with the requ
   }
   expect(lines.some((l) => l.msg === 'below the level')).toBe(false);
   expect(JSON.stringify(lines)).not.toContain('secret-token');
+});
+
+test('a body that arrives after the headers: the handler still logs with the request id', async () => {
+  // The body's last chunk comes from the socket later, so Fastify runs the handler from the request stream's 'end'
+  // event, outside the context the first hook made: the request's context must be entered again there.
+  const body = JSON.stringify({ padding: 'x'.repeat(64) });
+  const status = await new Promise<number>((resolve, reject) => {
+    const req = httpRequest(
+      `${url}/log`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': body.length, 'x-request-id': 'log-request-body1' },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.write(body.slice(0, 10));
+    setTimeout(() => req.end(body.slice(10)), 50);
+  });
+  expect(status).toBe(200);
+  expect(lines.filter((l) => l.msg === 'seen after the body').map((l) => l.requestId)).toEqual(['log-request-body1']);
 });

@@ -33,8 +33,8 @@ export class DirectoryResolver {
   @Query(() => BankConnection, {
     description: 'The banks of a country, sorted by name, page by page (Relay connection). Any authenticated caller.',
   })
-  async banks(@Args() args: BanksArgs): Promise<BankConnection> {
-    return offsetConnection(await this.directory.listBanks(args.countryCode, pageRequest(args.first, args.after)));
+  banks(@Args() args: BanksArgs): Promise<BankConnection> {
+    return this.directory.listBanks(args.countryCode, pageRequest(args.first, args.after)).then(offsetConnection);
   }
 }
 

@@ -6,7 +6,7 @@ import type { AliasLookupResult, Bank as UpstreamBank } from '../../upstream/gat
 import { isUpstreamError } from '../../upstream/http/upstream.errors';
 import type { Clock } from '../../shared/clock';
 import { badInput } from '../../shared/errors';
-import { pageWindow, type OffsetPage, type PageWindow } from '../../shared/page';
+import { windowOfPages, type OffsetPage, type PageWindow } from '../../shared/page';
 import { clockedLru, lruTtl } from '../../shared/lru';
 
 interface BankView {
@@ -92,22 +92,13 @@ export class DirectoryService {
   }
 
   /** A page of a country's banks over the gateway's zero-based pages (one or two upstream pages). */
-  async listBanks(countryCode: string, { offset, limit }: PageWindow): Promise<OffsetPage<BankView>> {
-    const { size, pages, skip } = pageWindow(offset, limit);
-    const results = [];
-    for (const page of pages) {
-      const r = await this.gateway.listBanks({ countryCode: countryCode.toUpperCase(), page, resultsPerPage: size });
-      results.push(r);
-      if (r.banks.length < size) break; // the list ended on this page
-    }
-    return {
-      items: results
-        .flatMap((r) => r.banks)
-        .slice(skip, skip + limit)
-        .map(toBankView),
-      offset,
-      total: results[0]?.totalResults ?? 0,
-    };
+  listBanks(countryCode: string, window: PageWindow): Promise<OffsetPage<BankView>> {
+    const country = countryCode.toUpperCase();
+    return windowOfPages(window, (page, resultsPerPage) => this.gateway.listBanks({ countryCode: country, page, resultsPerPage }), {
+      items: (r) => r.banks,
+      total: (r) => r.totalResults,
+      item: toBankView,
+    });
   }
 
   /**

@@ -5,7 +5,7 @@ import type { Wallet as UpstreamWallet } from '../../upstream/gateway/gateway.ty
 import { decimalFromNumber } from '../../shared/decimal';
 import { moneyOf } from '../../shared/money';
 import { badInput, notFound } from '../../shared/errors';
-import { pageWindow, type PageWindow } from '../../shared/page';
+import { windowOfPages, type PageWindow } from '../../shared/page';
 
 const money = (n: number, currency: string) => moneyOf(decimalFromNumber(n), currency);
 
@@ -48,20 +48,15 @@ export class WalletService {
   }
 
   /** A page of the statement over the gateway's zero-based pages (one or two upstream pages). */
-  async statement(caller: Caller, walletId: string, q: { from?: Date; until?: Date }, { offset, limit }: PageWindow) {
+  async statement(caller: Caller, walletId: string, q: { from?: Date; until?: Date }, window: PageWindow) {
     if (q.from && q.until && q.from > q.until) throw badInput('from must not be after until');
     const currency = (await this.access(caller, walletId)) ?? (await this.gateway.getWallet(walletId)).accountAsset;
-    const { size, pages, skip } = pageWindow(offset, limit);
-    const chunks = [];
-    for (const page of pages) {
-      const s = await this.gateway.getWalletStatement(walletId, { from: q.from?.toISOString(), until: q.until?.toISOString(), page, size });
-      chunks.push(s);
-      if (s.entries.length < size) break;
-    }
-    const entries = chunks
-      .flatMap((c) => c.entries)
-      .slice(skip, skip + limit)
-      .map((e) => ({
+    const from = q.from?.toISOString();
+    const until = q.until?.toISOString();
+    return windowOfPages(window, (page, size) => this.gateway.getWalletStatement(walletId, { from, until, page, size }), {
+      items: (s) => s.entries,
+      total: (s) => s.totalEntries,
+      item: (e) => ({
         transactionId: e.transactionId,
         externalId: e.externalId ?? null,
         type: e.type,
@@ -69,8 +64,8 @@ export class WalletService {
         description: e.description ?? null,
         balanceAfter: e.balanceAfter === undefined ? null : money(e.balanceAfter, currency),
         createdAt: new Date(e.createdAt),
-      }));
-    return { items: entries, offset, total: chunks[0]?.totalEntries ?? 0 };
+      }),
+    });
   }
 
   /** Customers: the wallet must be theirs (NOT_FOUND otherwise). Returns the known currency, if recorded. */
