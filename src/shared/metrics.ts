@@ -1,10 +1,10 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** A label set bound once: what a hot path keeps (or looks up by its values) instead of passing label objects. */
-interface BoundCounter {
+export interface BoundCounter {
   inc(n?: number): void;
 }
-interface BoundHistogram {
+export interface BoundHistogram {
   observe(value: number): void;
 }
 

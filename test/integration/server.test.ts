@@ -35,11 +35,20 @@ describe('HTTP routes', () => {
   it('GET /metrics exposes per-operation counts and latency histograms plus process metrics', async () => {
     const token = await t.token('metrics-user', 'customer');
     await gql(t.url, 'query MetricsProbe { viewer { id } }', { token });
+    await gql(t.url, 'query MetricsProbe { viewer { id } }', { token });
+    await gql(t.url, 'query MetricsMiss { wallet(id: "00000000-0000-4000-8000-000000000000") { id } }', { token });
+    await gql(t.url, 'query MetricsMiss { wallet(id: "00000000-0000-4000-8000-000000000000") { id } }', { token });
+    await gql(t.url, '{ viewer { id ', { token }); // does not parse: no operation
     const res = await fetch(`${t.url}/metrics`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/plain/);
     const text = await res.text();
-    expect(text).toMatch(/graphql_requests_total\{operation="MetricsProbe",type="query",outcome="ok"\} 1/);
+    expect(text).toMatch(/graphql_requests_total\{operation="MetricsProbe",type="query",outcome="ok"\} 2/);
+    expect(text).not.toMatch(/operation="MetricsProbe",type="query",outcome="error"/);
+    expect(text).toMatch(/graphql_requests_total\{operation="MetricsMiss",type="query",outcome="error"\} 2/);
+    expect(text).not.toMatch(/operation="MetricsMiss",type="query",outcome="ok"/);
+    expect(text).toMatch(/graphql_requests_total\{operation="anonymous",type="unknown",outcome="error"\} 1/);
+    expect(text).toMatch(/graphql_request_duration_seconds_count\{operation="MetricsProbe",type="query"\} 2/);
     expect(text).toMatch(/graphql_request_duration_seconds_bucket\{le="[^"]+",operation="MetricsProbe",type="query"\}/);
     expect(text).toMatch(/process_cpu_user_seconds_total/);
     expect(text).toMatch(/nodejs_eventloop_lag_seconds/);
