@@ -1,5 +1,5 @@
-import { createPublicKey } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createPublicKey, randomUUID } from 'node:crypto';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
@@ -50,13 +50,19 @@ export async function loadOrCreateDevKeys(dataDir: string): Promise<DevKeyFile> 
   const { privateKey, publicKey } = await generateKeyPair(DEV_ALG, { extractable: true });
   const keys: DevKeyFile = { alg: DEV_ALG, privateJwk: await exportJWK(privateKey), publicJwk: await exportJWK(publicKey) };
   await mkdir(dirname(file), { recursive: true });
+  // Written whole under a name of its own, then linked into place: the file appears complete or not at all (another
+  // process starting at the same time never reads it half-written), and only if no other process made it first.
+  const draft = `${file}.${process.pid}.${randomUUID()}`;
+  await writeFile(draft, JSON.stringify(keys), { flag: 'wx', mode: 0o600 });
   try {
-    await writeFile(file, JSON.stringify(keys), { flag: 'wx', mode: 0o600 });
+    await link(draft, file);
     return keys;
   } catch (e) {
     // Another process created it first: use theirs.
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return JSON.parse(await readFile(file, 'utf8')) as DevKeyFile;
     throw e;
+  } finally {
+    await unlink(draft).catch(() => undefined);
   }
 }
 
