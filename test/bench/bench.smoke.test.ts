@@ -24,6 +24,7 @@ beforeAll(async () => {
     connections: 4,
     subscribers: 10,
     subscriberBlocks: 1,
+    subscriptionsPerSocket: 2,
     sagaTransfers: 2,
     sagaConcurrency: 2,
     latencyUsers: 3,
@@ -75,6 +76,8 @@ test('3: webhook ratio and p99 ratio computed, the ingested events were processe
 
 test('4: every subscriber received every change, on both sides', () => {
   const f = report.benchmarks.fanout;
+  // two subscriptions on each of the 10 sockets: each is a subscriber that must get its own message per change
+  expect(f).toMatchObject({ sockets: 10, subscriptionsPerSocket: 2, subscribers: 20 });
   expect(finite(f.ratio)).toBe(true);
   expect(f.ours.missing).toBe(0);
   expect(f.baseline_.missing).toBe(0);

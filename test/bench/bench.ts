@@ -22,6 +22,8 @@ export interface BenchOptions {
   connections: number;
   subscribers: number;
   subscriberBlocks: number;
+  /** Subscriptions each subscriber socket of benchmark 4 opens (more subscriptions than the sockets one process may hold). */
+  subscriptionsPerSocket: number;
   /** Websocket subscriptions opened at once while connecting the subscribers of benchmark 4. */
   subscriberConnectParallel: number;
   sagaTransfers: number;
@@ -49,6 +51,7 @@ export const defaultOptions = (env: NodeJS.ProcessEnv = process.env): BenchOptio
   connections: Number(env.BENCH_CONNECTIONS ?? 100),
   subscribers: Number(env.BENCH_SUBSCRIBERS ?? 1000),
   subscriberBlocks: Number(env.BENCH_SUBSCRIBER_BLOCKS ?? 2),
+  subscriptionsPerSocket: Number(env.BENCH_SUBSCRIPTIONS_PER_SOCKET ?? 1),
   subscriberConnectParallel: Number(env.BENCH_SUBSCRIBER_CONNECT_PARALLEL ?? 100),
   sagaTransfers: Number(env.BENCH_SAGA_TRANSFERS ?? 300),
   sagaConcurrency: Number(env.BENCH_SAGA_CONCURRENCY ?? 10),
@@ -637,8 +640,12 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
 
     // ── 4. subscription fan-out ──────────────────────────────────────────────────────────────────
     if (o.only.includes(4)) {
-      const n = o.subscribers;
-      o.log(`4. fan-out to ${n} subscribers: graphql-ws transferUpdated vs a raw ws broadcast of the same JSON`);
+      const n = o.subscribers; // sockets
+      const subsPerSocket = o.subscriptionsPerSocket;
+      const total = n * subsPerSocket; // subscribers: one per subscription
+      o.log(
+        `4. fan-out to ${total} subscribers${subsPerSocket > 1 ? ` (${n} sockets × ${subsPerSocket} subscriptions)` : ''}: graphql-ws transferUpdated vs a raw ws broadcast of the same JSON`,
+      );
       const subsOurs = shared && ours ? ours : start('ours-ws', 'servers/ours.ts', server, ['--expose-gc']);
       const s =
         shared && ours
@@ -658,7 +665,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       const rss = { ours: [] as number[], baseline: [] as number[] };
       const missing = { ours: 0, baseline: 0 };
       let json = '';
-      const timeoutMs = Math.max(30_000, n * 10);
+      const timeoutMs = Math.max(30_000, total * 10);
       // What a subscriber costs, broken down (first block): the same number of graphql-ws connections that only
       // connected (connection_init → ack) first, then the subscribers; the raw ws sockets of the baseline below
       const perSocket = { connectedRss: NaN, connectedHeap: NaN, subscribedHeap: NaN, rawHeap: NaN };
@@ -688,12 +695,13 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
             query: SUBSCRIPTION_QUERY,
             variables: { id },
             parallel: o.subscriberConnectParallel,
+            perSocket: subsPerSocket,
           },
           timeoutMs * 4,
         );
         const m1 = await subsOurs.call('mem');
         if (blk === 0) perSocket.subscribedHeap = ((m1.heapUsed - m0.heapUsed) / n) * 1000;
-        mem.ours.push(((m1.rss - m0.rss) / n) * 1000);
+        mem.ours.push(((m1.rss - m0.rss) / total) * 1000);
         rss.ours.push(m1.rss);
         o.log(
           `    block ${blk + 1} ours: ${c.connected} subscribed in ${(c.ms / 1000).toFixed(1)} s, +${((m1.rss - m0.rss) / 2 ** 20).toFixed(0)} MiB RSS (${(m1.rss / 2 ** 20).toFixed(0)} MiB in all, heap ${(m1.heapUsed / 2 ** 20).toFixed(0)} MiB)`,
@@ -713,14 +721,18 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         await load.call('wsClose');
         // baseline: the same JSON (the last graphql-ws `next` message ours sent), broadcast by raw ws
         const r0 = await raw.call('mem');
-        await load.call('wsConnect', { url: rw.url, n, mode: 'raw', parallel: o.subscriberConnectParallel }, timeoutMs * 4);
+        await load.call(
+          'wsConnect',
+          { url: rw.url, n, mode: 'raw', parallel: o.subscriberConnectParallel, perSocket: subsPerSocket },
+          timeoutMs * 4,
+        );
         const r1 = await raw.call('mem');
         if (blk === 0) perSocket.rawHeap = ((r1.heapUsed - r0.heapUsed) / n) * 1000;
-        mem.baseline.push(((r1.rss - r0.rss) / n) * 1000);
+        mem.baseline.push(((r1.rss - r0.rss) / total) * 1000);
         rss.baseline.push(r1.rss);
         for (let k = 0; k < steps.length; k++) {
           await load.call('wsArm');
-          const t = await raw.call('broadcast', { json });
+          const t = await raw.call('broadcast', { json, times: subsPerSocket });
           const w = await load.call('wsWait', { timeoutMs });
           const l = (w.at as number[]).map((x) => x - t.t0).sort((x, y) => x - y);
           lat.baseline.push(l);
@@ -742,9 +754,11 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
       const so = side('ours');
       const sb = side('baseline');
       report.benchmarks.fanout = {
-        title: `fan-out to ${n} subscribers`,
+        title: `fan-out to ${total} subscribers`,
         baseline: 'raw ws broadcast of the same JSON',
-        subscribers: n,
+        subscribers: total,
+        sockets: n,
+        subscriptionsPerSocket: subsPerSocket,
         ours: so,
         baseline_: sb,
         ratio: so.messagesPerSecond / sb.messagesPerSecond,
@@ -752,7 +766,8 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
         // subscription adds to the heap; and the time of the (pinned, busy) server core per delivered message
         perSocket: {
           ...perSocket,
-          subscriptionHeap: perSocket.subscribedHeap - perSocket.connectedHeap,
+          // per 1,000 subscriptions (a socket carries subsPerSocket)
+          subscriptionHeap: (perSocket.subscribedHeap - perSocket.connectedHeap) / subsPerSocket,
           usPerMessage: 1e6 / so.messagesPerSecond,
           rawUsPerMessage: 1e6 / sb.messagesPerSecond,
         },
@@ -1232,13 +1247,13 @@ export function formatTable(r: Report): string {
     ]);
   if (b.fanout)
     rows.push([
-      `4. fan-out ×${b.fanout.subscribers}`,
+      `4. fan-out ×${b.fanout.subscribers}${b.fanout.subscriptionsPerSocket > 1 ? ` (${b.fanout.sockets} sockets × ${b.fanout.subscriptionsPerSocket})` : ''}`,
       `p50 ${f0(b.fanout.ours.p50)} / p99 ${f0(b.fanout.ours.p99)} ms, ${f0(b.fanout.ours.messagesPerSecond)} msg/s, ${f0(b.fanout.ours.rssPer1000 / 2 ** 20)} MiB/1k subs, ${f0(b.fanout.ours.rssMax / 2 ** 20)} MiB RSS max`,
       `p50 ${f0(b.fanout.baseline_.p50)} / p99 ${f0(b.fanout.baseline_.p99)} ms, ${f0(b.fanout.baseline_.messagesPerSecond)} msg/s, ${f0(b.fanout.baseline_.rssPer1000 / 2 ** 20)} MiB/1k`,
       fx(b.fanout.ratio),
       '50k: p99 < 1 s, < 2 GiB',
-      `msg/s ratio; missing ${b.fanout.ours.missing}/${b.fanout.baseline_.missing}; per 1k subscribers: heap of raw sockets ${mib(b.fanout.perSocket.rawHeap)}, ` +
-        `graphql-ws connections ${mib(b.fanout.perSocket.connectedHeap)} (RSS ${mib(b.fanout.perSocket.connectedRss)}), + their subscriptions ${mib(b.fanout.perSocket.subscriptionHeap)} MiB; ` +
+      `msg/s ratio; missing ${b.fanout.ours.missing}/${b.fanout.baseline_.missing}; per 1k sockets: heap of raw sockets ${mib(b.fanout.perSocket.rawHeap)}, ` +
+        `graphql-ws connections ${mib(b.fanout.perSocket.connectedHeap)} (RSS ${mib(b.fanout.perSocket.connectedRss)}); per 1k subscriptions ${mib(b.fanout.perSocket.subscriptionHeap)} MiB more; ` +
         `${f0(b.fanout.perSocket.usPerMessage)} µs of the server core per delivered message (raw ${f0(b.fanout.perSocket.rawUsPerMessage)})`,
     ]);
   if (b.saga) {

@@ -105,27 +105,32 @@ async function http(run: HttpRun): Promise<HttpResult> {
 // ── websocket subscribers ──────────────────────────────────────────────────────────────────────────
 interface Sub {
   ws: WebSocket;
+  /** Subscriptions on this socket: each sends one message per change. */
+  expect: number;
   armed: boolean;
-  at: number;
+  /** Arrival times of the messages since armed (one per subscription). */
+  at: number[];
   last: string;
 }
 let subs: Sub[] = [];
-/** Armed subscribers still waiting for their message, and who to tell when none is left. */
+/** Armed sockets still waiting for a message of one of their subscriptions, and who to tell when none is left. */
 let armedLeft = 0;
 let allReceived: (() => void) | null = null;
 
 /**
- * One subscriber socket. `raw`: a plain websocket; `graphql-ws`: connection_init, then one subscription (ready at
- * its first message, the current state); `graphql-ws-idle`: connection_init only (ready at connection_ack) — what a
- * connected app costs before it subscribes.
+ * One subscriber socket. `raw`: a plain websocket (`perSocket` messages expected per broadcast); `graphql-ws`:
+ * connection_init, then `perSocket` subscriptions of the same document (ready once each sent its first message, the
+ * current state); `graphql-ws-idle`: connection_init only (ready at connection_ack) — what a connected app costs
+ * before it subscribes.
  */
 type SocketMode = 'graphql-ws' | 'graphql-ws-idle' | 'raw';
-function openOne(url: string, mode: SocketMode, token: string, query: string, variables: unknown): Promise<Sub> {
+function openOne(url: string, mode: SocketMode, token: string, query: string, variables: unknown, perSocket: number): Promise<Sub> {
   return new Promise((resolve, reject) => {
     const ws = mode === 'raw' ? new WebSocket(url) : new WebSocket(url, 'graphql-transport-ws');
-    const sub: Sub = { ws, armed: false, at: 0, last: '' };
+    const sub: Sub = { ws, expect: mode === 'graphql-ws-idle' ? 1 : perSocket, armed: false, at: [], last: '' };
     const timer = setTimeout(() => reject(new Error('subscriber: no first message within 60 s')), 60_000);
     let ready = false;
+    let first = 0; // subscriptions that sent their first message
     ws.on('error', (e) => !ready && (clearTimeout(timer), reject(e)));
     ws.on('open', () => {
       if (mode === 'raw') {
@@ -137,9 +142,9 @@ function openOne(url: string, mode: SocketMode, token: string, query: string, va
       ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } }));
     });
     ws.on('message', (data) => {
-      if (sub.armed && sub.at === 0) {
-        sub.at = wallMs();
-        if (--armedLeft === 0) allReceived?.();
+      if (sub.armed && sub.at.length < sub.expect) {
+        sub.at.push(wallMs());
+        if (sub.at.length === sub.expect && --armedLeft === 0) allReceived?.();
       }
       const text = data.toString();
       sub.last = text;
@@ -149,9 +154,11 @@ function openOne(url: string, mode: SocketMode, token: string, query: string, va
         ready = true;
         clearTimeout(timer);
         resolve(sub);
-      } else if (m.type === 'connection_ack') ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query, variables } }));
+      } else if (m.type === 'connection_ack')
+        for (let i = 1; i <= perSocket; i++) ws.send(JSON.stringify({ id: String(i), type: 'subscribe', payload: { query, variables } }));
       else if (m.type === 'next') {
-        ready = true; // the current state: subscribed
+        if (++first < perSocket) return;
+        ready = true; // each subscription sent the current state: subscribed
         clearTimeout(timer);
         resolve(sub);
       } else if (m.type === 'error' || m.type === 'complete') {
@@ -170,12 +177,16 @@ async function wsConnect(a: {
   query?: string;
   variables?: unknown;
   parallel?: number;
+  /** Subscriptions per graphql-ws socket, or messages per broadcast on a raw one (1). */
+  perSocket?: number;
 }) {
   const started = wallMs();
   const parallel = a.parallel ?? 100;
   for (let i = 0; i < a.n; i += parallel) {
     const batch = await Promise.all(
-      Array.from({ length: Math.min(parallel, a.n - i) }, () => openOne(a.url, a.mode, a.token ?? '', a.query ?? '', a.variables)),
+      Array.from({ length: Math.min(parallel, a.n - i) }, () =>
+        openOne(a.url, a.mode, a.token ?? '', a.query ?? '', a.variables, a.perSocket ?? 1),
+      ),
     );
     subs.push(...batch);
   }
@@ -185,16 +196,16 @@ async function wsConnect(a: {
 function wsArm() {
   for (const s of subs) {
     s.armed = true;
-    s.at = 0;
+    s.at = [];
   }
   armedLeft = subs.length;
-  return subs.length;
+  return subs.reduce((n, s) => n + s.expect, 0);
 }
 
 /**
- * Waits until every armed subscriber got a message (or the timeout); answers the receipt times. Told by the
- * message handlers (no polling: a scan of 10,000 subscribers every few ms would delay the very receipts it
- * times).
+ * Waits until every armed subscription got its message (or the timeout); answers the receipt times, one per
+ * subscription. Told by the message handlers (no polling: a scan of 10,000 subscribers every few ms would delay the
+ * very receipts it times).
  */
 async function wsWait(a: { timeoutMs: number }) {
   let timer: NodeJS.Timeout | undefined;
@@ -205,9 +216,10 @@ async function wsWait(a: { timeoutMs: number }) {
   });
   clearTimeout(timer);
   allReceived = null;
-  const at = subs.filter((s) => s.at > 0).map((s) => s.at);
+  const at = subs.flatMap((s) => s.at);
+  const expected = subs.reduce((n, s) => n + s.expect, 0);
   for (const s of subs) s.armed = false;
-  return { received: at.length, missing: subs.length - at.length, at, sample: subs[0]?.last ?? null };
+  return { received: at.length, missing: expected - at.length, at, sample: subs[0]?.last ?? null };
 }
 
 async function wsClose() {

@@ -14,9 +14,11 @@ serveCommands(
       await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
       return { url: `ws://127.0.0.1:${(server.address() as { port: number }).port}/` };
     },
-    broadcast(args: { json: string }) {
+    /** The JSON to every client, `times` times (as often as each client's socket carries subscriptions). */
+    broadcast(args: { json: string; times?: number }) {
       const t0 = wallMs();
-      for (const ws of wss!.clients) ws.send(args.json);
+      const times = args.times ?? 1;
+      for (const ws of wss!.clients) for (let i = 0; i < times; i++) ws.send(args.json);
       return { t0, t1: wallMs() };
     },
     mem() {
