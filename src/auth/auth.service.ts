@@ -52,10 +52,16 @@ export async function loadOrCreateDevKeys(dataDir: string): Promise<DevKeyFile> 
   await mkdir(dirname(file), { recursive: true });
   // Written whole under a name of its own, then linked into place: the file appears complete or not at all (another
   // process starting at the same time never reads it half-written), and only if no other process made it first.
+  // A file system without hard links (FAT, some shared folders) gets the file created in place, as before.
   const draft = `${file}.${process.pid}.${randomUUID()}`;
-  await writeFile(draft, JSON.stringify(keys), { flag: 'wx', mode: 0o600 });
   try {
-    await link(draft, file);
+    await writeFile(draft, JSON.stringify(keys), { flag: 'wx', mode: 0o600 });
+    try {
+      await link(draft, file);
+    } catch (e) {
+      if (!NO_HARD_LINKS.has((e as NodeJS.ErrnoException).code ?? '')) throw e;
+      await writeFile(file, JSON.stringify(keys), { flag: 'wx', mode: 0o600 });
+    }
     return keys;
   } catch (e) {
     // Another process created it first: use theirs.
@@ -65,6 +71,9 @@ export async function loadOrCreateDevKeys(dataDir: string): Promise<DevKeyFile> 
     await unlink(draft).catch(() => undefined);
   }
 }
+
+/** What `link` answers where the file system has no hard links. */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
 
 export class AuthService {
   private constructor(

@@ -33,27 +33,36 @@ export function edgePlugin(opts: {
   const record = operationMetrics(opts.metrics);
   // The hooks are plain functions, not async ones: Apollo gathers each hook's result with Promise.all, which takes a
   // value as well as a promise, so a hook that has nothing to wait for returns none (Apollo's types ask for promises
-  // only because hooks may wait). A refusal is thrown synchronously or as the rejection of the one promise that waits.
+  // only because hooks may wait). A hook never throws: a refusal or a failure is a rejected promise, as from an async
+  // hook — thrown, it would leave Apollo's map over the listeners before the other plugins' hooks (tracing's) ran.
   const listener = (): GraphQLRequestListener<GraphQLContext> => {
     const startedMs = performance.now();
     let retryAfterSeconds: number | null = null;
-    const refuse = (refusal: GraphQLError | null): void => {
-      if (!refusal) return;
+    const refuse = (refusal: GraphQLError | null): Promise<void> | undefined => {
+      if (!refusal) return undefined;
       if (refusal.extensions.code === 'RATE_LIMITED') retryAfterSeconds = refusal.extensions.retryAfterSeconds as number;
-      throw refusal;
+      return Promise.reject(refusal);
     };
     const hooks: SyncHooks = {
       didResolveOperation({ document, operation, request, contextValue }) {
-        const refusal =
-          httpInputRefusal(document, operation, request.variables) ??
-          rateLimitRefusal(opts.limiter, opts.rules, contextValue.caller, operation, document);
-        if (refusal instanceof Promise) return refusal.then(refuse);
-        refuse(refusal);
+        try {
+          const refusal =
+            httpInputRefusal(document, operation, request.variables) ??
+            rateLimitRefusal(opts.limiter, opts.rules, contextValue.caller, operation, document);
+          return refusal instanceof Promise ? refusal.then(refuse) : refuse(refusal);
+        } catch (e) {
+          return Promise.reject(e as Error);
+        }
       },
       willSendResponse(rc) {
-        stampErrors(rc.response, rc.contextValue?.requestId, retryAfterSeconds);
-        applyRequestErrorStatus(rc);
-        record(rc, startedMs);
+        try {
+          stampErrors(rc.response, rc.contextValue?.requestId, retryAfterSeconds);
+          applyRequestErrorStatus(rc);
+          record(rc, startedMs);
+          return undefined;
+        } catch (e) {
+          return Promise.reject(e as Error);
+        }
       },
     };
     return hooks as GraphQLRequestListener<GraphQLContext>;
@@ -61,8 +70,8 @@ export function edgePlugin(opts: {
   return { requestDidStart: listener as unknown as NonNullable<ApolloServerPlugin<GraphQLContext>['requestDidStart']> };
 }
 
-/** The two hooks as they are written: each returns a promise only when it waits. */
+/** The two hooks as they are written: each returns a promise only when it waits or fails. */
 interface SyncHooks {
-  didResolveOperation(rc: GraphQLRequestContextDidResolveOperation<GraphQLContext>): Promise<void> | void;
-  willSendResponse(rc: GraphQLRequestContextWillSendResponse<GraphQLContext>): void;
+  didResolveOperation(rc: GraphQLRequestContextDidResolveOperation<GraphQLContext>): Promise<void> | undefined;
+  willSendResponse(rc: GraphQLRequestContextWillSendResponse<GraphQLContext>): Promise<void> | undefined;
 }

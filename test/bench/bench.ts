@@ -713,7 +713,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
           const l = (w.at as number[]).map((x) => x - t.t0).sort((x, y) => x - y);
           lat.ours.push(l);
           missing.ours += w.missing;
-          rate.ours.push((w.received / (Math.max(...(w.at as number[])) - t.t0)) * 1000);
+          rate.ours.push((w.received / ((w.at as number[]).reduce((a, b) => Math.max(a, b), -Infinity) - t.t0)) * 1000);
           json = w.sample;
           o.log(`      → ${to}: p50 ${percentile(l, 50).toFixed(1)} ms p99 ${percentile(l, 99).toFixed(1)} ms, missing ${w.missing}`);
         }
@@ -737,7 +737,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
           const l = (w.at as number[]).map((x) => x - t.t0).sort((x, y) => x - y);
           lat.baseline.push(l);
           missing.baseline += w.missing;
-          rate.baseline.push((w.received / (Math.max(...(w.at as number[])) - t.t0)) * 1000);
+          rate.baseline.push((w.received / ((w.at as number[]).reduce((a, b) => Math.max(a, b), -Infinity) - t.t0)) * 1000);
         }
         await load.call('wsClose');
       }

@@ -110,6 +110,8 @@ interface Sub {
   armed: boolean;
   /** Arrival times of the messages since armed (one per subscription). */
   at: number[];
+  /** graphql-ws: which subscriptions (by operation id, 1…expect) have had their message since armed. */
+  got: Uint8Array | null;
   last: string;
 }
 let subs: Sub[] = [];
@@ -127,7 +129,8 @@ type SocketMode = 'graphql-ws' | 'graphql-ws-idle' | 'raw';
 function openOne(url: string, mode: SocketMode, token: string, query: string, variables: unknown, perSocket: number): Promise<Sub> {
   return new Promise((resolve, reject) => {
     const ws = mode === 'raw' ? new WebSocket(url) : new WebSocket(url, 'graphql-transport-ws');
-    const sub: Sub = { ws, expect: mode === 'graphql-ws-idle' ? 1 : perSocket, armed: false, at: [], last: '' };
+    const expect = mode === 'graphql-ws-idle' ? 1 : perSocket;
+    const sub: Sub = { ws, expect, armed: false, at: [], got: mode === 'graphql-ws' ? new Uint8Array(expect + 1) : null, last: '' };
     const timer = setTimeout(() => reject(new Error('subscriber: no first message within 60 s')), 60_000);
     let ready = false;
     let first = 0; // subscriptions that sent their first message
@@ -142,11 +145,17 @@ function openOne(url: string, mode: SocketMode, token: string, query: string, va
       ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } }));
     });
     ws.on('message', (data) => {
-      if (sub.armed && sub.at.length < sub.expect) {
-        sub.at.push(wallMs());
-        if (sub.at.length === sub.expect && --armedLeft === 0) allReceived?.();
-      }
+      const now = wallMs();
       const text = data.toString();
+      if (sub.armed && sub.at.length < sub.expect) {
+        // a subscription's message counts once: by its operation id where the socket carries subscriptions
+        const id = sub.got ? nextId(text) : 0;
+        if (!sub.got || (id > 0 && id <= sub.expect && sub.got[id] === 0)) {
+          if (sub.got) sub.got[id] = 1;
+          sub.at.push(now);
+          if (sub.at.length === sub.expect && --armedLeft === 0) allReceived?.();
+        }
+      }
       sub.last = text;
       if (ready) return;
       const m = JSON.parse(text) as { type: string; payload?: unknown };
@@ -193,10 +202,18 @@ async function wsConnect(a: {
   return { connected: subs.length, ms: wallMs() - started, sample: subs[0]?.last ?? null };
 }
 
+/** The operation id of a graphql-ws `next` message (the ids are 1…perSocket), or 0. */
+function nextId(text: string): number {
+  if (!text.includes('"type":"next"')) return 0;
+  const m = /"id":"(\d+)"/.exec(text);
+  return m ? Number(m[1]) : 0;
+}
+
 function wsArm() {
   for (const s of subs) {
     s.armed = true;
     s.at = [];
+    s.got?.fill(0);
   }
   armedLeft = subs.length;
   return subs.reduce((n, s) => n + s.expect, 0);

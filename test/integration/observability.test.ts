@@ -172,6 +172,19 @@ describe('tracing', () => {
     expect(spans.find((s) => s.name === 'query banks')!.spanContext().traceId).toBe(call!.spanContext().traceId);
   });
 
+  it('an operation the edge refuses before it runs is still named and typed on its span', async () => {
+    exporter.reset();
+    // a subscription over HTTP: refused (400 SUBSCRIPTION_OVER_HTTP) once the operation is resolved, by the plugin
+    // before tracing's in Apollo's list — tracing's own hook for that moment must still run
+    const r = await gql<any>(t.url, 'subscription RefusedOverHttp($id: ID!) { transferUpdated(transferId: $id) { id } }', {
+      token: await t.token('obs-trace-refused', 'customer'),
+      variables: { id: '00000000-0000-4000-8000-000000000000' },
+    });
+    expect(r.body.errors![0]!.extensions!.code).toBe('SUBSCRIPTION_OVER_HTTP');
+    const op = exporter.getFinishedSpans().find((s) => s.name === 'subscription RefusedOverHttp');
+    expect(op?.attributes).toMatchObject({ 'graphql.operation.type': 'subscription', 'graphql.operation.name': 'RefusedOverHttp' });
+  });
+
   it('graphql-ws operations are traced too', async () => {
     exporter.reset();
     const { client } = wsClient(t.wsUrl, await t.token('obs-ws-trace', 'customer'));

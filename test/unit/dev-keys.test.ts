@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadOrCreateDevKeys } from '../../src/auth/auth.service';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -39,3 +40,18 @@ test('processes racing to create the development keys all get the same, whole ke
     expect(await readdir(d)).toEqual(['dev-auth-keys.json']); // nothing left behind
   }
 }, 60_000);
+
+// A file system without hard links (FAT, some shared folders) cannot be mounted here: its `link` answer is simulated.
+test('where the file system has no hard links, the key file is created in place', async () => {
+  const fsp = jest.requireActual<typeof import('node:fs/promises')>('node:fs/promises');
+  const spy = jest.spyOn(fsp, 'link').mockRejectedValue(Object.assign(new Error('operation not permitted'), { code: 'EPERM' }));
+  try {
+    const keys = await loadOrCreateDevKeys(dir);
+    expect(spy).toHaveBeenCalled();
+    expect(JSON.parse(await readFile(join(dir, 'dev-auth-keys.json'), 'utf8'))).toEqual(keys);
+    expect(await readdir(dir)).toEqual(['dev-auth-keys.json']); // the draft is gone
+    expect(await loadOrCreateDevKeys(dir)).toEqual(keys);
+  } finally {
+    spy.mockRestore();
+  }
+});
