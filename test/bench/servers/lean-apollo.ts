@@ -25,6 +25,7 @@ import { Pool } from 'undici';
 import pino from 'pino';
 import { fromDist, serveCommands } from '../rpc';
 import { seedTransfers } from '../seed';
+import type * as AppModule from '../../../src/app';
 import type * as DatabaseModule from '../../../src/db/database';
 import type * as AuthModule from '../../../src/auth/auth.service';
 import type * as ConfigModule from '../../../src/config';
@@ -166,7 +167,32 @@ serveCommands(
         }),
       });
       await app.listen({ port: 0, host: '127.0.0.1' });
+      // BENCH_LEAN_BALLAST=1: the whole service built in this process too, never started (no listener, no background
+      // work) — lean then runs in a process of ours' size: what the process alone, not the request's path, costs
+      const ballast =
+        process.env.BENCH_LEAN_BALLAST === '1'
+          ? await req<typeof AppModule>('app.js').createApp(
+              loadConfig({
+                NODE_ENV: 'test',
+                HOST: '127.0.0.1',
+                PORT: '0',
+                SANDBOX_PORT: '0',
+                LOG_LEVEL: 'warn',
+                ...args.env,
+                // the upstreams ours is given (no built-in sandbox in this process)
+                ...(args.gatewayUrl
+                  ? Object.fromEntries(
+                      ['gateway', 'remittances', 'verification'].map((u) => [
+                        `${u.toUpperCase()}_BASE_URL`,
+                        args.gatewayUrl!.replace(/\/gateway\/?$/, `/${u}`),
+                      ]),
+                    )
+                  : {}),
+              }),
+            )
+          : null;
       close = async () => {
+        await ballast?.close();
         await app.close();
         await apollo.stop();
         await pool?.close();
