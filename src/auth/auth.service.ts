@@ -53,14 +53,15 @@ export async function loadOrCreateDevKeys(dataDir: string): Promise<DevKeyFile> 
   // Written whole under a name of its own, then linked into place: the file appears complete or not at all (another
   // process starting at the same time never reads it half-written), and only if no other process made it first.
   // A file system without hard links (FAT, some shared folders) gets the file created in place, as before.
+  const text = JSON.stringify(keys);
   const draft = `${file}.${process.pid}.${randomUUID()}`;
   try {
-    await writeFile(draft, JSON.stringify(keys), { flag: 'wx', mode: 0o600 });
+    await writeFile(draft, text, { flag: 'wx', mode: 0o600 });
     try {
       await link(draft, file);
     } catch (e) {
       if (!NO_HARD_LINKS.has((e as NodeJS.ErrnoException).code ?? '')) throw e;
-      await writeFile(file, JSON.stringify(keys), { flag: 'wx', mode: 0o600 });
+      await writeFile(file, text, { flag: 'wx', mode: 0o600 });
     }
     return keys;
   } catch (e) {

@@ -173,6 +173,16 @@ async function freePort(): Promise<number> {
 }
 
 const gqlBody = (query: string, variables?: unknown) => JSON.stringify({ query, variables });
+/** The service's upstream base URLs, all three on the sandbox at `sandboxUrl` (none when there is no sandbox yet). */
+const upstreamEnvOf = (sandboxUrl: string): Record<string, string> =>
+  sandboxUrl
+    ? {
+        GATEWAY_BASE_URL: `${sandboxUrl}/gateway`,
+        REMITTANCES_BASE_URL: `${sandboxUrl}/remittances`,
+        VERIFICATION_BASE_URL: `${sandboxUrl}/verification`,
+      }
+    : {};
+
 const gqlHeaders = (token: string) => ({
   'content-type': 'application/json',
   accept: 'application/json',
@@ -358,6 +368,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
           env: { ...baseEnv },
           seed: db.url ? undefined : { count: o.smoke ? 8 : 100, events: 5 },
           gatewayUrl: sandboxUrl ? `${sandboxUrl}/gateway` : undefined,
+          upstreamEnv: upstreamEnvOf(sandboxUrl), // what ours is given, for BENCH_LEAN_BALLAST
         }),
       bareWebhook: () => launch('bare-webhook', 'servers/bare-webhook.ts', { databaseUrl: db.url, secret: 'bench-webhook-secret' }),
       rawWs: () => launch('raw-ws', 'servers/raw-ws.ts', {}, ['--expose-gc']),
@@ -379,15 +390,12 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
     let main: any = null;
     if (needMain) {
       ours = start('ours', 'servers/ours.ts', server, shared ? ['--expose-gc'] : undefined);
-      const upstreamEnv: Record<string, string> = sandboxUrl
-        ? {
-            GATEWAY_BASE_URL: `${sandboxUrl}/gateway`,
-            REMITTANCES_BASE_URL: `${sandboxUrl}/remittances`,
-            VERIFICATION_BASE_URL: `${sandboxUrl}/verification`,
-          }
-        : {};
       const seed = [{ count: 100, events: 5 }, ...(shared && o.only.includes(4) ? [fanoutSeed] : [])];
-      main = await ours.call('start', { env: { ...baseEnv, ...upstreamEnv, ...smokeEnv }, seed, webhookSecret: 'bench-webhook-secret' });
+      main = await ours.call('start', {
+        env: { ...baseEnv, ...upstreamEnvOf(sandboxUrl), ...smokeEnv },
+        seed,
+        webhookSecret: 'bench-webhook-secret',
+      });
       if (shared) sandboxUrl = main.sandboxUrl;
     }
 
@@ -411,9 +419,7 @@ export async function runBenchmarks(o: BenchOptions): Promise<Report> {
           SAGA_WORKER_ENABLED: 'true',
           PORT: String(port),
           PUBLIC_URL: `http://127.0.0.1:${port}`,
-          GATEWAY_BASE_URL: `${sandboxUrl}/gateway`,
-          REMITTANCES_BASE_URL: `${sandboxUrl}/remittances`,
-          VERIFICATION_BASE_URL: `${sandboxUrl}/verification`,
+          ...upstreamEnvOf(sandboxUrl),
         },
       });
     };

@@ -117,6 +117,8 @@ interface Sub {
 let subs: Sub[] = [];
 /** Armed sockets still waiting for a message of one of their subscriptions, and who to tell when none is left. */
 let armedLeft = 0;
+/** Messages the armed sockets expect in all: one per subscription. */
+let armedExpected = 0;
 let allReceived: (() => void) | null = null;
 
 /**
@@ -216,7 +218,8 @@ function wsArm() {
     s.got?.fill(0);
   }
   armedLeft = subs.length;
-  return subs.reduce((n, s) => n + s.expect, 0);
+  armedExpected = subs.reduce((n, s) => n + s.expect, 0);
+  return armedExpected;
 }
 
 /**
@@ -234,9 +237,8 @@ async function wsWait(a: { timeoutMs: number }) {
   clearTimeout(timer);
   allReceived = null;
   const at = subs.flatMap((s) => s.at);
-  const expected = subs.reduce((n, s) => n + s.expect, 0);
   for (const s of subs) s.armed = false;
-  return { received: at.length, missing: expected - at.length, at, sample: subs[0]?.last ?? null };
+  return { received: at.length, missing: armedExpected - at.length, at, sample: subs[0]?.last ?? null };
 }
 
 async function wsClose() {

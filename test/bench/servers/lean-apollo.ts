@@ -87,7 +87,12 @@ let close: () => Promise<void> = async () => undefined;
 
 serveCommands(
   {
-    async start(args: { env: Record<string, string>; seed?: { count: number; events: number }; gatewayUrl?: string }) {
+    async start(args: {
+      env: Record<string, string>;
+      seed?: { count: number; events: number };
+      gatewayUrl?: string;
+      upstreamEnv?: Record<string, string>;
+    }) {
       const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'warn', ...args.env });
       mkdirSync(config.dataDir, { recursive: true });
       const db = await createDatabase(config.database, pino({ level: 'warn' }));
@@ -179,15 +184,7 @@ serveCommands(
                 SANDBOX_PORT: '0',
                 LOG_LEVEL: 'warn',
                 ...args.env,
-                // the upstreams ours is given (no built-in sandbox in this process)
-                ...(args.gatewayUrl
-                  ? Object.fromEntries(
-                      ['gateway', 'remittances', 'verification'].map((u) => [
-                        `${u.toUpperCase()}_BASE_URL`,
-                        args.gatewayUrl!.replace(/\/gateway\/?$/, `/${u}`),
-                      ]),
-                    )
-                  : {}),
+                ...args.upstreamEnv, // the upstreams ours is given (no built-in sandbox in this process)
               }),
             )
           : null;
