@@ -3,14 +3,14 @@
  * query limits, trusted documents, per-caller rate limits and upstream budgets, per-IP limits for anonymous
  * traffic, error formatting (upstream failures mapped here, once), metrics and tracing.
  */
-import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { ApolloServer } from '@apollo/server';
 import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginInlineTraceDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
-import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
+import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import IORedis from 'ioredis';
 import { getOperationAST, type GraphQLSchema } from 'graphql';
 import type { AuthService } from '../auth/auth.service';
@@ -27,11 +27,13 @@ import type { UpstreamErrorRule } from '../upstream/http/upstream.errors';
 import { GRAPHIQL_HTML_HEADERS, graphiqlHtml, graphiqlInstalled, graphiqlPlugin, prefersHtml } from '../http/graphiql.routes';
 import { apqOptions } from './apq';
 import type { GraphQLContext } from './context';
-import { edgePlugin } from './edge.plugin';
+import { edgeGateway } from './edge.gateway';
 import { createErrorFormatter } from './errors';
-import { jitGateway } from './jit';
+import { graphqlHttpHandler, httpErrorFormatter } from './graphql.http';
+import { httpInputRefusal } from './input-text';
+import { graphqlJsExecutor, jitExecutor } from './jit';
 import { queryLimits } from './limits';
-import { anonymousRefusal, rateLimitRefusal, type RateLimitPluginOptions } from './rate-limit.plugin';
+import { anonymousRefusal, rateLimitRefusal, type RateLimitRules } from './rate-limits';
 import { tracingPlugin } from './tracing';
 import { TrustedDocuments } from './trusted-documents';
 import { tracingActive } from '../shared/tracing';
@@ -84,7 +86,7 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
     },
     redis,
   );
-  const rules: RateLimitPluginOptions = {
+  const rules: RateLimitRules = {
     mutationRule: 'mutation',
     queryRules: { resolveAlias: 'alias' },
     upstream: { rule: 'upstream', cost: (document, operation) => upstreamCost(schema, document, operation) },
@@ -96,21 +98,29 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
   };
 
   const apollo = new ApolloServer<GraphQLContext>({
-    // Execution: graphql-jit through Apollo's gateway hook (GRAPHQL_JIT, jit.ts), else graphql-js
-    ...(config.graphqlJit ? { gateway: jitGateway({ schema, logger, metrics: d.metrics }) } : { schema }),
+    // Execution through Apollo's gateway hook (edge.gateway.ts): what may not run refused first, then graphql-jit
+    // (GRAPHQL_JIT, jit.ts) or graphql-js
+    gateway: edgeGateway({
+      schema,
+      refuse: (req) =>
+        httpInputRefusal(req.document, req.operation, req.variables) ??
+        rateLimitRefusal(rateLimiter, rules, req.contextValue.caller, req.operation, req.document),
+      execute: config.graphqlJit ? jitExecutor({ schema, logger, metrics: d.metrics }) : graphqlJsExecutor(schema),
+    }),
     introspection: config.introspection,
     includeStacktraceInErrorResponses: false,
     // Callers authenticate with bearer tokens, never cookies, so cross-site requests carry no credentials.
     csrfPrevention: false,
     // main.ts owns SIGTERM/SIGINT and runs the whole shutdown; Apollo must not race it with its own handler.
     stopOnTerminationSignals: false,
-    formatError,
+    formatError: httpErrorFormatter(formatError),
     validationRules: limits.validationRules,
     parseOptions: limits.parseOptions,
     allowBatchedHttpRequests: false,
     persistedQueries: apqOptions({ ttlS: config.apq.ttlS, redis }),
+    // no plugin with a per-request listener unless tracing is on: the edge's own work is done in its gateway, its error
+    // formatter and its HTTP handler (graphql.http.ts)
     plugins: [
-      edgePlugin({ limiter: rateLimiter, rules, metrics: d.metrics }),
       ...limits.plugins,
       // a span per operation: only while tracing is on (otherwise no plugin, no per-request call)
       ...(tracingActive() ? [tracingPlugin()] : []),
@@ -123,7 +133,8 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
   });
   await apollo.start();
 
-  const apolloHandler = fastifyApolloHandler(apollo, {
+  const apolloHandler = graphqlHttpHandler(apollo, {
+    metrics: d.metrics,
     context: async (request): Promise<GraphQLContext> => {
       const header = request.headers.authorization;
       let caller: Caller | null;
@@ -160,7 +171,7 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
         void reply.code(refusal.status).header('content-type', refusal.contentType).send(refusal.body);
         return;
       }
-      return (apolloHandler as RouteHandlerMethod).call(this, request, reply);
+      return apolloHandler(request, reply);
     },
   });
 

@@ -1,21 +1,25 @@
-import type { BaseContext, GraphQLRequestContextWillSendResponse } from '@apollo/server';
-
 /**
  * GraphQL over HTTP status codes for request errors (a document that does not parse or validate, a query limit, a
  * variable that does not coerce): Apollo answers 400 whatever the client accepts; the spec wants 400 only with
  * `application/graphql-response+json` and 200 with the legacy `application/json` (whose clients read `errors`
  * from a 200). The raw errors decide (a query limit is a parse or validation failure there; a persisted query whose
- * hash does not match its text has no code and stays 400). Every other status stays: a malformed request (bad JSON, missing query: BAD_REQUEST), a
- * subscription over HTTP (400), RATE_LIMITED (429). A string input with invalid text (BAD_USER_INPUT, refused
- * before execution like a variable that does not coerce) follows the request-error rule.
+ * hash does not match its text has no code and stays 400), as the error formatter sees them (graphql.http.ts). Every
+ * other status stays: a malformed request (bad JSON, missing query: BAD_REQUEST), a subscription over HTTP (400),
+ * RATE_LIMITED (429). A string input with invalid text (BAD_USER_INPUT, refused before execution like a variable
+ * that does not coerce) follows the request-error rule. A field error (one with a path: execution ran) is never a
+ * request error.
  */
 const REQUEST_ERROR_CODES = new Set<unknown>(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']);
 
-export function applyRequestErrorStatus({ request, response, errors }: GraphQLRequestContextWillSendResponse<BaseContext>): void {
-  if (response.http.status !== 400 || response.body.kind !== 'single' || response.body.singleResult.data !== undefined) return;
-  if (!errors?.length || !errors.every((e) => REQUEST_ERROR_CODES.has(e.extensions?.code))) return;
-  if (preferredMediaType(request.http?.headers.get('accept')) === 'application/json') response.http.status = 200;
+/** Whether a raw error (before formatting) is a request error in the sense above. */
+export function isRequestError(error: unknown): boolean {
+  const e = error as { path?: unknown; extensions?: { code?: unknown } } | null | undefined;
+  return !e?.path && REQUEST_ERROR_CODES.has(e?.extensions?.code);
 }
+
+/** The status of an answer whose errors are all request errors: 200 instead of 400 for a legacy JSON client. */
+export const requestErrorStatus = (status: number, accept: string | undefined): number =>
+  status === 400 && preferredMediaType(accept) === 'application/json' ? 200 : status;
 
 const JSON_TYPES = ['application/json', 'application/graphql-response+json'] as const;
 

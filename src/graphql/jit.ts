@@ -1,7 +1,8 @@
 /**
- * A compiled executor (graphql-jit) for Apollo Server, plugged in through Apollo's `gateway` option — the only
- * hook Apollo 5 offers to replace execution. Everything before execution stays Apollo's: parsing, the document
- * store, validation (GraphQL Armor's rules included), persisted queries, plugins, `formatError`.
+ * The executors of HTTP operations, run by the edge's gateway (edge.gateway.ts: Apollo's `gateway` option, the only
+ * hook Apollo 5 offers to replace execution): graphql-js's `execute` (GRAPHQL_JIT=false), or a compiled executor
+ * (graphql-jit). Everything before execution stays Apollo's: parsing, the document store, validation (GraphQL
+ * Armor's rules included), persisted queries, plugins, `formatError`.
  *
  * Per request: the compiled query of (document, operation name) from a bounded LRU (compiled once), run with the
  * request's context and variables. Observable behaviour is graphql-js's:
@@ -30,17 +31,14 @@ import {
   type DocumentNode,
   type ExecutionResult,
   type GraphQLSchema,
+  type OperationDefinitionNode,
   type ValueNode,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
-import type { ApolloServerOptionsWithGateway } from '@apollo/server';
 import type { Logger } from '../shared/logger';
 import type { Metrics } from '../shared/metrics';
 import type { GraphQLContext } from './context';
-
-type GatewayInterface = ApolloServerOptionsWithGateway<GraphQLContext>['gateway'];
-type SchemaListener = Parameters<GatewayInterface['onSchemaLoadOrUpdate']>[0];
 
 /** A cached decision for one (document, operation name): its compiled query, or graphql-js. */
 type Plan = CompiledQuery | 'graphql-js';
@@ -53,61 +51,24 @@ interface JitExecutorOptions {
   cacheSize?: number;
 }
 
-/** Apollo `gateway` that serves the given schema and executes with graphql-jit. */
-export function jitGateway(opts: JitExecutorOptions): GatewayInterface {
-  const { schema } = opts;
-  const run = jitExecutor(opts);
-  const listeners = new Set<SchemaListener>();
-  return {
-    onSchemaLoadOrUpdate(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    async load() {
-      // Apollo builds its schema-derived data (document store, validation) from this event, before executing anything.
-      for (const listener of listeners) listener({ apiSchema: schema, coreSupergraphSdl: '' });
-      return {
-        // not async: run's promise is Apollo's to await (no wrapper promise resolved with it)
-        executor: (rc) =>
-          run({
-            document: rc.document,
-            operationName: rc.request.operationName ?? null,
-            // undefined when the document names no single operation (e.g. two anonymous ones): graphql-js answers
-            // with its error, which Apollo turns into OPERATION_RESOLUTION_FAILURE (400)
-            operationType: rc.operation?.operation,
-            key: rc.queryHash,
-            variables: rc.request.variables,
-            contextValue: rc.context as GraphQLContext,
-          }),
-      };
-    },
-    async stop() {
-      listeners.clear();
-    },
-  };
-}
-
-interface JitRequest {
+/** One operation to execute, as the edge's gateway hands it over (edge.gateway.ts). */
+export interface ExecutionRequest {
   document: DocumentNode;
   operationName: string | null;
   /** undefined: the document names no single operation (Apollo could not resolve one). */
-  operationType: 'query' | 'mutation' | 'subscription' | undefined;
+  operation: OperationDefinitionNode | undefined;
   /** Identifies the document's text (Apollo's query hash). */
   key: string;
   variables: Record<string, unknown> | undefined;
   contextValue: GraphQLContext;
 }
 
-/** The executor itself (exported for tests): graphql-jit where it can, graphql-js where it cannot. */
-export function jitExecutor(opts: JitExecutorOptions): (req: JitRequest) => Promise<ExecutionResult> {
-  const { schema, logger, metrics } = opts;
-  const plans = new LRUCache<string, Plan>({ max: opts.cacheSize ?? 1000 });
-  const ran = {
-    jit: metrics?.graphqlJitExecutions.bind('graphql-jit'),
-    js: metrics?.graphqlJitExecutions.bind('graphql-js'),
-  };
+/** Runs one operation (never refuses it: what may not run was refused before, edge.gateway.ts). */
+export type Executor = (req: ExecutionRequest) => Promise<ExecutionResult>;
 
-  const graphqlJs = (req: JitRequest): Promise<ExecutionResult> =>
+/** graphql-js's `execute`, as Apollo runs it when no gateway replaces it (GRAPHQL_JIT=false). */
+export function graphqlJsExecutor(schema: GraphQLSchema): Executor {
+  return (req) =>
     Promise.resolve(
       execute({
         schema,
@@ -117,12 +78,24 @@ export function jitExecutor(opts: JitExecutorOptions): (req: JitRequest) => Prom
         operationName: req.operationName,
       }),
     );
+}
 
-  const compile = (req: JitRequest): Plan => {
+/** The executor itself (exported for tests): graphql-jit where it can, graphql-js where it cannot. */
+export function jitExecutor(opts: JitExecutorOptions): Executor {
+  const { schema, logger, metrics } = opts;
+  const plans = new LRUCache<string, Plan>({ max: opts.cacheSize ?? 1000 });
+  const ran = {
+    jit: metrics?.graphqlJitExecutions.bind('graphql-jit'),
+    js: metrics?.graphqlJitExecutions.bind('graphql-js'),
+  };
+
+  const graphqlJs = graphqlJsExecutor(schema);
+
+  const compile = (req: ExecutionRequest): Plan => {
     let problem =
-      req.operationType === undefined
+      req.operation === undefined
         ? 'no single operation'
-        : req.operationType === 'subscription'
+        : req.operation.operation === 'subscription'
           ? 'a subscription'
           : unsupportedByJit(schema, req.document);
     if (problem === undefined) {
@@ -145,7 +118,7 @@ export function jitExecutor(opts: JitExecutorOptions): (req: JitRequest) => Prom
   // In front of the LRU: the plans of each parsed document object (Apollo keeps one per distinct text in its document
   // store, so a request for a known text finds its plan without building a key; released with the document)
   const byDocument = new WeakMap<DocumentNode, Map<string | null, Plan>>();
-  const plan = (req: JitRequest): Plan => {
+  const plan = (req: ExecutionRequest): Plan => {
     let ofDocument = byDocument.get(req.document);
     let made = ofDocument?.get(req.operationName);
     if (made) return made;

@@ -27,7 +27,7 @@ import { MAX_PAGE_SIZE } from './relay';
  * - field suggestions ("Did you mean …?") removed from errors in production, where introspection is off too (by the
  *   error formatter, errors.ts),
  * - over HTTP: no subscription, and no NUL / unpaired surrogate in any string (src/graphql/input-text.ts, checked by
- *   the edge plugin; the websocket server checks the same in `onSubscribe`).
+ *   the edge's gateway before execution; the websocket server checks the same in `onSubscribe`).
  *
  * Each refusal is a `QueryLimitError`: its own stable code (QUERY_TOO_COMPLEX, QUERY_TOO_DEEP, TOO_MANY_ALIASES,
  * TOO_MANY_DIRECTIVES, TOO_MANY_TOKENS), a fixed message naming the limit, `extensions.limit` — nothing the

@@ -38,7 +38,7 @@ export interface GraphQLWsServer {
   close(): Promise<void>;
 }
 
-/** The same limits as over HTTP (limits.ts, rate-limit.plugin.ts). */
+/** The same limits as over HTTP (limits.ts, rate-limits.ts). */
 interface WsLimits {
   /** GraphQL Armor's rules (depth, aliases, cost, directives), run after graphql-js's specified rules. */
   validationRules: readonly ValidationRule[];

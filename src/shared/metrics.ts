@@ -153,7 +153,7 @@ export class Metrics {
   readonly graphqlRequests = bindable(
     new Counter({
       name: 'graphql_requests_total',
-      help: 'GraphQL operations executed, by operation name, type and outcome',
+      help: 'GraphQL requests over HTTP, by operation name, type and outcome',
       labelNames: ['operation', 'type', 'outcome'] as const,
       registers: [this.registry],
     }),

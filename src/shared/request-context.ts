@@ -11,6 +11,12 @@ export interface RequestContext {
   requestId: string;
   /** The caller's user id (the JWT `sub`, an opaque subject, not PII), once authenticated. */
   userId?: string;
+  /**
+   * The bookkeeping of the layer answering the request, kept here for the parts of it that only this context reaches
+   * (the GraphQL edge's: what its executor and error formatter learn, read when the answer is written —
+   * src/graphql/graphql.http.ts).
+   */
+  edge?: unknown;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

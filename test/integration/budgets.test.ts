@@ -1,5 +1,5 @@
 /**
- * Abuse budgets beyond the per-mutation limits (src/graphql/rate-limit.plugin.ts, src/graphql/ws.ts):
+ * Abuse budgets beyond the per-mutation limits (src/graphql/rate-limits.ts, src/graphql/ws.ts):
  * - a per-caller upstream budget: every upstream-backed field occurrence (aliases too) costs a point, over
  *   HTTP and websocket together; over it the whole operation is RATE_LIMITED (429) before any upstream call;
  * - a per-IP budget of unauthenticated traffic: anonymous and bad-token HTTP requests, failed connection_init;
@@ -34,7 +34,7 @@ function gqlFrom(
   localAddress: string,
   query: string,
   token?: string,
-): Promise<{ status: number; retryAfter: string | undefined; body: any }> {
+): Promise<{ status: number; retryAfter: string | undefined; requestId: string | undefined; body: any }> {
   const url = new URL(`${t.url}/graphql`);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -50,7 +50,12 @@ function gqlFrom(
         let text = '';
         res.on('data', (c) => (text += c));
         res.on('end', () =>
-          resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] as string | undefined, body: JSON.parse(text) }),
+          resolve({
+            status: res.statusCode!,
+            retryAfter: res.headers['retry-after'] as string | undefined,
+            requestId: res.headers['x-request-id'] as string | undefined,
+            body: JSON.parse(text),
+          }),
         );
       },
     );
@@ -128,7 +133,13 @@ describe('per-IP budget of unauthenticated traffic', () => {
       const r = await gqlFrom(from, '{ viewer { id } }', token);
       expect(r.status).toBe(429);
       expect(Number(r.retryAfter)).toBeGreaterThan(0);
-      expect(r.body.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number) });
+      // refused while the caller is established, before the operation: the error carries the request id all the same
+      expect(r.body.errors[0].extensions).toEqual({
+        code: 'RATE_LIMITED',
+        retryAfterSeconds: Number(r.retryAfter),
+        requestId: r.requestId,
+      });
+      expect(r.requestId).toMatch(/^[0-9a-f-]{36}$/);
       expect(r.body.errors[0].message).toMatch(/^Too many unauthenticated requests; try again in \d+ s$/);
       expect(JSON.stringify(r.body)).not.toContain('not.a.jwt');
     }

@@ -11,6 +11,7 @@ import {
   GraphQLSchema,
   GraphQLString,
   GraphQLUnionType,
+  getOperationAST,
   parse,
   type ExecutionResult,
   type GraphQLFieldConfig,
@@ -119,6 +120,17 @@ describe('GRAPHQL_JIT=false', () => {
       const { body } = await gql(t.url, 'query PlainProbe { viewer { id } }', { token });
       expect(body).toEqual({ data: { viewer: { id: 'plain-user' } } });
       expect(await metricValue(t.url, /^graphql_executions_total\{engine="[^"]+"\} (\d+)$/m)).toBe(0);
+      // what may not run is refused before graphql-js runs it, as before graphql-jit (edge.gateway.ts)
+      const sub = await gql<any>(t.url, 'subscription { systemNotices { id } }', { token });
+      expect(sub.status).toBe(400);
+      expect(sub.body.errors![0]!.extensions).toEqual({ code: 'SUBSCRIPTION_OVER_HTTP', requestId: expect.any(String) });
+      const nul = await gql<any>(t.url, 'query ($c: String!) { banks(countryCode: $c) { edges { node { name } } } }', {
+        token,
+        variables: { c: 'B\u0000R' },
+      });
+      expect(nul.status).toBe(400);
+      expect(nul.body.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
+      expect(nul.body.data).toBeUndefined();
     } finally {
       await t.close();
     }
@@ -163,8 +175,17 @@ describe('jitExecutor against graphql-js (toy schema)', () => {
   const run = jitExecutor({ schema, logger, metrics, cacheSize: 2 });
   const contextValue = {} as GraphQLContext;
   let n = 0;
-  const ours = (query: string, variables?: Record<string, unknown>) =>
-    run({ document: parse(query), operationName: null, operationType: 'query', key: `k${n++}`, variables, contextValue });
+  const ours = (query: string, variables?: Record<string, unknown>) => {
+    const document = parse(query);
+    return run({
+      document,
+      operation: getOperationAST(document) ?? undefined,
+      operationName: null,
+      key: `k${n++}`,
+      variables,
+      contextValue,
+    });
+  };
   const js = (query: string, variables?: Record<string, unknown>) =>
     execute({ schema, document: parse(query), variableValues: variables, contextValue }) as Promise<ExecutionResult>;
   const raw = (query: string, variables?: Record<string, unknown>) => {

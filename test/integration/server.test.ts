@@ -39,6 +39,15 @@ describe('HTTP routes', () => {
     await gql(t.url, 'query MetricsMiss { wallet(id: "00000000-0000-4000-8000-000000000000") { id } }', { token });
     await gql(t.url, 'query MetricsMiss { wallet(id: "00000000-0000-4000-8000-000000000000") { id } }', { token });
     await gql(t.url, '{ viewer { id ', { token }); // does not parse: no operation
+    // refused before it runs (no subscription over HTTP): counted under its own name and type
+    expect((await gql(t.url, 'subscription MetricsRefused { systemNotices { message } }', { token })).status).toBe(400);
+    // no query at all: answered by Apollo, no operation
+    const empty = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ variables: {} }),
+    });
+    expect(empty.status).toBe(400);
     const res = await fetch(`${t.url}/metrics`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/plain/);
@@ -47,7 +56,8 @@ describe('HTTP routes', () => {
     expect(text).not.toMatch(/operation="MetricsProbe",type="query",outcome="error"/);
     expect(text).toMatch(/graphql_requests_total\{operation="MetricsMiss",type="query",outcome="error"\} 2/);
     expect(text).not.toMatch(/operation="MetricsMiss",type="query",outcome="ok"/);
-    expect(text).toMatch(/graphql_requests_total\{operation="anonymous",type="unknown",outcome="error"\} 1/);
+    expect(text).toMatch(/graphql_requests_total\{operation="MetricsRefused",type="subscription",outcome="error"\} 1/);
+    expect(text).toMatch(/graphql_requests_total\{operation="anonymous",type="unknown",outcome="error"\} 2/);
     expect(text).toMatch(/graphql_request_duration_seconds_count\{operation="MetricsProbe",type="query"\} 2/);
     expect(text).toMatch(/graphql_request_duration_seconds_bucket\{le="[^"]+",operation="MetricsProbe",type="query"\}/);
     expect(text).toMatch(/process_cpu_user_seconds_total/);

@@ -1,9 +1,9 @@
-import { HeaderMap, type GraphQLResponse } from '@apollo/server';
+import { HeaderMap } from '@apollo/server';
 import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
 import type { Caller } from '../auth/auth.types';
 import type { RateLimiter } from '../shared/rate-limit';
 
-export interface RateLimitPluginOptions {
+export interface RateLimitRules {
   /** Rule name applied to every root field of a mutation. */
   mutationRule: string;
   /** Query root fields that have their own rule (e.g. resolveAlias → the upstream quota). */
@@ -17,28 +17,12 @@ export interface RateLimitPluginOptions {
 
 /**
  * Per-user rate limits, checked after the operation is resolved and before anything executes (`rateLimitRefusal`,
- * called by the edge plugin over HTTP and by the websocket server): each root field of a mutation (and each
- * quota-bound query field) costs one point of the bucket keyed by caller + field, and the operation's
- * upstream-backed fields cost points of the caller's upstream budget. Over the limit → the whole request answers
- * RATE_LIMITED (HTTP 429, Retry-After) with `extensions.retryAfterSeconds`, and no resolver runs. Anonymous requests
- * are counted per IP instead (`anonymousRefusal`, when the context is built).
- *
- * `stampErrors` puts `extensions.requestId` (the x-request-id of the HTTP request) on every error of a response.
+ * called by the edge's executor over HTTP — edge.gateway.ts — and by the websocket server): each root field of a
+ * mutation (and each quota-bound query field) costs one point of the bucket keyed by caller + field, and the
+ * operation's upstream-backed fields cost points of the caller's upstream budget. Over the limit → the whole request
+ * answers RATE_LIMITED (HTTP 429, Retry-After) with `extensions.retryAfterSeconds`, and no resolver runs. Anonymous
+ * requests are counted per IP instead (`anonymousRefusal`, when the context is built).
  */
-export function stampErrors(response: GraphQLResponse, requestId: string | undefined, retryAfterSeconds: number | null): void {
-  if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
-  response.body.singleResult.errors = response.body.singleResult.errors.map((e) => ({
-    ...e,
-    extensions: {
-      ...e.extensions,
-      ...(e.extensions?.code === 'RATE_LIMITED' && e.extensions.retryAfterSeconds === undefined && retryAfterSeconds !== null
-        ? { retryAfterSeconds }
-        : {}),
-      requestId,
-    },
-  }));
-}
-
 /**
  * The rate-limit check for one resolved operation (shared by HTTP and graphql-ws): first the caller's upstream
  * budget (one point per upstream-backed field occurrence, aliases included), then each root field of a
@@ -48,7 +32,7 @@ export function stampErrors(response: GraphQLResponse, requestId: string | undef
  */
 export function rateLimitRefusal(
   limiter: RateLimiter,
-  opts: RateLimitPluginOptions,
+  opts: RateLimitRules,
   caller: Caller | null,
   operation: OperationDefinitionNode | null | undefined,
   document: DocumentNode,
@@ -84,9 +68,9 @@ interface Charges {
  * Charges per operation node (a parsed document is cached and reused for every request sending its text, so this is
  * worked out once per document and operation), per set of options.
  */
-const chargesByOptions = new WeakMap<RateLimitPluginOptions, WeakMap<OperationDefinitionNode, Charges>>();
+const chargesByOptions = new WeakMap<RateLimitRules, WeakMap<OperationDefinitionNode, Charges>>();
 
-function chargesOf(opts: RateLimitPluginOptions, operation: OperationDefinitionNode, document: DocumentNode): Charges {
+function chargesOf(opts: RateLimitRules, operation: OperationDefinitionNode, document: DocumentNode): Charges {
   let byOperation = chargesByOptions.get(opts);
   if (!byOperation) chargesByOptions.set(opts, (byOperation = new WeakMap()));
   let charges = byOperation.get(operation);

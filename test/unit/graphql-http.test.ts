@@ -1,0 +1,50 @@
+import { searchOf } from '../../src/graphql/graphql.http';
+import { isRequestError, requestErrorStatus } from '../../src/graphql/http-status';
+import { GraphQLError } from 'graphql';
+
+describe('searchOf: the query string Apollo reads for GET', () => {
+  // what @as-integrations/fastify handed Apollo (a URL object built per request), for every shape of request target
+  const targets = [
+    '/graphql',
+    '/graphql?',
+    '/graphql?query=%7Bviewer%7Bid%7D%7D',
+    '/graphql?query={viewer{id}}&operationName=A',
+    '/graphql?a=1&b=2#frag',
+    '/graphql#frag?x=1',
+    '/graphql?x=a?b',
+    '/graphql?q=%2B+plus&v=%7B%22a%22%3A1%7D',
+    '/graphql?#',
+    '/graphql?x=1#',
+  ];
+  it.each(targets)('%s', (target) => {
+    expect(searchOf(target)).toBe(new URL(target, 'http://localhost/').search);
+  });
+
+  // characters a URL object percent-encodes (Node's parser lets these through in a request target): the text differs,
+  // the parameters Apollo parses out of it do not
+  it.each([`/graphql?q="quoted"&r='s'`, '/graphql?q=<a>&r=`b`'])('%s', (target) => {
+    const params = (search: string) => [...new URLSearchParams(search)];
+    expect(params(searchOf(target))).toEqual(params(new URL(target, 'http://localhost/').search));
+  });
+});
+
+describe('request errors and their status', () => {
+  it('a parse, validation or input error without a path is a request error; a field error or another code is not', () => {
+    expect(isRequestError(new GraphQLError('x', { extensions: { code: 'GRAPHQL_PARSE_FAILED' } }))).toBe(true);
+    expect(isRequestError(new GraphQLError('x', { extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }))).toBe(true);
+    expect(isRequestError(new GraphQLError('x', { extensions: { code: 'BAD_USER_INPUT' } }))).toBe(true);
+    expect(isRequestError(new GraphQLError('x', { path: ['a'], extensions: { code: 'BAD_USER_INPUT' } }))).toBe(false);
+    expect(isRequestError(new GraphQLError('provided sha does not match query'))).toBe(false);
+    expect(isRequestError(new GraphQLError('x', { extensions: { code: 'RATE_LIMITED' } }))).toBe(false);
+    expect(isRequestError(new Error('x'))).toBe(false);
+    expect(isRequestError(undefined)).toBe(false);
+  });
+
+  it('400 becomes 200 only for a client that prefers application/json', () => {
+    expect(requestErrorStatus(400, undefined)).toBe(200);
+    expect(requestErrorStatus(400, 'application/json')).toBe(200);
+    expect(requestErrorStatus(400, 'application/graphql-response+json')).toBe(400);
+    expect(requestErrorStatus(400, 'application/graphql-response+json, application/json;q=0.9')).toBe(400);
+    expect(requestErrorStatus(429, 'application/json')).toBe(429);
+  });
+});
