@@ -1,7 +1,7 @@
 import type { ApolloServerOptionsWithGateway } from '@apollo/server';
 import type { GraphQLError, GraphQLSchema } from 'graphql';
 import type { GraphQLContext } from './context';
-import { currentExchange } from './graphql.http';
+import { currentExchange, type GraphQLExchange } from './graphql.http';
 import type { ExecutionRequest, Executor } from './jit';
 
 type GatewayInterface = ApolloServerOptionsWithGateway<GraphQLContext>['gateway'];
@@ -17,7 +17,8 @@ export type Refusal = (req: ExecutionRequest) => GraphQLError | null | Promise<G
  * 1. the operation is noted for the answer's metrics (graphql.http.ts);
  * 2. what may not run is refused — a subscription or invalid text (input-text.ts), then the caller's rate limits and
  *    upstream budget (rate-limits.ts) — and Apollo answers the refusal as an error of the request (its
- *    `extensions.http` status: 400, or 429 with Retry-After), with no resolver run;
+ *    `extensions.http` status: 400, or 429 with Retry-After), with nothing run or kept: a persisted query's
+ *    registration, which Apollo makes before execution, waits for this step (apq.ts);
  * 3. the executor runs it (jit.ts: graphql-jit, or graphql-js).
  *
  * The edge's work is done here and in the error formatter rather than in an Apollo plugin: Apollo awaits every hook
@@ -27,16 +28,20 @@ export type Refusal = (req: ExecutionRequest) => GraphQLError | null | Promise<G
 export function edgeGateway(opts: { schema: GraphQLSchema; refuse: Refusal; execute: Executor }): GatewayInterface {
   const { schema, refuse, execute } = opts;
   const listeners = new Set<SchemaListener>();
+  const admit = (req: ExecutionRequest, exchange: GraphQLExchange | undefined): ReturnType<Executor> => {
+    exchange?.admitted();
+    return execute(req);
+  };
   // not async (a value or a rejected promise, never a throw): Apollo awaits what it returns
-  const run = (req: ExecutionRequest): ReturnType<Executor> => {
+  const run = (req: ExecutionRequest, exchange: GraphQLExchange | undefined): ReturnType<Executor> => {
     let refusal: ReturnType<Refusal>;
     try {
       refusal = refuse(req);
     } catch (e) {
       return Promise.reject(e as Error);
     }
-    if (refusal === null) return execute(req);
-    if (refusal instanceof Promise) return refusal.then((r) => (r === null ? execute(req) : Promise.reject(r)));
+    if (refusal === null) return admit(req, exchange);
+    if (refusal instanceof Promise) return refusal.then((r) => (r === null ? admit(req, exchange) : Promise.reject(r)));
     return Promise.reject(refusal);
   };
   return {
@@ -51,14 +56,17 @@ export function edgeGateway(opts: { schema: GraphQLSchema; refuse: Refusal; exec
         executor: (rc) => {
           const exchange = currentExchange();
           if (exchange) exchange.operation = rc.operation;
-          return run({
-            document: rc.document,
-            operation: rc.operation,
-            operationName: rc.request.operationName ?? null,
-            key: rc.queryHash,
-            variables: rc.request.variables,
-            contextValue: rc.context as GraphQLContext,
-          });
+          return run(
+            {
+              document: rc.document,
+              operation: rc.operation,
+              operationName: rc.request.operationName ?? null,
+              key: rc.queryHash,
+              variables: rc.request.variables,
+              contextValue: rc.context as GraphQLContext,
+            },
+            exchange,
+          );
         },
       };
     },

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { HeaderMap, type ApolloServer, type HTTPGraphQLRequest, type HTTPGraphQLResponse } from '@apollo/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLFormattedError, OperationDefinitionNode } from 'graphql';
+import type { Logger } from '../shared/logger';
 import type { Metrics } from '../shared/metrics';
 import { currentRequest, runInRequest } from '../shared/request-context';
 import type { GraphQLContext } from './context';
@@ -18,8 +19,22 @@ export class GraphQLExchange {
   errors = 0;
   /** Every error so far is a request error (http-status.ts). */
   requestErrorsOnly = true;
+  /** Work held until the operation is allowed to run (a persisted query's registration: apq.ts). */
+  private held: (() => void) | undefined = undefined;
 
   constructor(readonly startedMs: number) {}
+
+  /** Holds `work` until `admitted()`; dropped if the operation is refused. */
+  holdUntilAdmitted(work: () => void): void {
+    this.held = work;
+  }
+
+  /** The operation passed every refusal (edge.gateway.ts): the held work is done. */
+  admitted(): void {
+    const work = this.held;
+    this.held = undefined;
+    work?.();
+  }
 }
 
 /** The exchange of the HTTP request being answered, or undefined (a websocket operation, a test's own call). */
@@ -32,9 +47,10 @@ type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQL
 
 /**
  * The error formatter of HTTP answers: the edge's own (errors.ts), then `extensions.requestId` (the request's
- * x-request-id) on every error, counted on the exchange.
+ * x-request-id) on every error, counted on the exchange. Should the edge's formatter fail, the error is logged and
+ * answered as Apollo would answer it, an internal error — with the request id all the same.
  */
-export function httpErrorFormatter(format: FormatError): FormatError {
+export function httpErrorFormatter(format: FormatError, logger: Logger): FormatError {
   return (formatted, error) => {
     const request = currentRequest();
     const exchange = request?.edge instanceof GraphQLExchange ? request.edge : undefined;
@@ -42,7 +58,13 @@ export function httpErrorFormatter(format: FormatError): FormatError {
       exchange.errors++;
       if (exchange.requestErrorsOnly && !isRequestError(error)) exchange.requestErrorsOnly = false;
     }
-    const out = format(formatted, error);
+    let out: GraphQLFormattedError;
+    try {
+      out = format(formatted, error);
+    } catch (e) {
+      logger.error({ err: e }, 'formatting a GraphQL error failed');
+      out = { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+    }
     return request ? { ...out, extensions: { ...out.extensions, requestId: request.requestId } } : out;
   };
 }

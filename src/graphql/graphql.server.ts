@@ -113,7 +113,7 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
     csrfPrevention: false,
     // main.ts owns SIGTERM/SIGINT and runs the whole shutdown; Apollo must not race it with its own handler.
     stopOnTerminationSignals: false,
-    formatError: httpErrorFormatter(formatError),
+    formatError: httpErrorFormatter(formatError, logger),
     validationRules: limits.validationRules,
     parseOptions: limits.parseOptions,
     allowBatchedHttpRequests: false,

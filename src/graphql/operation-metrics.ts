@@ -6,9 +6,10 @@ const MAX_NAMES = 500;
 
 /**
  * Counts and times every GraphQL request over HTTP by its operation's name and type (`record(operation, failed,
- * startedMs)`, called when the answer is written: graphql.http.ts). A request answered before its operation reached
- * execution (it did not parse or validate, it was malformed, its caller could not be established) counts as
- * `anonymous`, type `unknown`. Names are bounded so clients cannot explode cardinality.
+ * startedMs)`, called when the answer is written: graphql.http.ts). A request answered before the edge's gateway saw
+ * its operation (it did not parse or validate, it was malformed or sent with a method Apollo refuses — a mutation
+ * over GET included —, its caller was refused) counts as `anonymous`, type `unknown`. Names are bounded so clients
+ * cannot explode cardinality.
  */
 export function operationMetrics(
   metrics: Metrics,

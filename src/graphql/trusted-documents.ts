@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyRequest } from 'fastify';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { searchOf } from './graphql.http';
 import { preferredMediaType } from './http-status';
 
 type TrustedDocumentsMode = 'off' | 'allow' | 'only';
@@ -106,7 +107,8 @@ export class TrustedDocuments {
    */
   applyToHttp(request: FastifyRequest): { status: number; contentType: string; body: { errors: GraphQLFormattedError[] } } | null {
     const get = request.method === 'GET';
-    const params = get ? new URLSearchParams((request.raw.url ?? '').split('?')[1] ?? '') : null;
+    // the query string exactly as Apollo will read it (graphql.http.ts)
+    const params = get ? new URLSearchParams(searchOf(request.raw.url ?? '')) : null;
     const body = !get && typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : null;
     if (!get && !body) {
       if (request.method !== 'POST' || this.mode === 'allow') return null; // OPTIONS; a malformed body: Apollo answers
@@ -131,7 +133,7 @@ export class TrustedDocuments {
     if (params) {
       params.delete('documentId');
       params.set('query', r.query);
-      request.raw.url = `${(request.raw.url ?? '').split('?')[0]}?${params}`;
+      request.raw.url = `${(request.raw.url ?? '').split(/[?#]/, 1)[0]}?${params}`;
     } else if (body) {
       delete body.documentId;
       body.query = r.query;

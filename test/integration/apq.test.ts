@@ -48,6 +48,19 @@ describe('automatic persisted queries', () => {
     expect(hit.body.data).toEqual(reg.body.data);
   });
 
+  it('a registration whose operation is refused registers nothing (subscription over HTTP, invalid text)', async () => {
+    const sub = 'subscription ApqRefused { systemNotices { id } }';
+    const refused = await post({ query: sub, extensions: ext(sub) });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0].extensions.code).toBe('SUBSCRIPTION_OVER_HTTP');
+    expect((await post({ extensions: ext(sub) })).body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+
+    const nul = '{ banks(countryCode: "B\\u0000R") { edges { node { name } } } }';
+    const bad = await post({ query: nul, extensions: ext(nul) });
+    expect(bad.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect((await post({ extensions: ext(nul) })).body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+  });
+
   it('a hash that does not match the query is refused', async () => {
     const r = await post({ query: '{ viewer { id } }', extensions: { persistedQuery: { version: 1, sha256Hash: sha('something else') } } });
     expect(r.status).toBe(400);

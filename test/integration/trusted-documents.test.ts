@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { print } from 'graphql';
@@ -35,6 +36,27 @@ async function get(t: TestApp, token: string, params: Record<string, string>) {
     headers: { accept: 'application/graphql-response+json', authorization: `Bearer ${token}` },
   });
   return { status: res.status, body: (await res.json()) as any };
+}
+/** A GET whose request target is sent exactly as given (fetch would drop a fragment). */
+function rawGet(t: TestApp, token: string, target: string): Promise<{ status: number; body: any }> {
+  const url = new URL(t.url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: target,
+        headers: { accept: 'application/graphql-response+json', authorization: `Bearer ${token}` },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
 }
 const gatewayCalls = async (t: TestApp) =>
   (await http<unknown[]>('GET', `${t.app.sandbox!.url}/__sandbox/calls?path=${encodeURIComponent('/gateway')}`)).body.length;
@@ -81,6 +103,14 @@ describe('TRUSTED_DOCUMENTS=allow', () => {
     expect(both.body.errors[0].extensions.code).toBe('BAD_REQUEST');
     const adHoc = await post(t, token, { query: '{ viewer { role } }' });
     expect(adHoc.body).toEqual({ data: { viewer: { role: 'CUSTOMER' } } });
+  });
+
+  test('GET: the check reads the query string as Apollo does (up to a fragment; a second "?" is part of a value)', async () => {
+    // node's client sends the target as written: a fragment reaches the server, which must not read it as the id's
+    const viewer = await rawGet(t, token, `/graphql?documentId=${encodeURIComponent(idOf(ViewerDocument))}#fragment`);
+    expect(viewer).toEqual({ status: 200, body: { data: { viewer: { id: 'trusted-allow', role: 'CUSTOMER' } } } });
+    const second = await rawGet(t, token, `/graphql?documentId=${encodeURIComponent(idOf(ViewerDocument))}?x=1`);
+    expect(second.body.errors[0].extensions.code).toBe('PERSISTED_DOCUMENT_NOT_FOUND');
   });
 
   test('graphql-ws: a documentId runs, an unknown one is refused, any text still runs', async () => {

@@ -1,6 +1,8 @@
-import { searchOf } from '../../src/graphql/graphql.http';
-import { isRequestError, requestErrorStatus } from '../../src/graphql/http-status';
 import { GraphQLError } from 'graphql';
+import { GraphQLExchange, httpErrorFormatter, searchOf } from '../../src/graphql/graphql.http';
+import { isRequestError, requestErrorStatus } from '../../src/graphql/http-status';
+import type { Logger } from '../../src/shared/logger';
+import { runInRequest } from '../../src/shared/request-context';
 
 describe('searchOf: the query string Apollo reads for GET', () => {
   // what @as-integrations/fastify handed Apollo (a URL object built per request), for every shape of request target
@@ -46,5 +48,42 @@ describe('request errors and their status', () => {
     expect(requestErrorStatus(400, 'application/graphql-response+json')).toBe(400);
     expect(requestErrorStatus(400, 'application/graphql-response+json, application/json;q=0.9')).toBe(400);
     expect(requestErrorStatus(429, 'application/json')).toBe(429);
+  });
+});
+
+describe('httpErrorFormatter', () => {
+  const logged: unknown[] = [];
+  const logger = { error: (...args: unknown[]) => logged.push(args) } as unknown as Logger;
+  const passThrough = (f: { message: string; extensions?: Record<string, unknown> }) => f;
+
+  it('stamps the request id, counts the errors and tells whether all are request errors', () => {
+    const format = httpErrorFormatter(passThrough, logger);
+    const exchange = new GraphQLExchange(0);
+    runInRequest({ requestId: 'r-1', edge: exchange }, () => {
+      const parse = new GraphQLError('bad', { extensions: { code: 'GRAPHQL_PARSE_FAILED' } });
+      expect(format({ message: 'bad', extensions: { code: 'GRAPHQL_PARSE_FAILED' } }, parse)).toEqual({
+        message: 'bad',
+        extensions: { code: 'GRAPHQL_PARSE_FAILED', requestId: 'r-1' },
+      });
+      expect([exchange.errors, exchange.requestErrorsOnly]).toEqual([1, true]);
+      format({ message: 'x', extensions: { code: 'NOT_FOUND' } }, new GraphQLError('x', { path: ['a'] }));
+      expect([exchange.errors, exchange.requestErrorsOnly]).toEqual([2, false]);
+    });
+  });
+
+  it("outside a request: the edge's formatting alone", () => {
+    const format = httpErrorFormatter(passThrough, logger);
+    expect(format({ message: 'm', extensions: { code: 'X' } }, new Error('m'))).toEqual({ message: 'm', extensions: { code: 'X' } });
+  });
+
+  it('a formatter that fails: logged, answered as an internal error with the request id, nothing of the error repeated', () => {
+    const format = httpErrorFormatter(() => {
+      throw new Error('formatter broke on secret-value');
+    }, logger);
+    const out = runInRequest({ requestId: 'r-2', edge: new GraphQLExchange(0) }, () =>
+      format({ message: 'secret-value' }, new Error('secret-value')),
+    );
+    expect(out).toEqual({ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: 'r-2' } });
+    expect(logged).toHaveLength(1);
   });
 });
