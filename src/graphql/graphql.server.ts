@@ -118,8 +118,8 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
     parseOptions: limits.parseOptions,
     allowBatchedHttpRequests: false,
     persistedQueries: apqOptions({ ttlS: config.apq.ttlS, redis }),
-    // no plugin with a per-request listener unless tracing is on: the edge's own work is done in its gateway, its error
-    // formatter and its HTTP handler (graphql.http.ts)
+    // no plugin with a per-request listener unless tracing is on (Armor adds none with the rules limits.ts turns on):
+    // the edge's own work is done in its gateway, its error formatter and its HTTP handler (graphql.http.ts)
     plugins: [
       ...limits.plugins,
       // a span per operation: only while tracing is on (otherwise no plugin, no per-request call)
@@ -161,7 +161,7 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
     method: ['GET', 'POST', 'OPTIONS'],
     // not async: Apollo's handler returns its own promise, which Fastify awaits (an async wrapper would add a promise
     // and the ticks of resolving one with another on every request)
-    handler: function (request, reply) {
+    handler: (request, reply) => {
       if (graphiql && request.method === 'GET' && prefersHtml(request.headers.accept) && !hasQueryParam(request.query)) {
         void reply.headers(GRAPHIQL_HTML_HEADERS).send(graphiqlHtml({ endpoint: '/graphql', subscriptionEndpoint: '/graphql' }));
         return;

@@ -66,7 +66,10 @@ export interface ExecutionRequest {
 /** Runs one operation (never refuses it: what may not run was refused before, edge.gateway.ts). */
 export type Executor = (req: ExecutionRequest) => Promise<ExecutionResult>;
 
-/** graphql-js's `execute` (GRAPHQL_JIT=false, and what graphql-jit does not run): Apollo's own call, without the root value and field resolver options this service does not set. */
+/**
+ * graphql-js's `execute` (GRAPHQL_JIT=false, and what graphql-jit does not run): the call Apollo makes itself without
+ * a gateway, less the root value and field resolver options this service does not set.
+ */
 export function graphqlJsExecutor(schema: GraphQLSchema): Executor {
   return (req) =>
     Promise.resolve(

@@ -1,3 +1,11 @@
+/**
+ * Per-user rate limits, checked after the operation is resolved and before anything executes (`rateLimitRefusal`,
+ * called by the edge's gateway over HTTP — edge.gateway.ts — and by the websocket server): each root field of a
+ * mutation (and each quota-bound query field) costs one point of the bucket keyed by caller + field, and the
+ * operation's upstream-backed fields cost points of the caller's upstream budget. Over the limit → the whole request
+ * answers RATE_LIMITED (HTTP 429, Retry-After) with `extensions.retryAfterSeconds`, and no resolver runs. Anonymous
+ * requests are counted per IP instead (`anonymousRefusal`, when the context is built).
+ */
 import { HeaderMap } from '@apollo/server';
 import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
 import type { Caller } from '../auth/auth.types';
@@ -15,14 +23,6 @@ export interface RateLimitRules {
   upstream?: { rule: string; cost: (document: DocumentNode, operation: OperationDefinitionNode) => number };
 }
 
-/**
- * Per-user rate limits, checked after the operation is resolved and before anything executes (`rateLimitRefusal`,
- * called by the edge's executor over HTTP — edge.gateway.ts — and by the websocket server): each root field of a
- * mutation (and each quota-bound query field) costs one point of the bucket keyed by caller + field, and the
- * operation's upstream-backed fields cost points of the caller's upstream budget. Over the limit → the whole request
- * answers RATE_LIMITED (HTTP 429, Retry-After) with `extensions.retryAfterSeconds`, and no resolver runs. Anonymous
- * requests are counted per IP instead (`anonymousRefusal`, when the context is built).
- */
 /**
  * The rate-limit check for one resolved operation (shared by HTTP and graphql-ws): first the caller's upstream
  * budget (one point per upstream-backed field occurrence, aliases included), then each root field of a
