@@ -57,7 +57,8 @@ function sanitizeReason(reason: string): string {
  * Production: what graphql-js says about a document or a variable, without anything the client named. Suggestions
  * ("Did you mean …", or a "[Suggestion hidden]" mask) go — this is the one place they are removed; the kind of
  * mistake stays, as a fixed text; a message still quoting anything (graphql-js quotes every name and value it
- * repeats) becomes its code's generic text. Our own scalars' reasons ("Decimal must look like …") never quote the input, so they are kept.
+ * repeats) becomes its code's generic text. Our own scalars' reasons ("Decimal must look like …") never quote the
+ * input, so they are kept.
  */
 const GENERIC: [RegExp, string][] = [
   [/is not defined by type/, 'An input object has a field its type does not define'],

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLFormattedError, OperationDefinitionNode } from 'graphql';
 import type { Logger } from '../shared/logger';
 import type { Metrics } from '../shared/metrics';
-import { currentRequest, runInRequest } from '../shared/request-context';
+import { currentRequest, runInRequest, type RequestContext } from '../shared/request-context';
 import type { GraphQLContext } from './context';
 import { isRequestError, requestErrorStatus } from './http-status';
 import { operationMetrics } from './operation-metrics';
@@ -38,10 +38,10 @@ export class GraphQLExchange {
 }
 
 /** The exchange of the HTTP request being answered, or undefined (a websocket operation, a test's own call). */
-export function currentExchange(): GraphQLExchange | undefined {
-  const edge = currentRequest()?.edge;
-  return edge instanceof GraphQLExchange ? edge : undefined;
-}
+export const currentExchange = (): GraphQLExchange | undefined => exchangeOf(currentRequest());
+
+const exchangeOf = (request: RequestContext | undefined): GraphQLExchange | undefined =>
+  request?.edge instanceof GraphQLExchange ? request.edge : undefined;
 
 type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
 
@@ -53,7 +53,7 @@ type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQL
 export function httpErrorFormatter(format: FormatError, logger: Logger): FormatError {
   return (formatted, error) => {
     const request = currentRequest();
-    const exchange = request?.edge instanceof GraphQLExchange ? request.edge : undefined;
+    const exchange = exchangeOf(request);
     if (exchange) {
       exchange.errors++;
       if (exchange.requestErrorsOnly && !isRequestError(error)) exchange.requestErrorsOnly = false;

@@ -161,7 +161,7 @@ export class Metrics {
   readonly graphqlDuration = bindableHistogram(
     new Histogram({
       name: 'graphql_request_duration_seconds',
-      help: 'GraphQL operation latency, by operation name and type',
+      help: 'GraphQL request latency over HTTP, by operation name and type',
       labelNames: ['operation', 'type'] as const,
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [this.registry],

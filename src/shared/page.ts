@@ -20,7 +20,7 @@ export interface OffsetPage<T> {
  * The upstream pages (zero-based, fixed size = limit) covering items [offset, offset + limit): one page when
  * the offset is aligned, two otherwise.
  */
-export function pageWindow(offset: number, limit: number): { size: number; pages: number[]; skip: number } {
+function pageWindow(offset: number, limit: number): { size: number; pages: number[]; skip: number } {
   const first = Math.floor(offset / limit);
   const skip = offset - first * limit;
   return { size: limit, pages: skip === 0 ? [first] : [first, first + 1], skip };
