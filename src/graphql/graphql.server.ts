@@ -12,7 +12,7 @@ import {
 } from '@apollo/server/plugin/disabled';
 import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import IORedis from 'ioredis';
-import { getOperationAST, type GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import type { AuthService } from '../auth/auth.service';
 import type { Caller } from '../auth/auth.types';
 import type { Config } from '../config';
@@ -30,10 +30,9 @@ import type { GraphQLContext } from './context';
 import { edgeGateway } from './edge.gateway';
 import { createErrorFormatter } from './errors';
 import { graphqlHttpHandler, httpErrorFormatter } from './graphql.http';
-import { httpInputRefusal } from './input-text';
 import { graphqlJsExecutor, jitExecutor } from './jit';
-import { queryLimits } from './limits';
-import { anonymousRefusal, rateLimitRefusal, type RateLimitRules } from './rate-limits';
+import { createAdmission } from './admission';
+import { anonymousRefusal, type RateLimitRules } from './rate-limits';
 import { tracingPlugin } from './tracing';
 import { TrustedDocuments } from './trusted-documents';
 import { tracingActive } from '../shared/tracing';
@@ -72,7 +71,6 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
     ? new IORedis(config.redisUrl, { connectionName: 'remittance-bff-limits', maxRetriesPerRequest: 1, enableOfflineQueue: false })
     : null;
   redis?.on('error', (err) => logger.warn({ err: { message: err.message } }, 'limits redis error'));
-  const limits = queryLimits(config);
   // Persisted documents (TRUSTED_DOCUMENTS): checked before Apollo or graphql-ws parse anything
   const trusted = TrustedDocuments.load(config.trustedDocuments.mode, config.trustedDocuments.manifestPath);
   if (trusted) logger.info({ mode: trusted.mode, documents: trusted.size }, 'trusted documents');
@@ -91,6 +89,8 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
     queryRules: { resolveAlias: 'alias' },
     upstream: { rule: 'upstream', cost: (document, operation) => upstreamCost(schema, document, operation) },
   };
+  // what may run: the same parser options, validation rules and refusals over HTTP and graphql-ws
+  const admission = createAdmission({ config, rateLimiter, rules });
   /** Unauthenticated traffic (no token, or a bad one) is counted per client address; over → RATE_LIMITED. */
   const countAnonymous = async (ip: string) => {
     const refusal = await anonymousRefusal(rateLimiter, 'anonymous', ip);
@@ -103,25 +103,31 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
     gateway: edgeGateway({
       schema,
       refuse: (req) =>
-        httpInputRefusal(req.document, req.operation, req.variables) ??
-        rateLimitRefusal(rateLimiter, rules, req.contextValue.caller, req.operation, req.document),
+        admission.refuse({
+          document: req.document,
+          operation: req.operation,
+          variables: req.variables,
+          caller: req.contextValue.caller,
+          transport: 'http',
+        }),
       execute: config.graphqlJit ? jitExecutor({ schema, logger, metrics: d.metrics }) : graphqlJsExecutor(schema),
     }),
-    introspection: config.introspection,
+    // introspection is refused by the admission's validation rules (NoSchemaIntrospectionCustomRule where it is off),
+    // shared with graphql-ws; Apollo's own switch would add the same rule to HTTP alone
+    introspection: true,
     includeStacktraceInErrorResponses: false,
     // Callers authenticate with bearer tokens, never cookies, so cross-site requests carry no credentials.
     csrfPrevention: false,
     // main.ts owns SIGTERM/SIGINT and runs the whole shutdown; Apollo must not race it with its own handler.
     stopOnTerminationSignals: false,
     formatError: httpErrorFormatter(formatError, logger),
-    validationRules: limits.validationRules,
-    parseOptions: limits.parseOptions,
+    validationRules: admission.validationRules,
+    parseOptions: admission.parseOptions,
     allowBatchedHttpRequests: false,
     persistedQueries: apqOptions({ ttlS: config.apq.ttlS, redis }),
     // no plugin with a per-request listener unless tracing is on (Armor adds none with the rules limits.ts turns on):
     // the edge's own work is done in its gateway, its error formatter and its HTTP handler (graphql.http.ts)
     plugins: [
-      ...limits.plugins,
       // a span per operation: only while tracing is on (otherwise no plugin, no per-request call)
       ...(tracingActive() ? [tracingPlugin()] : []),
       fastifyApolloDrainPlugin(fastify),
@@ -184,14 +190,11 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
     clock: d.clock,
     clientIp: (req) => d.proxies.clientIp(req),
     trusted,
+    admission,
     limits: {
       authFailure: (ip) => anonymousRefusal(rateLimiter, 'anonymous', ip),
       maxOperationsPerSocket: config.budgets.wsMaxSubscriptionsPerSocket,
       maxSocketsPerUser: config.budgets.wsMaxSocketsPerUser,
-      validationRules: limits.validationRules,
-      parseOptions: limits.parseOptions,
-      rateLimit: (caller, document, operationName) =>
-        Promise.resolve(rateLimitRefusal(rateLimiter, rules, caller, getOperationAST(document, operationName), document)),
     },
   });
   fastify.server.on('upgrade', (req, socket, head) => {

@@ -1,4 +1,4 @@
-import { GraphQLError, Kind, visit, BREAK, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { GraphQLError, Kind, visit, BREAK, type DocumentNode } from 'graphql';
 
 /**
  * Text PostgreSQL cannot store or compare (a NUL byte) and strings that are not valid UTF-16 (a lone surrogate,
@@ -10,15 +10,33 @@ const INVALID_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udb
 
 const isInvalidText = (s: string): boolean => INVALID_TEXT.test(s);
 
-function hasInvalidText(value: unknown, depth = 0): boolean {
+/**
+ * Whether any string (value or object key) at any depth is invalid text. Iterative, with an explicit stack: no depth
+ * cut-off that would let the rest through, and no recursion a deeply nested value could overflow. Linear in the
+ * value's size (a JSON value has no shared parts).
+ */
+function hasInvalidText(value: unknown): boolean {
   if (typeof value === 'string') return isInvalidText(value);
-  if (depth > 64 || value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) {
-    for (const v of value) if (hasInvalidText(v, depth + 1)) return true;
-    return false;
+  if (value === null || typeof value !== 'object') return false;
+  const stack: object[] = [value];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (Array.isArray(next)) {
+      for (const v of next as unknown[]) {
+        if (typeof v === 'string') {
+          if (isInvalidText(v)) return true;
+        } else if (v !== null && typeof v === 'object') stack.push(v);
+      }
+      continue;
+    }
+    for (const k in next) {
+      if (!Object.hasOwn(next, k)) continue;
+      if (isInvalidText(k)) return true;
+      const v = (next as Record<string, unknown>)[k];
+      if (typeof v === 'string') {
+        if (isInvalidText(v)) return true;
+      } else if (v !== null && typeof v === 'object') stack.push(v);
+    }
   }
-  for (const k in value)
-    if (Object.hasOwn(value, k) && (isInvalidText(k) || hasInvalidText((value as Record<string, unknown>)[k], depth + 1))) return true;
   return false;
 }
 
@@ -51,20 +69,4 @@ export function invalidTextError(document: DocumentNode, variables: unknown): Gr
   return new GraphQLError('A string input contains a NUL character or invalid UTF-16 (an unpaired surrogate)', {
     extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
   });
-}
-
-/**
- * What an HTTP request may not run, or null: a subscription is a client error (400 SUBSCRIPTION_OVER_HTTP) —
- * subscriptions are served over the websocket only —, and invalid text (above) is refused.
- */
-export function httpInputRefusal(
-  document: DocumentNode,
-  operation: OperationDefinitionNode | undefined,
-  variables: unknown,
-): GraphQLError | null {
-  if (operation?.operation === 'subscription')
-    return new GraphQLError('Subscriptions are served over the websocket at /graphql (graphql-transport-ws), not over HTTP', {
-      extensions: { code: 'SUBSCRIPTION_OVER_HTTP', http: { status: 400 } },
-    });
-  return invalidTextError(document, variables);
 }

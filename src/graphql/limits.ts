@@ -1,5 +1,4 @@
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import type { ApolloServerPlugin } from '@apollo/server';
 import {
   GraphQLError,
   Kind,
@@ -37,7 +36,6 @@ import { MAX_PAGE_SIZE } from './relay';
  * batching stays off (Apollo 5's default `allowBatchedHttpRequests: false`; an array body is refused).
  */
 export function queryLimits(config: Pick<Config, 'limits' | 'production'>): {
-  plugins: ApolloServerPlugin[];
   validationRules: ValidationRule[];
   parseOptions: { maxTokens: number };
 } {
@@ -56,9 +54,9 @@ export function queryLimits(config: Pick<Config, 'limits' | 'production'>): {
     // the websocket alike; Armor's plugin for it would add a listener, and its promises, to every HTTP request
     blockFieldSuggestion: { enabled: false },
   });
-  const { plugins, validationRules } = armor.protect();
+  // Armor's Apollo plugins only add these same rules at validation: the rules are used directly, by both transports
+  const { validationRules } = armor.protect();
   return {
-    plugins: plugins as ApolloServerPlugin[],
     validationRules: [...(validationRules as ValidationRule[]), costRule(l.maxCost)],
     parseOptions: { maxTokens: l.maxTokens },
   };

@@ -113,13 +113,30 @@ const upstream = new Map(Object.entries(UPSTREAM_FIELDS).map(([type, fields]) =>
  * Upstream points of one operation: each occurrence of an upstream-backed field in the selection (aliases
  * count separately; a fragment counts at every spread; nested fields count once per occurrence in the
  * document, not per list item). Judged on the validated document, before anything executes.
+ *
+ * Linear in the document: a fragment's points are worked out once and added at each spread (a chain of fragments
+ * each spreading the next twice would otherwise be walked 2^n times).
  */
 export function upstreamCost(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): number {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const typeNamed = (name: string | undefined, fallback: GraphQLNamedType) => (name ? (schema.getType(name) ?? fallback) : fallback);
+  const fragmentPoints = new Map<string, number>();
+  /** Fragments being priced: a cycle (refused by validation anyway) counts nothing. */
+  const pricing = new Set<string>();
 
-  const walk = (set: SelectionSetNode, type: GraphQLNamedType, spreads: readonly string[]): number => {
+  const fragmentCost = (name: string, type: GraphQLNamedType): number => {
+    const known = fragmentPoints.get(name);
+    if (known !== undefined) return known;
+    const f = fragments.get(name);
+    if (!f || pricing.has(name)) return 0;
+    pricing.add(name);
+    const points = walk(f.selectionSet, typeNamed(f.typeCondition.name.value, type));
+    pricing.delete(name);
+    fragmentPoints.set(name, points);
+    return points;
+  };
+  const walk = (set: SelectionSetNode, type: GraphQLNamedType): number => {
     let cost = 0;
     for (const s of set.selections) {
       if (s.kind === Kind.FIELD) {
@@ -127,14 +144,11 @@ export function upstreamCost(schema: GraphQLSchema, document: DocumentNode, oper
         const field = type.getFields()[s.name.value];
         if (!field) continue;
         if (upstream.get(type.name)?.has(s.name.value)) cost++;
-        if (s.selectionSet) cost += walk(s.selectionSet, getNamedType(field.type), spreads);
+        if (s.selectionSet) cost += walk(s.selectionSet, getNamedType(field.type));
       } else if (s.kind === Kind.INLINE_FRAGMENT) {
-        cost += walk(s.selectionSet, typeNamed(s.typeCondition?.name.value, type), spreads);
+        cost += walk(s.selectionSet, typeNamed(s.typeCondition?.name.value, type));
       } else {
-        const f = fragments.get(s.name.value);
-        // a cycle is refused by validation; guard anyway
-        if (f && !spreads.includes(f.name.value))
-          cost += walk(f.selectionSet, typeNamed(f.typeCondition.name.value, type), [...spreads, f.name.value]);
+        cost += fragmentCost(s.name.value, type);
       }
     }
     return cost;
@@ -145,5 +159,5 @@ export function upstreamCost(schema: GraphQLSchema, document: DocumentNode, oper
       : operation.operation === 'mutation'
         ? schema.getMutationType()
         : schema.getSubscriptionType();
-  return root ? walk(operation.selectionSet, root, []) : 0;
+  return root ? walk(operation.selectionSet, root) : 0;
 }

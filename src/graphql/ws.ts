@@ -21,7 +21,7 @@ import {
 import type { AuthService } from '../auth/auth.service';
 import type { Caller } from '../auth/auth.types';
 import { systemClock, type Clock } from '../shared/clock';
-import { invalidTextError } from './input-text';
+import type { Admission } from './admission';
 import type { Logger } from '../shared/logger';
 import { bindIterator, runInRequest, type RequestContext } from '../shared/request-context';
 import type { GraphQLContext } from './context';
@@ -38,14 +38,8 @@ export interface GraphQLWsServer {
   close(): Promise<void>;
 }
 
-/** The same limits as over HTTP (limits.ts, rate-limits.ts). */
+/** The websocket's own caps (what an operation may do is the admission's, shared with HTTP). */
 interface WsLimits {
-  /** GraphQL Armor's rules (depth, aliases, cost, directives), run after graphql-js's specified rules. */
-  validationRules: readonly ValidationRule[];
-  /** graphql-js parser limits (maxTokens). */
-  parseOptions: { maxTokens: number };
-  /** The per-user rate limit: the RATE_LIMITED error to answer with, or null. */
-  rateLimit?: (caller: Caller | null, document: DocumentNode, operationName: string | null | undefined) => Promise<GraphQLError | null>;
   /** Counts a failed connection_init against the client address: the RATE_LIMITED error when over, else null. */
   authFailure?: (ip: string) => Promise<GraphQLError | null>;
   /** Operations open at once on one socket (subscriptions, and queries/mutations while they run). */
@@ -105,6 +99,8 @@ export function createGraphQLWsServer(opts: {
   formatError: Formatter;
   connectionInitWaitTimeoutMs: number;
   maxPayloadBytes?: number;
+  /** What may run, shared with HTTP (admission.ts); absent: graphql-js's specified rules only (tests of the fan-out). */
+  admission?: Admission;
   limits?: WsLimits;
   clock?: Clock;
   /** The client address of the upgrade request (TRUST_PROXY applied); the TCP peer when absent. */
@@ -123,8 +119,8 @@ export function createGraphQLWsServer(opts: {
     extra.expiryTimer.unref();
   };
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayloadBytes ?? 64 * 1024, WebSocket: PreserialisingWebSocket });
-  const rules = [...specifiedRules, ...(opts.limits?.validationRules ?? [])];
-  const documents = new DocumentCache(opts.schema, rules, opts.limits?.parseOptions);
+  const rules = [...specifiedRules, ...(opts.admission?.validationRules ?? [])];
+  const documents = new DocumentCache(opts.schema, rules, opts.admission?.parseOptions);
   const format = (errors: readonly GraphQLError[], requestId?: string) =>
     errors.map((e) => {
       const f = opts.formatError(e.toJSON(), e);
@@ -196,13 +192,15 @@ export function createGraphQLWsServer(opts: {
         const parsed = documents.get(text);
         if (!('document' in parsed)) return parsed.errors;
         const { document } = parsed;
-        const invalidText = invalidTextError(document, payload.variables);
-        if (invalidText) return [invalidText];
         const caller = ctx.extra.caller ?? null;
-        if (opts.limits?.rateLimit && getOperationAST(document, payload.operationName)) {
-          const refusal = await opts.limits.rateLimit(caller, document, payload.operationName);
-          if (refusal) return [refusal];
-        }
+        const refusal = await opts.admission?.refuse({
+          document,
+          operation: getOperationAST(document, payload.operationName),
+          variables: payload.variables,
+          caller,
+          transport: 'ws',
+        });
+        if (refusal) return [refusal];
         if (expired(ctx.extra)) {
           // the budget check may have waited (Redis) past the token's exp: nothing runs after it
           endExpired(ctx.extra);

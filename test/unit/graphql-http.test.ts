@@ -3,8 +3,6 @@ import { GraphQLExchange, httpErrorFormatter, searchOf } from '../../src/graphql
 import { isRequestError, requestErrorStatus } from '../../src/graphql/http-status';
 import type { Logger } from '../../src/shared/logger';
 import { runInRequest } from '../../src/shared/request-context';
-import { loadConfig } from '../../src/config';
-import { queryLimits } from '../../src/graphql/limits';
 
 describe('searchOf: the query string Apollo reads for GET', () => {
   // what @as-integrations/fastify handed Apollo (a URL object built per request), for every shape of request target
@@ -88,9 +86,4 @@ describe('httpErrorFormatter', () => {
     expect(out).toEqual({ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: 'r-2' } });
     expect(logged).toHaveLength(1);
   });
-});
-
-test('the query limits add no Apollo plugin: no request listener, whose hooks Apollo would await at every step', () => {
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'warn' });
-  for (const production of [false, true]) expect(queryLimits({ ...config, production }).plugins).toEqual([]);
 });
