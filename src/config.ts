@@ -352,6 +352,51 @@ const schema = z.object({
     }),
   ),
   SHUTDOWN_TIMEOUT_MS: int(100, 60_000).default(8_000).register(configDocs, doc('server', 'Hard limit of the graceful shutdown.')),
+  HTTP_HEADERS_TIMEOUT_MS: int(100, 300_000)
+    .default(10_000)
+    .register(
+      configDocs,
+      doc(
+        'server',
+        "A request (or websocket upgrade) whose headers have not all arrived within this is answered 408 and its connection closed (Node's `headersTimeout`).",
+      ),
+    ),
+  HTTP_REQUEST_TIMEOUT_MS: int(100, 600_000)
+    .default(30_000)
+    .register(
+      configDocs,
+      doc(
+        'server',
+        "A request whose headers and body have not all arrived within this is answered 408 and its connection closed (Node's `requestTimeout`): a body trickled a byte at a time is cut off. Checked every quarter of the smaller of the two timeouts.",
+      ),
+    ),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: int(100, 600_000)
+    .default(61_000)
+    .register(
+      configDocs,
+      doc(
+        'server',
+        'An idle keep-alive connection is closed after this. The default outlasts the 60 s idle timeout common to load balancers, so they close first.',
+      ),
+    ),
+  HTTP_MAX_CONNECTIONS_PER_CLIENT: int(1, 1_000_000)
+    .default(256)
+    .register(
+      configDocs,
+      doc(
+        'server',
+        'Connections (HTTP and websocket) open at once from one client address on this instance (an IPv6 address counts by its `CLIENT_IPV6_PREFIX`); one more is closed at once. Peers in `TRUST_PROXY` are not counted: a proxy carries many clients.',
+      ),
+    ),
+  CLIENT_IPV6_PREFIX: int(32, 128)
+    .default(64)
+    .register(
+      configDocs,
+      doc(
+        'server',
+        'An IPv6 client is one network of this prefix length for the per-address budgets and connection cap (one subscriber usually holds a whole /64); IPv4-mapped IPv6 addresses count as IPv4.',
+      ),
+    ),
   WS_CONNECTION_INIT_TIMEOUT_MS: int(100, 60_000)
     .default(3_000)
     .register(configDocs, doc('server', 'A websocket without `connection_init` within this is closed with 4408.')),
@@ -724,6 +769,10 @@ export interface Config {
   introspection: boolean;
   shutdownTimeoutMs: number;
   wsConnectionInitTimeoutMs: number;
+  /** The HTTP edge's time and connection bounds. */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxConnectionsPerClient: number };
+  /** IPv6 clients are keyed by their network of this many bits (budgets, connection cap). */
+  clientIpv6Prefix: number;
   /** The transfer saga: worker, leases, retries, the capture window, idempotency records. */
   saga: {
     workerEnabled: boolean;
@@ -977,6 +1026,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     introspection: !production,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     wsConnectionInitTimeoutMs: e.WS_CONNECTION_INIT_TIMEOUT_MS,
+    http: {
+      headersTimeoutMs: Math.min(e.HTTP_HEADERS_TIMEOUT_MS, e.HTTP_REQUEST_TIMEOUT_MS),
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnectionsPerClient: e.HTTP_MAX_CONNECTIONS_PER_CLIENT,
+    },
+    clientIpv6Prefix: e.CLIENT_IPV6_PREFIX,
     saga: {
       workerEnabled: e.SAGA_WORKER_ENABLED ?? true,
       pollIntervalMs: e.SAGA_POLL_INTERVAL_MS,

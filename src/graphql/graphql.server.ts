@@ -21,6 +21,7 @@ import { isAppError, type AppError } from '../shared/errors';
 import type { Logger } from '../shared/logger';
 import type { Metrics } from '../shared/metrics';
 import { RateLimiter } from '../shared/rate-limit';
+import { clientKey } from '../shared/client-address';
 import { setRequestUser } from '../shared/request-context';
 import type { TrustedProxies } from '../shared/trust-proxy';
 import type { UpstreamErrorRule } from '../upstream/http/upstream.errors';
@@ -93,7 +94,7 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
   const admission = createAdmission({ config, rateLimiter, rules });
   /** Unauthenticated traffic (no token, or a bad one) is counted per client address; over → RATE_LIMITED. */
   const countAnonymous = async (ip: string) => {
-    const refusal = await anonymousRefusal(rateLimiter, 'anonymous', ip);
+    const refusal = await anonymousRefusal(rateLimiter, 'anonymous', clientKey(ip, config.clientIpv6Prefix));
     if (refusal) throw refusal;
   };
 
@@ -192,7 +193,7 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
     trusted,
     admission,
     limits: {
-      authFailure: (ip) => anonymousRefusal(rateLimiter, 'anonymous', ip),
+      authFailure: (ip) => anonymousRefusal(rateLimiter, 'anonymous', clientKey(ip, config.clientIpv6Prefix)),
       maxOperationsPerSocket: config.budgets.wsMaxSubscriptionsPerSocket,
       maxSocketsPerUser: config.budgets.wsMaxSocketsPerUser,
     },

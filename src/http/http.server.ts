@@ -5,6 +5,8 @@ import type { Metrics } from '../shared/metrics';
 import { registerRequestContext } from '../shared/request-context';
 import { requestIdGenerator } from './request-id';
 import type { TrustedProxies } from '../shared/trust-proxy';
+import { clientKey } from '../shared/client-address';
+import { limitConnectionsPerClient } from './connection-limit';
 
 /**
  * The Fastify instance every route lives on: the client address believed only from TRUST_PROXY's proxies, a request
@@ -22,11 +24,24 @@ export function createHttpServer(config: Config, proxies: TrustedProxies, logger
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.limits.bodyLimitBytes,
     forceCloseConnections: 'idle',
+    // time bounds (docs/security.md): a request's headers, then its whole body, must arrive in time (408 and closed
+    // otherwise; Node checks its open requests every connectionsCheckingInterval); idle keep-alive connections end
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: config.http.headersTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.floor(Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs) / 4)),
+    },
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.:-]{8,128}$/.test(given) ? given : newRequestId();
     },
+  });
+  limitConnectionsPerClient(fastify.server, {
+    max: config.http.maxConnectionsPerClient,
+    keyOf: (address) => (proxies.isProxy(address) ? null : clientKey(address, config.clientIpv6Prefix)),
+    onRefused: () => metrics.connectionsRefused.inc(),
   });
   // the request id on the response, and (request context) on every log line written for the request
   registerRequestContext(fastify, (req, reply) => void reply.header('x-request-id', req.id));

@@ -191,6 +191,11 @@ export class Metrics {
       registers: [this.registry],
     }),
   );
+  readonly connectionsRefused = new Counter({
+    name: 'http_connections_refused_total',
+    help: 'Connections closed on arrival: their client address already had HTTP_MAX_CONNECTIONS_PER_CLIENT open',
+    registers: [this.registry],
+  });
   readonly upstreamRequests = bindable(
     new Counter({
       name: 'upstream_requests_total',

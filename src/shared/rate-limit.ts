@@ -16,14 +16,16 @@ const ALLOWED: RateLimitDecision = Object.freeze({ allowed: true });
  * Fixed windows counted in this process's memory, as rate-limiter-flexible's RateLimiterMemory counts them (a window
  * opens at a key's first point and lasts the rule's duration; points taken beyond the limit are counted too), decided
  * synchronously: no promise, timer or result object per call. Windows that have ended are dropped by a sweep once
- * per window length.
+ * per window length, and at most `maxKeys` are kept: under a churn of keys (addresses made up by the thousand) the
+ * oldest window — the nearest to its end — makes room for the new one.
  */
-class MemoryWindows {
+export class MemoryWindows {
   private readonly windows = new Map<string, { consumed: number; endsAtMs: number }>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
     private readonly rule: RateLimitRule,
+    private readonly maxKeys = MAX_KEYS_PER_RULE,
     private readonly durationMs = rule.durationS * 1000,
   ) {
     this.sweeper = setInterval(() => this.sweep(Date.now()), Math.max(1000, this.durationMs));
@@ -33,7 +35,12 @@ class MemoryWindows {
   consume(key: string, points: number): RateLimitDecision {
     const nowMs = Date.now();
     let w = this.windows.get(key);
-    if (!w || w.endsAtMs <= nowMs) this.windows.set(key, (w = { consumed: 0, endsAtMs: nowMs + this.durationMs }));
+    if (!w || w.endsAtMs <= nowMs) {
+      // a window renewed goes to the end of the insertion order, so the first key is always the oldest window
+      this.windows.delete(key);
+      if (this.windows.size >= this.maxKeys) this.windows.delete(this.windows.keys().next().value!);
+      this.windows.set(key, (w = { consumed: 0, endsAtMs: nowMs + this.durationMs }));
+    }
     w.consumed += points;
     return w.consumed > this.rule.points
       ? { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((w.endsAtMs - nowMs) / 1000)) }
@@ -44,10 +51,18 @@ class MemoryWindows {
     for (const [key, w] of this.windows) if (w.endsAtMs <= nowMs) this.windows.delete(key);
   }
 
+  /** Keys with a window (tests). */
+  get size(): number {
+    return this.windows.size;
+  }
+
   close(): void {
     clearInterval(this.sweeper);
   }
 }
+
+/** Windows kept per rule in memory (≈ 100 bytes each). */
+const MAX_KEYS_PER_RULE = 100_000;
 
 /**
  * Per-key rate limits: fixed windows counted atomically in Redis with rate-limiter-flexible (INCR + PEXPIRE, so every

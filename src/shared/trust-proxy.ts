@@ -10,6 +10,8 @@ export interface TrustedProxies {
   readonly fastify: false | ((address: string, hop: number) => boolean);
   /** The client address of a raw request (websocket upgrades), by the same rule as Fastify's request.ip. */
   clientIp(req: IncomingMessage): string;
+  /** Whether this peer is one of the proxies (it carries many clients' connections). */
+  isProxy(address: string): boolean;
 }
 
 const unmapped = (a: string) => (a.startsWith('::ffff:') && isIP(a.slice(7)) === 4 ? a.slice(7) : a);
@@ -36,6 +38,7 @@ export function trustedProxies(entries: readonly string[]): TrustedProxies {
   };
   return {
     fastify: entries.length ? (address) => trusted(address) : false,
+    isProxy: (address) => entries.length > 0 && trusted(address),
     clientIp(req) {
       let ip = req.socket.remoteAddress ?? '';
       if (!entries.length) return ip;

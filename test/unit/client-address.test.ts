@@ -1,0 +1,46 @@
+import { clientKey } from '../../src/shared/client-address';
+import { MemoryWindows } from '../../src/shared/rate-limit';
+
+describe('clientKey', () => {
+  it.each([
+    ['198.51.100.7', 64, '198.51.100.7'],
+    ['::ffff:198.51.100.7', 64, '198.51.100.7'],
+    ['::FFFF:c633:6407', 64, '198.51.100.7'],
+    ['2001:db8:1:2:3:4:5:6', 64, '2001:db8:1:2::/64'],
+    ['2001:db8:1:2::9', 64, '2001:db8:1:2::/64'],
+    ['2001:DB8:1:2:ffff::', 64, '2001:db8:1:2::/64'],
+    ['[2001:db8:1:2::9]', 64, '2001:db8:1:2::/64'],
+    ['fe80::1%eth0', 64, 'fe80::/64'],
+    ['2001:db8:1:2:3:4:5:6', 48, '2001:db8:1::/48'],
+    ['2001:db8:1:2:3:4:5:6', 56, '2001:db8:1::/56'],
+    ['2001:db8:1:2ff:3:4:5:6', 56, '2001:db8:1:200::/56'],
+    ['2001:db8:1:2:3:4:5:6', 128, '2001:db8:1:2:3:4:5:6/128'],
+    ['::1', 64, '::/64'],
+    ['64:ff9b::198.51.100.7', 96, '64:ff9b::/96'],
+    ['', 64, ''],
+    ['not-an-address', 64, 'not-an-address'],
+  ])('%s /%i → %s', (address, prefix, key) => {
+    expect(clientKey(address, prefix)).toBe(key);
+  });
+
+  it('every address of one /64 has one key; the next /64 another', () => {
+    const keys = new Set(Array.from({ length: 300 }, (_, i) => clientKey(`2001:db8:0:7:${i.toString(16)}:${(i * 7).toString(16)}::1`, 64)));
+    expect([...keys]).toEqual(['2001:db8:0:7::/64']);
+    expect(clientKey('2001:db8:0:8::1', 64)).not.toBe('2001:db8:0:7::/64');
+  });
+});
+
+describe('in-memory windows under a churn of keys', () => {
+  it('keep at most maxKeys windows, the oldest making room', () => {
+    const w = new MemoryWindows({ points: 2, durationS: 60 }, 100);
+    try {
+      for (let i = 0; i < 10_000; i++) w.consume(`k${i}`, 1);
+      expect(w.size).toBe(100);
+      // a recent key still has its window: its budget is not reset by the churn
+      w.consume('k9999', 1);
+      expect(w.consume('k9999', 1)).toEqual(expect.objectContaining({ allowed: false }));
+    } finally {
+      w.close();
+    }
+  });
+});
