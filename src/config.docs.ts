@@ -149,4 +149,8 @@ async function main(): Promise<void> {
   if (!stale) process.stdout.write('configuration reference up to date\n');
 }
 
-if (require.main === module) void main();
+if (require.main === module)
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });

@@ -2,7 +2,7 @@
  * Is this error the database being out of reach (down, restarting, connections exhausted or cut) rather than a
  * fault of the request or a bug? Such errors are transient: the API answers SERVICE_UNAVAILABLE ("retry, with the
  * same idempotencyKey"), not INTERNAL_SERVER_ERROR. Errors arrive in several shapes, so every link of the `cause`
- * chain is examined:
+ * and `originalError` chains is examined:
  * - Prisma's known request errors: P1001 (cannot reach the server), P1002 (timed out), P1008 (operation timed
  *   out), P1017 (server closed the connection), P2024 (timed out fetching a connection from the pool), P2028
  *   (transaction API error: could not start in time / already closed);
@@ -31,8 +31,14 @@ const MESSAGES =
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   const seen = new Set<unknown>();
-  for (let e: unknown = error; e && typeof e === 'object' && !seen.has(e); e = (e as { cause?: unknown }).cause) {
+  // every link: `cause`, and `originalError` (a GraphQLError wrapping it, as graphql-ws hands a subscription's error)
+  const links: unknown[] = [error];
+  for (let e = links.pop(); e !== undefined; e = links.pop()) {
+    if (!e || typeof e !== 'object' || seen.has(e)) continue;
     seen.add(e);
+    const { cause, originalError } = e as { cause?: unknown; originalError?: unknown };
+    if (cause) links.push(cause);
+    if (originalError) links.push(originalError);
     const { code, kind, message, originalCode } = e as { code?: unknown; kind?: unknown; message?: unknown; originalCode?: unknown };
     if (typeof code === 'string' && (PRISMA_CODES.has(code) || SOCKET_CODES.has(code) || SQLSTATE.test(code))) return true;
     if (typeof originalCode === 'string' && SQLSTATE.test(originalCode)) return true;

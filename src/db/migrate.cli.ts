@@ -44,5 +44,11 @@ function redactUrl(url: string): string {
 }
 
 if (require.main === module) {
-  runMigrateCli().then((code) => process.exit(code));
+  runMigrateCli().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      console.error(err instanceof Error ? err.message : String(err));
+      process.exit(1);
+    },
+  );
 }

@@ -39,7 +39,10 @@ export async function buildGraphQLSchema(opts: {
         }
       : undefined,
     pubSub: {
-      publish: (routingKey: string, payload: unknown) => void pubSub.publish(routingKey, payload),
+      // events are published through the service's own PubSub (awaited where they are made), never TypeGraphQL's
+      publish: () => {
+        throw new Error('publish through the PubSub of src/events, not through TypeGraphQL');
+      },
       subscribe: (routingKey: string, dynamicId?: unknown) =>
         pubSub.subscribe(dynamicId === undefined ? routingKey : `${routingKey}:${String(dynamicId)}`),
     },

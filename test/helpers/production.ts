@@ -168,7 +168,11 @@ export function productionEnv(o: {
  * Starts sandbox + database + the production service; `env` overrides (or, with '' values, removes) variables.
  * Resolves once the service printed its URL (it is listening and migrated).
  */
-export async function startProductionService(env: Record<string, string> = {}): Promise<ProductionService> {
+export async function startProductionService(
+  env: Record<string, string> = {},
+  /** `reach`: the database URL the service is given for the database's own (e.g. through a partition proxy). */
+  opts: { reach?: (databaseUrl: string) => string | Promise<string> } = {},
+): Promise<ProductionService> {
   const sandbox = await startTestSandbox();
   const db = await productionDatabase().catch(async (e) => {
     await sandbox.close();
@@ -178,7 +182,8 @@ export async function startProductionService(env: Record<string, string> = {}): 
   const dataDir = mkdtempSync(join(tmpdir(), 'rbff-prod-'));
   const port = await freePort();
   const metricsPort = await freePort();
-  const full = { ...productionEnv({ sandbox, databaseUrl: db.url, keys, port, metricsPort, dataDir }), ...db.env, ...env };
+  const databaseUrl = opts.reach ? await opts.reach(db.url) : db.url;
+  const full = { ...productionEnv({ sandbox, databaseUrl, keys, port, metricsPort, dataDir }), ...db.env, ...env };
   for (const [k, v] of Object.entries(full)) if (v === '') delete full[k];
   let svc: ServiceProcess;
   try {

@@ -1,4 +1,7 @@
-import { flattenValidationErrors, stripEchoedValues } from '../../src/graphql/errors';
+import { GraphQLError } from 'graphql';
+import pino from 'pino';
+import { isDatabaseUnavailable } from '../../src/db/db.errors';
+import { createErrorFormatter, flattenValidationErrors, stripEchoedValues } from '../../src/graphql/errors';
 
 describe('stripEchoedValues', () => {
   it('drops the echoed variable value but keeps the path and reason', () => {
@@ -35,5 +38,29 @@ describe('flattenValidationErrors', () => {
     ]);
     expect(out).toEqual([{ path: 'input.email', constraints: { isEmail: 'email must be an email' } }]);
     expect(JSON.stringify(out)).not.toContain('not-an-email');
+  });
+});
+
+describe('the database out of reach, however it is wrapped', () => {
+  const logger = pino({ level: 'silent' });
+  const format = createErrorFormatter(logger);
+  const p1017 = Object.assign(new Error('Server has closed the connection.'), { code: 'P1017' });
+  it.each([
+    ['as it is', p1017],
+    ['in a located error (a resolver threw it)', new GraphQLError('x', { path: ['transfer'], originalError: p1017 })],
+    // graphql-ws hands a subscription's stream error wrapped, without a path
+    [
+      'in a GraphQLError without a path (a subscription cut)',
+      new GraphQLError('Server has closed the connection.', { originalError: p1017 }),
+    ],
+    ['as the cause of another error', new Error('stream ended', { cause: p1017 })],
+    ['in a GraphQLError around an error caused by it', new GraphQLError('x', { originalError: new Error('y', { cause: p1017 }) })],
+  ])('%s → SERVICE_UNAVAILABLE', (_label, error) => {
+    const out = format({ message: (error as Error).message }, error);
+    expect(out.extensions?.code).toBe('SERVICE_UNAVAILABLE');
+    expect(isDatabaseUnavailable(error)).toBe(true);
+  });
+  it('a bug wrapped the same way is not', () => {
+    expect(isDatabaseUnavailable(new GraphQLError('x', { originalError: new TypeError('undefined is not a function') }))).toBe(false);
   });
 });

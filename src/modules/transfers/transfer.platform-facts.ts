@@ -173,7 +173,11 @@ export class PlatformFacts implements TransferEventSink {
       // whichever comes first (the decision is recorded with its wake-up: the worker would run it anyway).
       const kick = this.kick(found.id, change.ref);
       this.kicks.add(kick);
-      void kick.finally(() => this.kicks.delete(kick));
+      // kick never rejects (its failures are logged and left to the worker); nothing may be left unhandled anyway
+      kick.then(
+        () => this.kicks.delete(kick),
+        () => this.kicks.delete(kick),
+      );
       await Promise.race([kick, new Promise((r) => setTimeout(r, KICK_WAIT_MS).unref())]);
     }
     return { stored: 'processed', outcome: out };
@@ -380,7 +384,14 @@ export class PlatformFacts implements TransferEventSink {
       return null;
     });
     if (!got) {
-      await this.repo.wake(transferId, this.clock.now()); // e.g. the kick's own run failed after deferring
+      // e.g. the kick's own run failed after deferring; with the database out of reach this fails too, and the
+      // decision's wake-up, recorded with it, keeps the transfer due for the worker
+      await this.repo.wake(transferId, this.clock.now()).catch((err: unknown) => {
+        this.logger.warn(
+          { err: { message: (err as Error).message }, transferId },
+          'wake-up after a platform event failed; the worker retries',
+        );
+      });
       this.opts.nudge();
     }
   }

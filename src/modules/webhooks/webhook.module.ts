@@ -100,6 +100,7 @@ function createWebhooksModule(deps: WebhooksDeps): WebhooksModule {
   let retryTimer: NodeJS.Timeout | null = null;
   let closed = false;
 
+  const registrationBug = (err: unknown) => logger.error({ err: { message: (err as Error).message } }, 'webhook self-registration stopped');
   async function register(delayMs: number): Promise<void> {
     if (closed) return;
     registration = 'pending';
@@ -112,7 +113,7 @@ function createWebhooksModule(deps: WebhooksDeps): WebhooksModule {
         { err: { message: (err as Error).message }, retryInMs: delayMs },
         'webhook self-registration failed; retrying (not ready in production until it succeeds)',
       );
-      retryTimer = setTimeout(() => void register(Math.min(RETRY_MAX_MS, delayMs * 2)), delayMs);
+      retryTimer = setTimeout(() => void register(Math.min(RETRY_MAX_MS, delayMs * 2)).catch(registrationBug), delayMs);
       retryTimer.unref();
     }
   }

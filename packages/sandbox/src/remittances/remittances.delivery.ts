@@ -129,7 +129,7 @@ export class WebhookDelivery {
     if (!lane.busy && lane.jobs.length === 1) s.ready.push(job.lane);
     if (s.pumps < Math.max(1, this.ctx.options.webhookConcurrency ?? 64)) {
       s.pumps++;
-      void this.pump(s);
+      this.pump(s).catch(reportDeliveryBug);
     }
   }
 
@@ -206,7 +206,7 @@ export class WebhookDelivery {
     if (error) record.error = error;
     sub.deliveries.push(record);
     if (sub.deliveries.length > MAX_DELIVERY_RECORDS) sub.deliveries.splice(0, sub.deliveries.length - MAX_DELIVERY_RECORDS);
-    if (willRetry) this.timers.after(delays[job.attempt - 1], () => void this.attempt(job));
+    if (willRetry) this.timers.after(delays[job.attempt - 1], () => void this.attempt(job).catch(reportDeliveryBug));
   }
 
   private dispatcher(): Agent {
@@ -216,4 +216,9 @@ export class WebhookDelivery {
     }
     return this.agent;
   }
+}
+
+/** A delivery's own failures are recorded on it (attempt catches them); anything else is a bug of the sandbox's. */
+function reportDeliveryBug(err: unknown): void {
+  process.emitWarning(`sandbox webhook delivery failed: ${err instanceof Error ? err.message : String(err)}`);
 }
