@@ -1,6 +1,7 @@
 import type { GraphQLScalarType } from 'graphql';
 import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { ArgsType, type ClassType, Field, Int, ObjectType } from 'type-graphql';
+import { inStoredRange } from '../shared/clock';
 import { badInput } from '../shared/errors';
 import type { OffsetPage } from '../shared/page';
 
@@ -87,8 +88,7 @@ export const keysetCursor = (p: KeysetPosition): string => encodeCursor('k', `${
 export function decodeKeyset(cursor: string): KeysetPosition {
   const [at, id] = decodeCursor('k', cursor).split('|') as [string, string];
   const createdAt = new Date(at);
-  if (Number.isNaN(createdAt.getTime()))
-    throw badInput('`after` is not a cursor of this list; pass its pageInfo.endCursor or an edge cursor');
+  if (!inStoredRange(createdAt)) throw badInput('`after` is not a cursor of this list; pass its pageInfo.endCursor or an edge cursor');
   return { createdAt, id };
 }
 

@@ -1,4 +1,5 @@
 import { GraphQLScalarType, Kind } from 'graphql';
+import { inStoredRange } from '../shared/clock';
 
 /**
  * Money travels as exact decimal strings ("100.10"): never a float on the wire or inside the service.
@@ -35,6 +36,15 @@ export const DecimalScalar = new GraphQLScalarType<string, string>({
 });
 
 const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+const DATE_TIME_REASON =
+  'DateTime must be an ISO 8601 string with a time zone between the years 0001 and 9999 UTC, e.g. "2026-11-21T10:00:00Z"';
+
+/** An input instant, or null: the ISO form, a real date, and within what the database stores (inStoredRange). */
+function parseDateTime(value: unknown): Date | null {
+  if (typeof value !== 'string' || !ISO_RE.test(value)) return null;
+  const d = new Date(value);
+  return inStoredRange(d) ? d : null;
+}
 
 export const DateTimeScalar = new GraphQLScalarType<Date, string>({
   name: 'DateTime',
@@ -45,13 +55,13 @@ export const DateTimeScalar = new GraphQLScalarType<Date, string>({
     return d.toISOString();
   },
   parseValue(value) {
-    if (typeof value !== 'string' || !ISO_RE.test(value) || Number.isNaN(Date.parse(value)))
-      throw new TypeError('DateTime must be an ISO 8601 string with a time zone, e.g. "2026-11-21T10:00:00Z"');
-    return new Date(value);
+    const d = parseDateTime(value);
+    if (!d) throw new TypeError(DATE_TIME_REASON);
+    return d;
   },
   parseLiteral(ast) {
-    if (ast.kind !== Kind.STRING || !ISO_RE.test(ast.value) || Number.isNaN(Date.parse(ast.value)))
-      throw new TypeError('DateTime must be an ISO 8601 string with a time zone, e.g. "2026-11-21T10:00:00Z"');
-    return new Date(ast.value);
+    const d = ast.kind === Kind.STRING ? parseDateTime(ast.value) : null;
+    if (!d) throw new TypeError(DATE_TIME_REASON);
+    return d;
   },
 });

@@ -26,3 +26,13 @@ export class ManualClock implements Clock {
     this.ms = typeof date === 'number' ? date : date.getTime();
   }
 }
+
+/**
+ * Whether an instant is one the database stores and compares: a real date in the years 1–9999 UTC (PostgreSQL has
+ * no year 0, and JavaScript dates reach far beyond 9999). Instants a client sends (filters, cursors) are checked with
+ * it before they reach a query.
+ */
+export function inStoredRange(d: Date): boolean {
+  const year = d.getUTCFullYear();
+  return !Number.isNaN(d.getTime()) && year >= 1 && year <= 9999;
+}

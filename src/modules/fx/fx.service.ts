@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Prisma, type Quote } from '../../generated/prisma/client';
 import type { RawSql } from '../../db/raw-sql';
 import { modelColumns, modelFromSql } from '../../db/sql-rows';
-import type { Clock } from '../../shared/clock';
+import { inStoredRange, type Clock } from '../../shared/clock';
 import { AppError, badInput } from '../../shared/errors';
 import {
   corridorBounds,
@@ -97,7 +97,7 @@ export class FxService {
       destinationCountryCode: destinationCountry,
     });
     const expiresAt = new Date(q.quoteIdExpiryDateTime);
-    if (Number.isNaN(expiresAt.getTime())) throw new AppError('UPSTREAM_UNAVAILABLE', 'The FX quote had no valid expiry');
+    if (!inStoredRange(expiresAt)) throw new AppError('UPSTREAM_UNAVAILABLE', 'The FX quote had no valid expiry');
     const destinationAmount = q.destinationCurrencyAmount !== undefined ? fromJsonNumber(q.destinationCurrencyAmount) : null;
     const [raw] = await this.sql.query`
       INSERT INTO quotes (id, owner_id, fx_id, rate, source_currency, destination_currency, source_amount, destination_amount,

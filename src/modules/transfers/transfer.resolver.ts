@@ -3,7 +3,7 @@ import type { GraphQLContext } from '../../graphql/context';
 import { requireCaller } from '../../graphql/auth-checker';
 import { connectionOf, decodeKeyset, decodeSeq, keysetCursor, PageArgs, pageSize, seqCursor } from '../../graphql/relay';
 import type { PrismaClient } from '../../generated/prisma/client';
-import { isStaff } from '../../auth/auth.types';
+import { isStaff, type Caller } from '../../auth/auth.types';
 import { forbidden } from '../../shared/errors';
 import { eventDetail } from './transfer.columns';
 import { loadersFor, REFUSALS_SHOWN } from './transfer.loaders';
@@ -62,6 +62,7 @@ export class TransferResolver {
     const first = pageSize(page.first, 50);
     const afterSeq = decodeSeq(page.after);
     const p = await loadersFor(ctx, this.prisma).events.load({ transferId: t.id, afterSeq, first });
+    const caller = requireCaller(ctx);
     const edges = p.events.map((e) => ({
       cursor: seqCursor(e.seq),
       node: {
@@ -70,7 +71,7 @@ export class TransferResolver {
         fromStatus: e.fromStatus,
         toStatus: e.toStatus,
         cause: e.cause,
-        actor: e.actor,
+        actor: actorShownTo(caller, e.actor, e.cause),
         upstreamRef: e.upstreamRef,
         action: eventDetail(e.detail).action,
         at: e.at,
@@ -124,7 +125,7 @@ export class TransferResolver {
   @Authorized('backoffice', 'admin')
   @Mutation(() => Transfer, {
     description:
-      'Back-office/admin: capture the authorization (partial allowed, never more than authorized, once). INVALID_STATE unless AUTHORIZED and not already captured or voided. Idempotent on idempotencyKey.',
+      'Back-office/admin: capture the authorization (partial allowed, never more than authorized, once). INVALID_STATE unless AUTHORIZED and not already captured or voided. Idempotent on idempotencyKey. Answers the transfer as it stands when the call returns: CAPTURED once the gateway confirmed it, or still AUTHORIZED when the capture could not finish within the call (an upstream or database fault after it was recorded) — it is then finished in the background, exactly once; follow transferUpdated.',
   })
   async captureTransfer(
     @Arg('input', { description: 'The transfer, the amount and your idempotency key.' }) input: CaptureTransferInput,
@@ -136,7 +137,7 @@ export class TransferResolver {
   @Authorized()
   @Mutation(() => Transfer, {
     description:
-      "Releases the authorization before capture (owner, back-office or admin; another customer's transfer is NOT_FOUND). INVALID_STATE unless AUTHORIZED and not already captured or voided. Idempotent on idempotencyKey.",
+      "Releases the authorization before capture (owner, back-office or admin; another customer's transfer is NOT_FOUND). INVALID_STATE unless AUTHORIZED and not already captured or voided. Idempotent on idempotencyKey. Answers the transfer as it stands when the call returns: VOIDED once the gateway confirmed it, or still AUTHORIZED when the void could not finish within the call — it is then finished in the background, exactly once; follow transferUpdated.",
   })
   async voidTransfer(
     @Arg('input', { description: 'The transfer and your idempotency key.' }) input: VoidTransferInput,
@@ -191,4 +192,15 @@ export class TransferResolver {
   ): Transfer {
     return t;
   }
+}
+
+/**
+ * Who caused an event, as the caller may see it: back-office and admins see the subject (a user id, or worker,
+ * webhook, timer); a customer sees `you` for their own requests, `support` for a staff member's and `system` for the
+ * service's own work — staff identities are not a customer's business.
+ */
+function actorShownTo(caller: Caller, actor: string | null, cause: string): string | null {
+  if (caller.role !== 'customer' || actor === null) return actor;
+  if (cause !== 'mutation') return 'system';
+  return actor === caller.userId ? 'you' : 'support';
 }

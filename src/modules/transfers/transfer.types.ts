@@ -325,7 +325,8 @@ export class TransferEventNode {
   @Field({ description: 'mutation | worker | webhook | timer' }) cause!: string;
   @Field(() => String, {
     nullable: true,
-    description: 'Who caused it: the user id of the caller for mutations, or worker, webhook, timer.',
+    description:
+      "Who caused it. Back-office and admins: the caller's user id for mutations, or worker, webhook, timer. Customers: you (your own request), support (a staff member's) or system (the service's own work).",
   })
   actor!: string | null;
   @Field(() => String, {

@@ -21,6 +21,7 @@
 import { createHash } from 'node:crypto';
 import Decimal from 'decimal.js';
 import type { PlatformChange, PlatformTransactionEvent } from '../transfers/transfer.ports';
+import { inStoredRange } from '../../shared/clock';
 import { canonicalJson } from '../../shared/json';
 
 type EventType = 'transaction.status' | 'transaction.compliance' | 'transaction.payout' | 'document' | 'agent';
@@ -133,7 +134,7 @@ const strOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : nu
 const date = (v: unknown): Date | null => {
   if (typeof v !== 'string') return null;
   const d = new Date(v);
-  return Number.isNaN(d.getTime()) ? null : d;
+  return inStoredRange(d) ? d : null;
 };
 const messagesOf = (p: Obj): string[] => {
   const out: string[] = [];
