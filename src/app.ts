@@ -37,6 +37,8 @@ export interface App extends Infrastructure {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly fastify: FastifyInstance;
+  /** The metrics listener (METRICS_PORT), when there is one. */
+  readonly metricsServer: FastifyInstance | null;
   /** The transfer saga: service (also the webhook inbox's sink), worker, repository, subscriptions. */
   readonly transfers: Provided['transfers'];
   readonly webhooks: Provided['webhooks'];
@@ -101,7 +103,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       upstreamErrors,
       isDraining: () => draining,
     });
-    registerHealthRoutes(fastify, {
+    const readiness = registerHealthRoutes(fastify, {
       checks: [
         { name: 'database', check: () => infra.db.isReady() },
         { name: 'pubsub', check: async () => infra.pubsub.healthy(), details: () => ({ kind: infra.pubsub.kind }) },
@@ -109,9 +111,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ],
       metrics: config.metrics.onApiPort ? metrics : undefined,
       isDraining: () => draining,
+      isAdmin: async (header) => {
+        const caller = infra.auth.cachedFromAuthorizationHeader(header) ?? (await infra.auth.fromAuthorizationHeader(header));
+        return caller?.role === 'admin';
+      },
     });
     // Prometheus on its own listener (always in production, where the API port has no /metrics)
-    const metricsServer = config.metrics.port !== null ? createMetricsServer(metrics) : null;
+    const metricsServer = config.metrics.port !== null ? createMetricsServer(metrics, readiness) : null;
     if (metricsServer) closers.push({ name: 'metrics listener', close: () => metricsServer.close() });
     for (const m of modules) await m.routes?.(fastify);
 
@@ -121,6 +127,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       metrics,
       ...infra,
       fastify,
+      metricsServer,
       transfers: provided.get('transfers'),
       webhooks: provided.get('webhooks'),
       async start() {

@@ -327,6 +327,18 @@ const schema = z.object({
   AUTH_AUDIENCE: nonEmpty
     .optional()
     .register(configDocs, doc('auth', 'Expected `aud` of every token; required in production (without it any or no `aud` would pass).')),
+  AUTH_MAX_TOKEN_LIFETIME_S: int(60, 31 * 86_400)
+    .default(86_400)
+    .register(
+      configDocs,
+      doc(
+        'auth',
+        "The longest a token may be valid for (`exp` − `iat`; `exp` − `nbf` or `exp` − now without `iat`): a longer-lived token is refused (`UNAUTHENTICATED`), as is one whose `iat` is in the future beyond `AUTH_CLOCK_SKEW_S`. Keep it above your identity provider's access-token lifetime.",
+      ),
+    ),
+  AUTH_CLOCK_SKEW_S: int(0, 300)
+    .default(30)
+    .register(configDocs, doc('auth', 'Clock skew allowed between the identity provider and this service on `exp`, `nbf` and `iat`.')),
   AUTH_TOKEN_CACHE_SIZE: int(0, 1_000_000)
     .default(10_000)
     .register(
@@ -764,6 +776,9 @@ export interface Config {
     devKeys: boolean;
     /** Successful verifications kept for reuse (size 0 = off), each at most maxAgeMs and never past its token's exp. */
     tokenCache?: { size: number; maxAgeMs: number };
+    /** Longest validity of a token (exp − iat) and the clock skew allowed on exp, nbf and iat. */
+    maxTokenLifetimeS: number;
+    clockSkewS: number;
   };
   graphiql: boolean;
   introspection: boolean;
@@ -1020,6 +1035,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       audience: e.AUTH_AUDIENCE ?? null,
       devKeys: !e.AUTH_JWKS_URL && !e.AUTH_PUBLIC_KEY,
       tokenCache: { size: e.AUTH_TOKEN_CACHE_SIZE, maxAgeMs: e.AUTH_TOKEN_CACHE_MAX_AGE_S * 1000 },
+      maxTokenLifetimeS: e.AUTH_MAX_TOKEN_LIFETIME_S,
+      clockSkewS: e.AUTH_CLOCK_SKEW_S,
     },
     // Never in production, whatever GRAPHIQL says.
     graphiql: !production && (e.GRAPHIQL ?? true),

@@ -27,8 +27,6 @@ const DEV_ALG = 'ES256';
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 /** An Authorization header carrying a bearer token (RFC 6750 token68). */
 const BEARER = /^Bearer\s+([A-Za-z0-9._~+/-]+=*)$/i;
-/** Seconds of clock skew accepted on exp and nbf. */
-const CLOCK_TOLERANCE_S = 30;
 
 type StaticKey = KeyLike | Uint8Array;
 type VerifyKey = StaticKey | JWTVerifyGetKey;
@@ -76,17 +74,31 @@ export async function loadOrCreateDevKeys(dataDir: string): Promise<DevKeyFile> 
 /** What `link` answers where the file system has no hard links. */
 const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
 
+interface Verification {
+  key: VerifyKey;
+  issuer: string | undefined;
+  audience: string | undefined;
+  /** Seconds of clock skew accepted on exp, nbf and iat. */
+  clockSkewS: number;
+  /** The longest a token may be valid for: exp − iat (or exp − nbf, or exp − now without either). */
+  maxLifetimeS: number;
+  /** Present only in the embedded default (development key pair). */
+  devSigner: { privateJwk: JWK; alg: string } | null;
+}
+
 export class AuthService {
+  private readonly key: VerifyKey;
+  private readonly devSigner: Verification['devSigner'];
+
   private constructor(
-    private readonly key: VerifyKey,
-    private readonly issuer: string | undefined,
-    private readonly audience: string | undefined,
+    private readonly v: Verification,
     private readonly clock: Clock,
-    /** Present only in the embedded default (development key pair). */
-    private readonly devSigner: { privateJwk: JWK; alg: string } | null,
     private readonly cache: TokenCache,
     private readonly cacheMetrics: ReturnType<typeof tokenCacheCounter> | undefined,
-  ) {}
+  ) {
+    this.key = v.key;
+    this.devSigner = v.devSigner;
+  }
 
   /**
    * `auth.tokenCache`: successful verifications kept (LRU, `size` 0 = off) for at most `maxAgeMs` and never
@@ -95,32 +107,21 @@ export class AuthService {
   static async create(auth: Config['auth'], dataDir: string, clock: Clock, metrics?: Registry): Promise<AuthService> {
     const cache = new TokenCache(auth.tokenCache?.size ?? 0, auth.tokenCache?.maxAgeMs ?? 0, clock);
     const counter = cache.enabled && metrics ? tokenCacheCounter(metrics) : undefined;
+    const rules = { clockSkewS: auth.clockSkewS, maxLifetimeS: auth.maxTokenLifetimeS };
+    const external = { issuer: auth.issuer ?? undefined, audience: auth.audience ?? undefined, devSigner: null, ...rules };
     if (auth.jwksUrl) {
-      return new AuthService(
-        createRemoteJWKSet(new URL(auth.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 600_000 }),
-        auth.issuer ?? undefined,
-        auth.audience ?? undefined,
-        clock,
-        null,
-        cache,
-        counter,
-      );
+      const key = createRemoteJWKSet(new URL(auth.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 600_000 });
+      return new AuthService({ key, ...external }, clock, cache, counter);
     }
     if (auth.publicKey) {
       const pem = auth.publicKey.includes('-----BEGIN') ? auth.publicKey.replace(/\\n/g, '\n') : readFileSync(auth.publicKey, 'utf8');
-      return new AuthService(createPublicKey(pem), auth.issuer ?? undefined, auth.audience ?? undefined, clock, null, cache, counter);
+      return new AuthService({ key: createPublicKey(pem), ...external }, clock, cache, counter);
     }
     const dev = await loadOrCreateDevKeys(dataDir);
-    const pub = await importJWK(dev.publicJwk, dev.alg);
-    return new AuthService(
-      pub,
-      auth.issuer ?? DEV_ISSUER,
-      auth.audience ?? DEV_AUDIENCE,
-      clock,
-      { privateJwk: dev.privateJwk, alg: dev.alg },
-      cache,
-      counter,
-    );
+    const key = await importJWK(dev.publicJwk, dev.alg);
+    const devSigner = { privateJwk: dev.privateJwk, alg: dev.alg };
+    const issuer = auth.issuer ?? DEV_ISSUER;
+    return new AuthService({ key, issuer, audience: auth.audience ?? DEV_AUDIENCE, devSigner, ...rules }, clock, cache, counter);
   }
 
   /** Entries in the verification cache (0 when it is off). */
@@ -144,8 +145,8 @@ export class AuthService {
     const checked = await this.verifySignature(token);
     const { exp, nbf } = checked;
     // the first instants jose refuses it at: exp <= now - tolerance, nbf > now + tolerance (now in whole seconds)
-    const acceptedUntilMs = (Math.ceil(exp) + CLOCK_TOLERANCE_S) * 1000;
-    const notBeforeMs = nbf === undefined ? 0 : Math.ceil(nbf - CLOCK_TOLERANCE_S) * 1000;
+    const acceptedUntilMs = (Math.ceil(exp) + this.v.clockSkewS) * 1000;
+    const notBeforeMs = nbf === undefined ? 0 : Math.ceil(nbf - this.v.clockSkewS) * 1000;
     const verified = toVerified(checked);
     this.cache.set(key, { caller: { ...verified.caller }, expiresAtMs: verified.expiresAtMs }, nowMs, acceptedUntilMs, notBeforeMs);
     return verified;
@@ -156,10 +157,10 @@ export class AuthService {
     try {
       const options = {
         algorithms: ALGORITHMS,
-        issuer: this.issuer,
-        audience: this.audience,
+        issuer: this.v.issuer,
+        audience: this.v.audience,
         currentDate: this.clock.now(),
-        clockTolerance: CLOCK_TOLERANCE_S,
+        clockTolerance: this.v.clockSkewS,
         requiredClaims: ['sub', 'exp'],
       };
       ({ payload } =
@@ -170,8 +171,22 @@ export class AuthService {
     const role = payload.role;
     if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 200 || !isRole(role))
       throw unauthenticated('Token lacks a valid subject or role');
-    // exp is required and checked to be a number by jwtVerify
-    return { caller: { userId: payload.sub, role }, exp: payload.exp as number, nbf: payload.nbf };
+    // exp is required and checked to be a number by jwtVerify (iat and nbf too, when present)
+    const exp = payload.exp as number;
+    if (!this.withinLifetime(exp, payload.iat, payload.nbf)) throw unauthenticated('Invalid or expired token');
+    return { caller: { userId: payload.sub, role }, exp, nbf: payload.nbf };
+  }
+
+  /**
+   * A token issued in the future (iat beyond the clock skew) is refused, and so is one valid for longer than the
+   * maximum lifetime — exp − iat, or exp − nbf, or (neither given) exp − now: a token that never expires is a
+   * credential that cannot be taken back.
+   */
+  private withinLifetime(exp: number, iat: number | undefined, nbf: number | undefined): boolean {
+    const nowS = this.clock.nowMs() / 1000;
+    if (iat !== undefined && iat > nowS + this.v.clockSkewS) return false;
+    const from = iat ?? nbf ?? nowS;
+    return exp - from <= this.v.maxLifetimeS;
   }
 
   /**
@@ -218,8 +233,8 @@ export class AuthService {
     return new SignJWT({ role })
       .setProtectedHeader({ alg: this.devSigner.alg, typ: 'JWT' })
       .setSubject(sub)
-      .setIssuer(this.issuer ?? DEV_ISSUER)
-      .setAudience(this.audience ?? DEV_AUDIENCE)
+      .setIssuer(this.v.issuer ?? DEV_ISSUER)
+      .setAudience(this.v.audience ?? DEV_AUDIENCE)
       .setIssuedAt(now)
       .setExpirationTime(now + ttlSeconds)
       .sign(key);

@@ -28,6 +28,12 @@ async function main(): Promise<number> {
     return 2;
   }
   const config = loadConfig();
+  if (ttl > config.auth.maxTokenLifetimeS) {
+    console.error(
+      `--ttl must be at most AUTH_MAX_TOKEN_LIFETIME_S (${config.auth.maxTokenLifetimeS} s): the service refuses longer-lived tokens`,
+    );
+    return 2;
+  }
   if (!config.auth.devKeys) {
     console.error('AUTH_JWKS_URL or AUTH_PUBLIC_KEY is set: tokens come from your identity provider, not from this command.');
     return 1;

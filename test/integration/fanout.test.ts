@@ -47,7 +47,9 @@ if (!pg || !redis) {
       expect(((await res.json()) as { errors?: unknown }).errors).toBeUndefined();
       await sub.next(1, 5000);
       expect(sub.results[0]!.data!.systemNotices.message).toBe('from instance A');
-      const ready = (await (await fetch(`${b.url}/readyz`)).json()) as { checks: { pubsub: { details: { kind: string } } } };
+      const ready = (await (
+        await fetch(`${b.url}/readyz`, { headers: { authorization: `Bearer ${await tokenOf('root', 'admin')}` } })
+      ).json()) as { checks: { pubsub: { details: { kind: string } } } };
       expect(ready.checks.pubsub.details.kind).toBe('redis');
       sub.dispose();
       await client.dispose();

@@ -151,7 +151,9 @@ if (!pgUrl || !redis) {
       expect(hooks[0]!.deliveries.length).toBeGreaterThan(0);
       expect(hooks[0]!.deliveries.every((d) => d.signed && d.status === 200)).toBe(true);
       for (const p of [a, b]) {
-        const ready = (await (await fetch(`${p.url}/readyz`)).json()) as { checks: { webhooks: { details: { mode: string } } } };
+        const ready = (await (await fetch(`${p.url}/readyz`, { headers: { authorization: `Bearer ${root}` } })).json()) as {
+          checks: { webhooks: { details: { mode: string } } };
+        };
         expect(ready.checks.webhooks.details.mode).toBe('signed');
       }
     }, 90_000);

@@ -271,7 +271,8 @@ describe('secrets', () => {
   it('unsigned mode: deleting the secret makes it visible in /readyz and the logs, and accepts unsigned deliveries; a new secret ends it', async () => {
     const del = await gql(t.url, 'mutation { deleteWebhookSecret }', { token: admin });
     expect(del.body).toEqual({ data: { deleteWebhookSecret: true } });
-    const ready = (await (await fetch(`${t.url}/readyz`)).json()) as {
+    const adminHeaders = { authorization: `Bearer ${admin}` };
+    const ready = (await (await fetch(`${t.url}/readyz`, { headers: adminHeaders })).json()) as {
       status: string;
       checks: { webhooks: { status: string; details: { mode: string } } };
     };
@@ -297,7 +298,7 @@ describe('secrets', () => {
     });
     secret = (await ownSubscription(t)).signingSecret!;
     expect(rot.body.data!.rotateWebhookSecret.fingerprint).toBe(secretFingerprint(secret));
-    const signedAgain = (await (await fetch(`${t.url}/readyz`)).json()) as {
+    const signedAgain = (await (await fetch(`${t.url}/readyz`, { headers: adminHeaders })).json()) as {
       checks: { webhooks: { status: string; details: { mode: string; secretFingerprints: string[] } } };
     };
     expect(signedAgain.checks.webhooks).toMatchObject({

@@ -4,7 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { runNode } from '../helpers/process';
-import { productionKeys, startProductionService, type ProductionService } from '../helpers/production';
+import { SignJWT } from 'jose';
+import { PROD_AUDIENCE, PROD_ISSUER, productionKeys, startProductionService, type ProductionService } from '../helpers/production';
 import { wsClient, collect } from '../helpers/ws';
 
 jest.setTimeout(120_000);
@@ -66,6 +67,16 @@ describe('a running production service', () => {
     expect(m.status).toBe(200);
     expect(await m.text()).toMatch(/graphql_requests_total|http_requests_total/);
     expect((await fetch(`${p.metricsUrl}/graphql`)).status).toBe(404);
+  });
+
+  it('/readyz tells anonymous callers the status only; the metrics listener shows the checks with their details', async () => {
+    const anonymous = await fetch(`${p.url}/readyz`);
+    expect(anonymous.status).toBe(200);
+    expect(await anonymous.json()).toEqual({ status: 'ready' });
+    const operator = (await (await fetch(`${p.metricsUrl}/readyz`)).json()) as {
+      checks: { webhooks: { details: Record<string, unknown> } };
+    };
+    expect(operator.checks.webhooks.details).toHaveProperty('mode', 'signed');
   });
 
   // Each mistake names something the client made up; none of it, and no "Did you mean", may come back.
@@ -207,6 +218,54 @@ describe('a running production service', () => {
       await client.dispose();
     }
     expect((await fetch(`${p.url}/healthz`)).status).toBe(200);
+  });
+
+  describe('token lifetime and clock skew', () => {
+    const now = () => Math.floor(Date.now() / 1000);
+    const sign = (claims: { iat?: number; exp: number; nbf?: number }) => {
+      let jwt = new SignJWT({ role: 'customer' })
+        .setProtectedHeader({ alg: 'ES256', typ: 'JWT' })
+        .setSubject('lifetime-alice')
+        .setIssuer(PROD_ISSUER)
+        .setAudience(PROD_AUDIENCE)
+        .setExpirationTime(claims.exp);
+      if (claims.iat !== undefined) jwt = jwt.setIssuedAt(claims.iat);
+      if (claims.nbf !== undefined) jwt = jwt.setNotBefore(claims.nbf);
+      return jwt.sign(p.keys.privateKey);
+    };
+    const viewer = async (jwt: string) => {
+      const res = await fetch(`${p.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}` },
+        body: JSON.stringify({ query: '{ viewer { id } }' }),
+      });
+      const body = (await res.json()) as { data?: { viewer: { id: string } } | null; errors?: { extensions: { code: string } }[] };
+      return body.data?.viewer.id ?? body.errors?.[0]?.extensions.code;
+    };
+    it.each([
+      ['exp 100 years ahead: refused', () => ({ iat: now(), exp: now() + 100 * 365 * 86_400 }), 'UNAUTHENTICATED'],
+      ['exp 100 years ahead, no iat: refused', () => ({ exp: now() + 100 * 365 * 86_400 }), 'UNAUTHENTICATED'],
+      ['iat a year in the future: refused', () => ({ iat: now() + 365 * 86_400, exp: now() + 365 * 86_400 + 600 }), 'UNAUTHENTICATED'],
+      ['iat 2 minutes in the future: refused', () => ({ iat: now() + 120, exp: now() + 3600 }), 'UNAUTHENTICATED'],
+      ['valid for 25 hours: refused', () => ({ iat: now(), exp: now() + 25 * 3600 }), 'UNAUTHENTICATED'],
+      ['iat 20 s ahead (within the skew): accepted', () => ({ iat: now() + 20, exp: now() + 3600 }), 'lifetime-alice'],
+      ['valid for 23 hours: accepted', () => ({ iat: now(), exp: now() + 23 * 3600 }), 'lifetime-alice'],
+      ['without iat, an hour: accepted', () => ({ exp: now() + 3600 }), 'lifetime-alice'],
+    ])('%s', async (_label, claims, expected) => {
+      const jwt = await sign(claims());
+      expect(await viewer(jwt)).toBe(expected);
+      const { closed, client } = wsClient(p.wsUrl, jwt, { lazy: false });
+      try {
+        if (expected === 'UNAUTHENTICATED') expect((await closed).code).toBe(4403);
+        else {
+          const sub = collect<{ viewer: { id: string } }>(client, '{ viewer { id } }');
+          await sub.next(1);
+          expect(sub.results[0]?.data?.viewer.id).toBe(expected);
+        }
+      } finally {
+        await client.dispose();
+      }
+    });
   });
 
   it('a subscription POSTed over HTTP is a 400 client error', async () => {
