@@ -68,7 +68,8 @@ const GENERIC: [RegExp, string][] = [
   [/^Unknown (type|directive|fragment)/, 'The document names an unknown type, directive or fragment'],
   [/^Syntax Error/, 'The document is not valid GraphQL syntax'],
   [/of required type .* was not provided|of non-null type .* must not be null/, 'A required variable is missing or null'],
-  [/introspection is not allowed/i, 'Introspection is not available'],
+  // Apollo's wording and graphql-js's (NoSchemaIntrospectionCustomRule: "GraphQL introspection has been disabled, …")
+  [/introspection (is not allowed|has been disabled)/i, 'Introspection is not available'],
 ];
 const FALLBACK: Record<string, string> = {
   GRAPHQL_PARSE_FAILED: 'The document is not valid GraphQL syntax',

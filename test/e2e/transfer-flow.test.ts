@@ -138,7 +138,7 @@ test('happy path over GraphQL (typed documents): quote, person, card check, PEND
   expect(done.status).toBe('COMPLETED');
   expect(done.capturedAmount).toEqual({ amount: '100.00', currency: 'USD' });
   const trail = done.events.edges.map((e) => e.node);
-  expect(trail[0]).toMatchObject({ seq: 1, fromStatus: null, toStatus: 'PENDING', cause: 'mutation', actor: 'alice' });
+  expect(trail[0]).toMatchObject({ seq: 1, fromStatus: null, toStatus: 'PENDING', cause: 'mutation', actor: 'you' }); // the customer's own request
   const path = trail.filter((e) => e.fromStatus !== e.toStatus).map((e) => e.toStatus);
   expect(path).toEqual(['PENDING', 'AUTHORIZED', 'CAPTURED', 'PAYOUT_PENDING', 'COMPLETED']);
   expect(trail.map((e) => e.seq)).toEqual(trail.map((_, i) => i + 1));

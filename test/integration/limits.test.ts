@@ -211,7 +211,7 @@ describe('production settings', () => {
     await fetch(`${app.sandbox!.url}/__sandbox/calls`, { method: 'DELETE' });
     const r = await gql<any>(url, `{ bank(countryCode: "BR", bankCode: "001") { name } __schema { types { name } } }`, { token });
     expect(r.status).toBe(400);
-    expect(r.body.errors![0]!.message).toMatch(/introspection/i);
+    expect(r.body.errors![0]!.message).toMatch(/introspection/i); // the same message over the websocket (production-hardening)
     expect(await (await fetch(`${app.sandbox!.url}/__sandbox/calls?path=/gateway`)).json()).toEqual([]);
   });
 

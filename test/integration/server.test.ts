@@ -18,7 +18,7 @@ describe('HTTP routes', () => {
   });
 
   it('GET /readyz answers 200 once the database is migrated', async () => {
-    const res = await fetch(`${t.url}/readyz`);
+    const res = await fetch(`${t.url}/readyz`, { headers: { authorization: `Bearer ${await t.token('ready-admin', 'admin')}` } });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { status: string; checks: Record<string, { status: string }> };
     expect(body.status).toBe('ready');

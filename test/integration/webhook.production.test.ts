@@ -58,7 +58,8 @@ function startProxy(): Promise<number> {
 const platformUp = () => (target = new URL(prod.sandbox.remittancesUrl).origin);
 
 const readyz = async () => {
-  const r = await http('GET', `${prod.url}/readyz`);
+  // the checks' details: on the metrics listener (anonymous callers of the API port get the status only)
+  const r = await http('GET', `${prod.metricsUrl}/readyz`);
   return {
     status: r.status,
     webhooks: (r.body as any)?.checks?.find?.((c: any) => c.name === 'webhooks') ?? (r.body as any)?.checks?.webhooks,

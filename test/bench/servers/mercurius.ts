@@ -150,7 +150,15 @@ serveCommands(
                   fromStatus: e.fromStatus,
                   toStatus: e.toStatus,
                   cause: e.cause,
-                  actor: e.actor,
+                  // as ours shows it: a customer sees you / support / system
+                  actor:
+                    ctx.caller!.role !== 'customer' || e.actor === null
+                      ? e.actor
+                      : e.cause !== 'mutation'
+                        ? 'system'
+                        : e.actor === ctx.caller!.userId
+                          ? 'you'
+                          : 'support',
                   upstreamRef: e.upstreamRef,
                   action:
                     typeof (e.detail as { action?: unknown } | null)?.action === 'string' ? (e.detail as { action: string }).action : null,
