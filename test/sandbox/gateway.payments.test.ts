@@ -406,3 +406,67 @@ describe('wallets', () => {
     }
   });
 });
+
+describe('refund', () => {
+  const refund = (id: string, body: unknown) => sb.gateway('POST', `/payments/${id}/refund`, body);
+
+  test('only after a capture; partial allowed up to what is left; idempotent by externalRefundId; in the call log', async () => {
+    const { body } = await pullPushBody(sb, { amount: 100 });
+    const id = body.externalPaymentId as string;
+    await sb.gateway('POST', '/v2/payment', body);
+    const early = await refund(id, { externalRefundId: 'r-early' });
+    expect([early.status, early.body.error.code]).toEqual([409, 'PAYMENT_NOT_CAPTURED']);
+    await sb.gateway('POST', `/payments/${id}/capture`, { amount: 80 });
+
+    const first = await refund(id, { externalRefundId: 'r-1', amount: 30 });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ externalRefundId: 'r-1', amount: 30, currency: 'USD', status: 'SUCCEEDED' });
+    expect(first.body.refundId).toEqual(expect.any(String));
+    // the same id again: the same refund (a lost answer retried), never a second one
+    const again = await refund(id, { externalRefundId: 'r-1', amount: 30 });
+    expect(again.body).toEqual(first.body);
+    expect((await refund(id, { externalRefundId: 'r-1' })).body).toEqual(first.body);
+    const otherAmount = await refund(id, { externalRefundId: 'r-1', amount: 31 });
+    expect([otherAmount.status, otherAmount.body.error.code]).toEqual([409, 'IDEMPOTENCY_CONFLICT']);
+
+    const tooMuch = await refund(id, { externalRefundId: 'r-2', amount: 50.01 });
+    expect([tooMuch.status, tooMuch.body.error.code]).toEqual([422, 'REFUND_AMOUNT_EXCEEDS_CAPTURED']);
+    const rest = await refund(id, { externalRefundId: 'r-2' });
+    expect(rest.body).toMatchObject({ amount: 50, status: 'SUCCEEDED' });
+    const none = await refund(id, { externalRefundId: 'r-3', amount: 1 });
+    expect([none.status, none.body.error.code]).toEqual([409, 'PAYMENT_FULLY_REFUNDED']);
+    // the payment as it stands (the same body again answers its current state)
+    expect((await sb.gateway('POST', '/v2/payment', body)).body).toMatchObject({ capturedAmount: 80, refundedAmount: 80 });
+
+    const calls = await sb.control.calls(`/gateway/payments/${id}/refund`);
+    expect(calls.map((c: { status: number }) => c.status)).toEqual([409, 200, 200, 200, 409, 422, 200, 409]);
+  });
+
+  test('a refund of a voided payment, without an id, or with a bad amount is refused', async () => {
+    const { body } = await pullPushBody(sb);
+    const id = body.externalPaymentId as string;
+    await sb.gateway('POST', '/v2/payment', body);
+    await sb.gateway('POST', `/payments/${id}/void`);
+    expect((await refund(id, { externalRefundId: 'r-v' })).body.error.code).toBe('PAYMENT_NOT_CAPTURED');
+    expect((await refund(id, {})).status).toBe(400);
+    expect((await refund(id, { externalRefundId: 'bad id with spaces' })).status).toBe(400);
+    expect((await refund(id, { externalRefundId: 'r-x', amount: -1 })).status).toBe(400);
+    expect((await refund('nope', { externalRefundId: 'r-x' })).status).toBe(404);
+  });
+
+  test('a refund whose answer is dropped after it was made is found again by its id', async () => {
+    const { body } = await pullPushBody(sb);
+    const id = body.externalPaymentId as string;
+    await sb.gateway('POST', '/v2/payment', body);
+    await sb.gateway('POST', `/payments/${id}/capture`);
+    await sb.control.setFaults({ dropResponseAfterCommitRate: 1 });
+    try {
+      await expect(refund(id, { externalRefundId: 'r-drop' })).rejects.toThrow();
+    } finally {
+      await sb.control.setFaults({ dropResponseAfterCommitRate: 0 });
+    }
+    const again = await refund(id, { externalRefundId: 'r-drop' });
+    expect(again.body).toMatchObject({ externalRefundId: 'r-drop', amount: 100, status: 'SUCCEEDED' });
+    expect((await sb.gateway('POST', '/v2/payment', body)).body.refundedAmount).toBe(100);
+  });
+});

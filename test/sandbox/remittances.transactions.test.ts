@@ -32,7 +32,7 @@ beforeEach(async () => {
 });
 afterEach(async () => rx.close());
 
-function facts(senderLastName = 'Doe'): PaymentFacts {
+function facts(senderLastName = 'Doe', recipientLastName = 'Silva'): PaymentFacts {
   n++;
   return {
     paymentId: `gw-pay-${n}`,
@@ -40,6 +40,7 @@ function facts(senderLastName = 'Doe'): PaymentFacts {
     amount: { total: 100.1, currency: 'USD' },
     recipientAmount: { total: 501.23, currency: 'BRL' },
     senderLastName,
+    recipientLastName,
   };
 }
 
@@ -224,6 +225,49 @@ describe('transaction lifecycle', () => {
     // The payout event is a delivery of its own: it may land just after the status one.
     await waitFor(() => payouts(b.externalPaymentId).at(-1)?.newPayoutStatus === 'VOIDED');
     expect(payouts(b.externalPaymentId).at(-1).newPayoutStatus).toBe('VOIDED');
+  });
+
+  it('Payout-Reject recipient: captured, then PayoutRejected with payout DECLINED, never Paid', async () => {
+    const f = facts('Doe', 'Payout-Reject');
+    h.ctx.bus.emit('payment.authorized', f);
+    h.ctx.bus.emit('payment.captured', { ...f, capturedAmount: 100.1 });
+    await waitFor(reached(f.externalPaymentId, 'PayoutRejected'));
+    await sleep(30);
+    expect(statuses(f.externalPaymentId).slice(-3)).toEqual([
+      ['ReviewApproved', 'PaymentCaptured'],
+      ['PaymentCaptured', 'WaitingPayout'],
+      ['WaitingPayout', 'PayoutRejected'],
+    ]);
+    expect(payouts(f.externalPaymentId).map((e) => e.newPayoutStatus)).toEqual(['AUTHORIZED', 'PENDING', 'CAPTURED', 'DECLINED']);
+    expect(statuses(f.externalPaymentId).some(([, st]) => st === 'Paid')).toBe(false);
+  });
+
+  it('cancel of a captured transaction before Paid: CancelRequested → Cancelled, payout VOIDED, no Paid; once paid: 409', async () => {
+    // a slow lifecycle, so the cancel lands between the capture and the payout
+    h.ctx.options.lifecycleStepMs = 40;
+    try {
+      const f = facts();
+      h.ctx.bus.emit('payment.authorized', f);
+      h.ctx.bus.emit('payment.captured', { ...f, capturedAmount: 100.1 });
+      await waitFor(reached(f.externalPaymentId, 'PaymentCaptured'));
+      const cancelled = await call(base, 'POST', `${fx}/${f.externalPaymentId}/cancel`, { headers: agentHeaders() });
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body.status).toBe('CancelRequested');
+      await waitFor(reached(f.externalPaymentId, 'Cancelled'));
+      await sleep(200);
+      expect(statuses(f.externalPaymentId).some(([, st]) => st === 'Paid' || st === 'Completed')).toBe(false);
+      expect(payouts(f.externalPaymentId).at(-1).newPayoutStatus).toBe('VOIDED');
+      const twice = await call(base, 'POST', `${fx}/${f.externalPaymentId}/cancel`, { headers: agentHeaders() });
+      expect(twice.status).toBe(409);
+
+      const paid = facts();
+      h.ctx.bus.emit('payment.authorized', paid);
+      h.ctx.bus.emit('payment.captured', { ...paid, capturedAmount: 100.1 });
+      await waitFor(reached(paid.externalPaymentId, 'Paid'));
+      expect((await call(base, 'POST', `${fx}/${paid.externalPaymentId}/cancel`, { headers: agentHeaders() })).status).toBe(409);
+    } finally {
+      h.ctx.options.lifecycleStepMs = 5;
+    }
   });
 
   it('reset stops a running lifecycle', async () => {

@@ -45,6 +45,8 @@ export interface PaymentFacts {
   amount: { total: number; currency: string };
   recipientAmount: { total: number; currency: string };
   senderLastName: string;
+  /** The recipient's last name (`Payout-Reject`: the platform cannot pay out). */
+  recipientLastName: string;
 }
 
 export interface SandboxBusEvents {

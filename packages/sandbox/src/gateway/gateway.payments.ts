@@ -1,6 +1,6 @@
 /**
  * Payments: POST /v2/payment (PULLPUSH, or PULL by account token), POST /payments/{externalPaymentId}/capture,
- * POST /payments/{externalPaymentId}/void.
+ * POST /payments/{externalPaymentId}/void, POST /payments/{externalPaymentId}/refund.
  *
  * Decisions where the spec says "not shown":
  * - Validation failures → 400 VALIDATION_ERROR (field list in error.details). paymentType PUSH, and PULL with
@@ -19,6 +19,14 @@
  *   Capturing twice → 409 PAYMENT_ALREADY_CAPTURED. Capture/void of a voided, cancelled or declined payment →
  *   409 PAYMENT_VOIDED / PAYMENT_CANCELLED / PAYMENT_DECLINED; void after capture → 409 PAYMENT_ALREADY_CAPTURED;
  *   unknown id → 404 PAYMENT_NOT_FOUND. These 409s carry the payment response in error.payment.
+ * - Refund (the documents say only that a refund is used where a void is no longer possible): body
+ *   { "externalRefundId": "<1–64 of A-Za-z0-9_:-.>", "amount"?: 12.34 } → 200 { refundId, externalRefundId, amount,
+ *   currency, status: "SUCCEEDED", created }. Only after a capture (else 409 PAYMENT_NOT_CAPTURED, with the payment);
+ *   amount in the payment's currency, absent → all that is left; at most what was captured less what was refunded
+ *   (else 422 REFUND_AMOUNT_EXCEEDS_CAPTURED; nothing left → 409 PAYMENT_FULLY_REFUNDED). Idempotent on
+ *   externalRefundId: the same id again → 200 with that refund (a lost answer is retried with the same id); the same
+ *   id with another amount → 409 IDEMPOTENCY_CONFLICT. The payment view gains refundedAmount. A refund returns money
+ *   to the sender's source; it does not take back what was paid out.
  * - Authorizations not captured within options.authorizationLifetimeS (7 days) of sandbox time become
  *   CANCELLED with automaticReversed true (checked on every gateway request and whenever the clock moves).
  * - created is "YYYY-MM-DD HH:mm:ss" (UTC). Extra fields beyond the documented ones: paymentType, currency,
@@ -32,7 +40,7 @@ import { cardProfile } from './gateway.cards';
 import { GatewayError, Issues } from './gateway.errors';
 import { convert, minorUnits, num, parseAmountObject, parsePositiveAmount, referenceRate } from './gateway.money';
 import { adjustPayerBalance, payerBalance } from './gateway.payer';
-import type { GatewayDeps, GatewayState, Payment } from './gateway.state';
+import type { GatewayDeps, GatewayState, Payment, Refund } from './gateway.state';
 import {
   bodyHash,
   bodyObject,
@@ -91,7 +99,22 @@ export function paymentView(p: Payment): Record<string, unknown> {
   if (p.exchangeRate) view.exchangeRate = num(p.exchangeRate);
   if (p.fxId) view.fxId = p.fxId;
   if (p.capturedAmount) view.capturedAmount = num(p.capturedAmount);
+  if (p.refunds?.size) view.refundedAmount = num(refundedOf(p));
   return view;
+}
+
+/** What was refunded of a payment so far. */
+const refundedOf = (p: Payment): Decimal => [...(p.refunds?.values() ?? [])].reduce((sum, r) => sum.plus(r.amount), new Decimal(0));
+
+function refundView(r: Refund): Record<string, unknown> {
+  return {
+    refundId: r.refundId,
+    externalRefundId: r.externalRefundId,
+    amount: num(r.amount),
+    currency: r.currency,
+    status: r.status,
+    created: new Date(r.createdAtMs).toISOString().replace('T', ' ').slice(0, 19),
+  };
 }
 
 function facts(p: Payment): PaymentFacts {
@@ -103,6 +126,7 @@ function facts(p: Payment): PaymentFacts {
       ? { total: num(p.recipientAmount.total), currency: p.recipientAmount.currency }
       : { total: num(p.amount.total), currency: p.amount.currency },
     senderLastName: p.senderLastName,
+    recipientLastName: p.recipientLastName,
   };
 }
 
@@ -331,6 +355,7 @@ export function registerPayments(app: FastifyInstance, { ctx, state }: GatewayDe
         issuerCountry: state.accountTokens.get(accountTokenId!)!.countryCode,
         providerId: 'sandbox-ach',
         senderLastName: String((sender as Json).lastName),
+        recipientLastName: '',
       };
       state.payments.set(p.externalPaymentId, p);
       if (capture) captureNow(p, amount!.total);
@@ -352,13 +377,14 @@ export function registerPayments(app: FastifyInstance, { ctx, state }: GatewayDe
     const recipient = reqObject(issues, body, 'recipient', 'recipient');
     let source: Source | undefined;
     let senderParty: PartyCheck = {};
+    let recipientParty: PartyCheck | undefined;
     let destination: Payment['destination'];
     if (sender) {
       senderParty = validateCustomer(issues, sender, 'sender', true);
       source = validateSource(issues, sender);
     }
     if (recipient) {
-      validateCustomer(issues, recipient, 'recipient', false);
+      recipientParty = validateCustomer(issues, recipient, 'recipient', false);
       destination = validateDestination(issues, recipient);
     }
     issues.throwIfAny();
@@ -443,6 +469,7 @@ export function registerPayments(app: FastifyInstance, { ctx, state }: GatewayDe
       destination,
       providerId,
       senderLastName: senderParty.lastName ?? '',
+      recipientLastName: recipientParty?.lastName ?? '',
     };
     state.payments.set(p.externalPaymentId, p);
     if (declineReason) {
@@ -535,6 +562,57 @@ export function registerPayments(app: FastifyInstance, { ctx, state }: GatewayDe
     captureNow(p, amount, request);
     if (dropAfterCommit(ctx, request, reply, externalPaymentId)) return reply;
     return paymentView(p);
+  });
+
+  app.post('/payments/:externalPaymentId/refund', async (request, reply) => {
+    const { externalPaymentId } = request.params as { externalPaymentId: string };
+    const p = findPayment(externalPaymentId);
+    if (!isRecord(request.body))
+      throw new GatewayError(400, 'INVALID_REQUEST', 'refund body must be a JSON object { externalRefundId, amount? }');
+    const issues = new Issues();
+    const externalRefundId = reqString(issues, request.body, 'externalRefundId', 'externalRefundId', { max: 64 });
+    if (externalRefundId !== undefined && !/^[A-Za-z0-9_:.-]{1,64}$/.test(externalRefundId))
+      issues.add('externalRefundId', 'must be 1 to 64 of A-Za-z0-9_:-.');
+    const amount =
+      request.body.amount === undefined || request.body.amount === null
+        ? null
+        : parsePositiveAmount(issues, request.body.amount, p.amount.currency, 'amount');
+    issues.throwIfAny();
+    const refunds = (p.refunds ??= new Map());
+    const existing = refunds.get(externalRefundId!);
+    if (existing) {
+      if (amount && !amount.eq(existing.amount))
+        throw new GatewayError(409, 'IDEMPOTENCY_CONFLICT', `refund ${externalRefundId} was made for another amount`, undefined, {
+          payment: paymentView(p),
+        });
+      return refundView(existing);
+    }
+    if (p.status !== 'CAPTURED')
+      throw new GatewayError(409, 'PAYMENT_NOT_CAPTURED', `only a captured payment can be refunded (it is ${p.status})`, undefined, {
+        payment: paymentView(p),
+      });
+    const left = p.capturedAmount!.minus(refundedOf(p));
+    if (left.lte(0))
+      throw new GatewayError(409, 'PAYMENT_FULLY_REFUNDED', 'the captured amount was refunded in full', undefined, {
+        payment: paymentView(p),
+      });
+    const value = amount ?? left;
+    if (value.gt(left))
+      throw unprocessable(
+        'REFUND_AMOUNT_EXCEEDS_CAPTURED',
+        `refund amount ${value.toString()} is above what is left to refund (${left.toString()})`,
+      );
+    const refund = {
+      refundId: randomUUID(),
+      externalRefundId: externalRefundId!,
+      amount: value,
+      currency: p.amount.currency,
+      status: 'SUCCEEDED' as const,
+      createdAtMs: ctx.nowMs(),
+    };
+    refunds.set(refund.externalRefundId, refund);
+    if (dropAfterCommit(ctx, request, reply, externalPaymentId)) return reply;
+    return refundView(refund);
   });
 
   app.post('/payments/:externalPaymentId/void', async (request, reply) => {

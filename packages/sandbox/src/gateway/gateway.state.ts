@@ -69,6 +69,15 @@ export interface Wallet {
 
 export type PaymentStatus = 'AUTHORIZED' | 'CAPTURED' | 'VOIDED' | 'CANCELLED' | 'DECLINED';
 
+export interface Refund {
+  refundId: string;
+  externalRefundId: string;
+  amount: Decimal;
+  currency: string;
+  status: 'SUCCEEDED';
+  createdAtMs: number;
+}
+
 export interface Payment {
   paymentId: string;
   externalPaymentId: string;
@@ -95,6 +104,10 @@ export interface Payment {
   destination?: { type: 'WALLET'; walletId: string } | { type: 'PIX'; keyType: string; key: string };
   providerId: string;
   senderLastName: string;
+  /** The recipient's last name (sandbox magic: `Payout-Reject`). */
+  recipientLastName: string;
+  /** Refunds of the captured amount, by externalRefundId (POST /payments/{id}/refund). */
+  refunds?: Map<string, Refund>;
   /** Amount pending in the destination wallet's heldBalance while authorized. */
   heldInWallet?: Decimal;
 }

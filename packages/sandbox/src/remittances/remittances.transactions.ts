@@ -17,6 +17,9 @@
  *   compliance Approved, then the capture path), Rejected → ReviewRejected (+ compliance Rejected).
  * A capture that arrives before approval is remembered and applied right after it. A capture after a
  *   rejection only reports PaymentCaptured / payout CAPTURED (no payout).
+ * Recipient lastName "Payout-Reject": after WaitingPayout → PayoutRejected (payout DECLINED), no Paid: the money
+ *   captured must go back to the sender (the gateway's refund).
+ * Cancel (API) of a captured transaction before Paid: CancelRequested → Cancelled, payout VOIDED, no Paid.
  * payment.voided   → Voided, payout VOIDED, compliance Pending → Cancelled (if still Pending).
  * payment.cancelled (7-day auto-cancel) → Cancelled, compliance Pending → Cancelled; no payout event.
  * payment.declined → Created → PaymentProcessing → PaymentDeclined, payout DECLINED, compliance Pending →
@@ -54,6 +57,7 @@ export interface Transaction {
   amount: Money | null;
   recipientAmount: Money | null;
   senderLastName: string | null;
+  recipientLastName: string | null;
   createdAt: string;
   updatedAt: string;
   metadata: Record<string, unknown>;
@@ -135,12 +139,18 @@ export class TransactionEngine {
     return t;
   }
 
-  /** Cancels a transaction that has not been captured nor finished: CancelRequested → Cancelled. */
+  /**
+   * Cancels a transaction that has not been paid out nor finished: CancelRequested → Cancelled (no Paid follows).
+   * A captured one too, until the recipient is paid: its payout stops (payout VOIDED); the money taken goes back to
+   * the sender by the gateway's refund, which the transaction's owner asks for. Paid, or finished → 409.
+   */
   cancel(tenantId: string, id: string): Transaction {
     const t = this.find(tenantId, id);
     if (!t) throw notFound('transaction');
-    if ((t.status && TERMINAL_STATUSES.has(t.status)) || t.captured || t.phase === 'done')
+    const paidOut = t.status === 'Paid' || t.history.some((h) => h.newStatus === 'Paid');
+    if ((t.status && TERMINAL_STATUSES.has(t.status)) || t.status === 'CancelRequested' || paidOut || (t.phase === 'done' && !t.captured))
       throw conflict('INVALID_STATE', `a transaction in status ${t.status} cannot be cancelled`);
+    const captured = t.captured !== null;
     t.steps.length = 0;
     this.timers.cancel(t.timer);
     t.timer = null;
@@ -148,6 +158,7 @@ export class TransactionEngine {
     this.setStatus(t, 'CancelRequested', 'Cancellation requested');
     this.step(t, () => {
       this.setStatus(t, 'Cancelled', 'Transaction cancelled');
+      if (captured) this.setPayout(t, 'VOIDED', t.captured);
       if (t.complianceStatus === 'Pending') this.setCompliance(t, 'Cancelled');
     });
     return t;
@@ -176,6 +187,7 @@ export class TransactionEngine {
       f.recipientAmount,
       f.senderLastName,
     );
+    t.recipientLastName = f.recipientLastName;
     this.step(t, () => {
       this.setStatus(t, 'Created', 'Transaction created');
       this.setCompliance(t, 'Pending');
@@ -270,6 +282,13 @@ export class TransactionEngine {
       this.setPayout(t, 'CAPTURED', t.captured);
     });
     this.step(t, () => this.setStatus(t, 'WaitingPayout', 'Waiting for payout'));
+    if (t.recipientLastName === 'Payout-Reject') {
+      this.step(t, () => {
+        this.setStatus(t, 'PayoutRejected', 'The recipient could not be paid out');
+        this.setPayout(t, 'DECLINED', t.captured);
+      });
+      return;
+    }
     this.step(t, () => this.setStatus(t, 'Paid', 'Paid to the recipient'));
     this.step(t, () => this.setStatus(t, 'Completed', 'Transaction completed'));
   }
@@ -301,6 +320,7 @@ export class TransactionEngine {
       amount: amount ? { ...amount } : null,
       recipientAmount: recipientAmount ? { ...recipientAmount } : null,
       senderLastName,
+      recipientLastName: null,
       createdAt: now,
       updatedAt: now,
       metadata: {},
