@@ -460,6 +460,15 @@ const schema = z.object({
       configDocs,
       doc('saga', "An authorization not captured within this (6 days, under the gateway's 7-day auto-cancel) is voided → `EXPIRED`."),
     ),
+  TRANSFER_CANCEL_WINDOW_S: int(0, 7 * 24 * 3600)
+    .default(30 * 60)
+    .register(
+      configDocs,
+      doc(
+        'transfers',
+        'How long after its creation the owner may cancel a transfer (`cancelTransfer`; `cancellableUntil`), as long as the payout has not completed: before the capture the authorization is released, after it the platform is asked to stop the payout and the money is refunded. The default is the 30 minutes the US remittance rule gives a sender; `0`: never.',
+      ),
+    ),
   IDEMPOTENCY_TTL_HOURS: int(24, 24 * 90)
     .default(48)
     .register(configDocs, doc('saga', 'Idempotency records are kept this long (at least 24).')),
@@ -800,6 +809,8 @@ export interface Config {
     retryMaxMs: number;
     /** An authorization not captured within this is voided (EXPIRED); under the gateway's 7-day auto-cancel. */
     captureWindowMs: number;
+    /** How long after creation the owner may cancel (TRANSFER_CANCEL_WINDOW_S). */
+    cancelWindowMs: number;
     idempotencyTtlMs: number;
     idempotencyWaitMs: number;
     mutationLeaseWaitMs: number;
@@ -1059,6 +1070,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       retryBaseMs: e.SAGA_RETRY_BASE_MS,
       retryMaxMs: e.SAGA_RETRY_MAX_MS,
       captureWindowMs: e.CAPTURE_WINDOW_S * 1000,
+      cancelWindowMs: e.TRANSFER_CANCEL_WINDOW_S * 1000,
       idempotencyTtlMs: e.IDEMPOTENCY_TTL_HOURS * 3600_000,
       idempotencyWaitMs: e.IDEMPOTENCY_WAIT_MS,
       mutationLeaseWaitMs: e.MUTATION_LEASE_WAIT_MS,

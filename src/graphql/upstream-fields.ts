@@ -60,6 +60,8 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'resumeTransfer',
     'captureTransfer',
     'voidTransfer',
+    'cancelTransfer',
+    'refundTransfer',
     // wallets, verification
     'createWallet',
     'startVerificationSession',
@@ -101,10 +103,11 @@ export const LOCAL_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'deadLetteredWebhookEvents',
     'rejectedWebhookEvents',
     'webhookSigningSecrets',
+    'refundsNeedingAttention',
   ],
   Mutation: ['publishSystemNotice', 'requeueWebhookEvent'],
   Subscription: ['systemNotices', 'transferUpdated', 'myTransfers'],
-  Transfer: ['events', 'refusals'],
+  Transfer: ['events', 'refusals', 'refunds', 'cancellableUntil'],
 };
 
 const upstream = new Map(Object.entries(UPSTREAM_FIELDS).map(([type, fields]) => [type, new Set(fields)]));

@@ -213,6 +213,12 @@ export class Metrics {
       registers: [this.registry],
     }),
   );
+  readonly refunds = new Counter({
+    name: 'transfer_refunds_total',
+    help: 'Refunds of captured money by outcome: requested, succeeded, failed (refused by the gateway: needs a person), unknown (answer lost: retried with the same refund id)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
   readonly webhookEventsProcessed = new Counter({
     name: 'webhook_events_processed_total',
     help: 'Webhook inbox events finished by the processor, by outcome (applied, stale, no_change, unknown_transfer, dead_letter, …)',

@@ -197,7 +197,9 @@ describe('a running production service', () => {
       const wsErrors = (sub.error as { extensions: { code: string } }[] | undefined) ?? sub.results[0]?.errors ?? [];
       expect(http.errors?.[0]?.extensions.code).toBe(code);
       expect(wsErrors[0]?.extensions?.code).toBe(code);
-      expect((wsErrors[0] as { message?: string } | undefined)?.message).toBe((http.errors?.[0] as { message?: string } | undefined)?.message);
+      expect((wsErrors[0] as { message?: string } | undefined)?.message).toBe(
+        (http.errors?.[0] as { message?: string } | undefined)?.message,
+      );
       expect(sub.results.some((r) => r.data)).toBe(false);
       expect(http.data ?? null).toBeNull();
     } finally {

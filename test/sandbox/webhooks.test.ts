@@ -158,6 +158,7 @@ describe('faults (seeded, reproducible)', () => {
     amount: { total: 100.1, currency: 'USD' },
     recipientAmount: { total: 500.5, currency: 'BRL' },
     senderLastName: 'Doe',
+    recipientLastName: 'Silva',
   });
 
   async function runOnce(faults: Record<string, unknown>): Promise<string[]> {

@@ -15,9 +15,23 @@ describe('platformTarget: the status the latest platform facts call for', () => 
     expect(platformTarget('PAYOUT_PENDING', facts('WaitingPayout'))).toBeNull();
   });
 
-  it('fails the payout leg on platform or payout errors', () => {
-    expect(platformTarget('CAPTURED', facts('PayoutRejected'))?.to).toBe('FAILED');
-    expect(platformTarget('PAYOUT_PENDING', facts('WaitingPayout', 'ERROR'))).toMatchObject({ to: 'FAILED', failureCode: 'PAYOUT_ERROR' });
+  it('a payout that will not happen after the capture sends the money back (REFUND_PENDING), never FAILED', () => {
+    expect(platformTarget('CAPTURED', facts('PayoutRejected'))).toMatchObject({
+      to: 'REFUND_PENDING',
+      failureCode: 'PAYOUT_PAYOUTREJECTED',
+    });
+    expect(platformTarget('PAYOUT_PENDING', facts('WaitingPayout', 'ERROR'))).toMatchObject({
+      to: 'REFUND_PENDING',
+      failureCode: 'PAYOUT_ERROR',
+    });
+    expect(platformTarget('CAPTURED', facts('WaitingPayout', 'DECLINED'))).toMatchObject({
+      to: 'REFUND_PENDING',
+      failureCode: 'PAYOUT_DECLINED',
+    });
+    expect(platformTarget('PAYOUT_PENDING', facts('Cancelled'))).toMatchObject({ to: 'REFUND_PENDING', failureCode: 'PAYOUT_CANCELLED' });
+    // the saga decides in REFUND_PENDING (refund, or COMPLETED when paid out before a cancellation reached it)
+    expect(platformTarget('REFUND_PENDING', facts('Paid'))).toBeNull();
+    expect(platformTarget('REFUND_PENDING', facts('Cancelled'))).toBeNull();
   });
 
   it('asks nothing of a transfer whose own step has not caught up (the facts wait on the row)', () => {

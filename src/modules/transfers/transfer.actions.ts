@@ -4,11 +4,16 @@ import type { Caller } from '../../auth/auth.types';
 import type { Clock } from '../../shared/clock';
 import { AppError } from '../../shared/errors';
 import type { IdempotencyService } from '../../db/idempotency.service';
-import { eventDetail, moneyStepRequest, NO_NEXT_ACTION } from './transfer.columns';
+import { eventDetail, moneyStepRequest, NO_NEXT_ACTION, refundStepRequest } from './transfer.columns';
+import { nextRefundStep } from './transfer.saga';
+import { isRefundStep } from './transfer.steps';
+import { paidOut, payoutStopped } from './transfer.platform';
+import { formatAmount } from '../../shared/money';
+import { badInput } from '../../shared/errors';
 import { WAKE, type TransferRepository, type TransferRow } from './transfer.repository';
 import type { SagaContext, TransferSaga } from './transfer.saga';
 
-export type ActionName = 'resumeTransfer' | 'captureTransfer' | 'voidTransfer';
+export type ActionName = 'resumeTransfer' | 'captureTransfer' | 'voidTransfer' | 'cancelTransfer' | 'refundTransfer';
 
 /**
  * One of the customer's / back-office's actions on a transfer, as the shared course runs it (TransferActions.run):
@@ -49,8 +54,116 @@ export class TransferActions {
     private readonly saga: TransferSaga,
     private readonly idempotency: IdempotencyService,
     private readonly clock: Clock,
-    private readonly opts: { leaseWaitMs: number },
+    private readonly opts: { leaseWaitMs: number; cancelWindowMs: number },
   ) {}
+
+  /**
+   * Until when the owner may cancel `t`, or null once it can no longer be (a final status, a cancellation already
+   * asked for, money on its way back, the platform paid out, or past the window from its creation).
+   */
+  cancellableUntil(
+    t: Pick<TransferRow, 'status' | 'cancelRequestedAt' | 'createdAt' | 'upstreamTransactionStatus' | 'payoutStatus'>,
+  ): Date | null {
+    if (!CANCELLABLE.has(t.status) || t.cancelRequestedAt || paidOut(t) || payoutStopped(t)) return null;
+    const until = new Date(t.createdAt.getTime() + this.opts.cancelWindowMs);
+    return this.clock.nowMs() < until.getTime() ? until : null;
+  }
+
+  /**
+   * The owner (or back-office) takes the transfer back: before the capture the authorization is released (VOIDED);
+   * after it, the platform is asked to stop the payout and the money goes back (REFUND_PENDING → REFUNDED). Recorded
+   * as a request on the transfer (cancel_requested_at, with a wake-up); the saga carries it out — at once, inline.
+   */
+  cancel(caller: Caller, t0: TransferRow, input: { idempotencyKey: string }): Promise<TransferRow> {
+    const key = input.idempotencyKey;
+    const operation = 'cancelTransfer';
+    const check = async (t: TransferRow) => {
+      if (this.cancellableUntil(t) === null)
+        throw new AppError(
+          'INVALID_STATE',
+          t.cancelRequestedAt
+            ? 'This transfer is already being cancelled'
+            : CANCELLABLE.has(t.status) && !paidOut(t) && !payoutStopped(t)
+              ? 'This transfer can no longer be cancelled: the time to cancel it has passed'
+              : 'This transfer can no longer be cancelled: it has been paid out or has ended',
+          { cancellable: false },
+        );
+    };
+    return this.run({
+      operation,
+      caller,
+      key,
+      transfer: t0,
+      args: { transferId: t0.id },
+      ctx: { cause: 'mutation', actor: caller.userId },
+      precheck: async () => check((await this.repo.get(t0.id))!),
+      doneMeanwhile: async (t) => t.cancelRequestedAt !== null && (await this.doneByKey(t.id, caller, operation, key)),
+      check,
+      record: async (t) => {
+        const r = await this.repo.transition({
+          transferId: t.id,
+          cause: 'mutation',
+          actor: caller.userId,
+          detail: { action: operation, idempotencyKey: key },
+          patch: { cancelRequestedAt: this.clock.now(), ...WAKE(this.clock.now()) },
+          guard: (row) => (row.status === t.status && row.cancelRequestedAt === null ? null : 'the transfer changed meanwhile'),
+        });
+        if (!r.ok) throw new AppError('INVALID_STATE', 'The transfer changed meanwhile; read it again');
+      },
+    });
+  }
+
+  /**
+   * Back-office gives money back (goodwill, a dispute): a refund of `amount` (null: all that is left), at most what
+   * was captured less what was refunded or is being refunded. Recorded as a saga step (refund:<n>, the gateway's
+   * externalRefundId) and run inline; a COMPLETED transfer stays COMPLETED, its refundedAmount grows.
+   */
+  refund(caller: Caller, t0: TransferRow, input: { idempotencyKey: string; reason: string }, amount: string | null): Promise<TransferRow> {
+    const key = input.idempotencyKey;
+    const operation = 'refundTransfer';
+    const check = async (t: TransferRow) => {
+      if (t.status !== 'COMPLETED' && t.status !== 'REFUND_PENDING')
+        throw new AppError(
+          'INVALID_STATE',
+          `Only a COMPLETED transfer (or one whose money is on its way back) can be refunded (it is ${t.status})`,
+        );
+      const steps = await this.prisma.sagaStep.findMany({ where: { transferId: t.id } });
+      const refunds = steps.filter((s) => isRefundStep(s.step));
+      if (refunds.some((s) => s.state === 'PENDING' || s.state === 'UNKNOWN'))
+        throw new AppError('INVALID_STATE', 'A refund of this transfer is in progress; retry once it settled');
+      if (t.status === 'REFUND_PENDING' && !refunds.some((s) => s.state === 'FAILED'))
+        throw new AppError('INVALID_STATE', 'The money of this transfer is already on its way back');
+      const left = (t.capturedAmount ?? t.sendAmount).minus(t.refundedAmount);
+      if (left.lte(0)) throw new AppError('INVALID_STATE', 'Everything captured has been refunded already');
+      if (amount !== null && left.lt(amount))
+        throw badInput(`amount is above what is left to refund (${formatAmount(left, t.sendCurrency)} ${t.sendCurrency})`, {
+          maxAmount: formatAmount(left, t.sendCurrency),
+        });
+      return { steps, left };
+    };
+    return this.run({
+      operation,
+      caller,
+      key,
+      transfer: t0,
+      args: { transferId: t0.id, amount, reason: input.reason },
+      ctx: { cause: 'mutation', actor: caller.userId },
+      doneMeanwhile: (t) => this.doneByKey(t.id, caller, operation, key),
+      check: async (t) => void (await check(t)),
+      record: async (t) => {
+        const { steps, left } = await check(t);
+        const s = await this.saga.recordIntent(t, nextRefundStep(steps), {
+          amount: amount ?? formatAmount(left, t.sendCurrency),
+          kind: 'BACKOFFICE',
+          reason: input.reason,
+          requestedBy: caller.userId,
+          idempotencyKey: key,
+        });
+        if (!s) throw new AppError('INVALID_STATE', 'The transfer changed meanwhile; read it again');
+        this.saga.onRefund('requested');
+      },
+    });
+  }
 
   /** A transfer in ACTION_REQUIRED (3DS challenge done): back to PENDING, due at once, the check re-run. */
   resume(caller: Caller, t0: TransferRow, input: { transferId: string; idempotencyKey: string }): Promise<TransferRow> {
@@ -174,7 +287,14 @@ export class TransferActions {
    * it: resumeTransfer in its audit event's detail, captureTransfer / voidTransfer in their saga step's request.
    */
   private async doneByKey(transferId: string, caller: Caller, action: ActionName, key: string): Promise<boolean> {
-    if (action === 'resumeTransfer') {
+    if (action === 'refundTransfer') {
+      const steps = await this.prisma.sagaStep.findMany({ where: { transferId, step: { startsWith: 'refund:' } } });
+      return steps.some((s) => {
+        const r = refundStepRequest(s.request);
+        return r.requestedBy === caller.userId && r.idempotencyKey === key;
+      });
+    }
+    if (action === 'resumeTransfer' || action === 'cancelTransfer') {
       const events = await this.prisma.transferEvent.findMany({
         where: { transferId, actor: caller.userId, cause: 'mutation' },
         select: { detail: true },
@@ -216,3 +336,6 @@ export class TransferActions {
       );
   }
 }
+
+/** Statuses an owner may cancel from (within the window, before the payout completes). */
+const CANCELLABLE: ReadonlySet<string> = new Set(['PENDING', 'ACTION_REQUIRED', 'AUTHORIZED', 'CAPTURED', 'PAYOUT_PENDING']);

@@ -148,7 +148,38 @@ export function moneyStepRequest(json: Prisma.JsonValue | null): MoneyStepReques
   };
 }
 
+/** Why money goes back: the payout failed, the owner cancelled, or back-office refunded (goodwill, a dispute). */
+export type RefundKind = 'PAYOUT_FAILED' | 'CANCELLED' | 'BACKOFFICE';
+const REFUND_KINDS: readonly RefundKind[] = ['PAYOUT_FAILED', 'CANCELLED', 'BACKOFFICE'];
+
+/** What a refund intent asks for (saga_steps.request of a refund:<n> step). */
+export interface RefundStepRequest {
+  /** In the transfer's source currency, formatted (always explicit: what is sent is what is recorded). */
+  amount: string;
+  kind: RefundKind;
+  reason: string;
+  /** A user id (back-office, or the owner who cancelled), or worker / webhook. */
+  requestedBy: string;
+  idempotencyKey: string | null;
+}
+
+/** saga_steps.request of a refund step → RefundStepRequest. */
+export function refundStepRequest(json: Prisma.JsonValue | null): RefundStepRequest {
+  const s = new Shape('saga_steps.request (refund)');
+  const r = s.object(json, '');
+  return {
+    amount: s.string(r, '', 'amount'),
+    kind: s.oneOf(r.kind, 'kind', REFUND_KINDS),
+    reason: s.string(r, '', 'reason'),
+    requestedBy: s.string(r, '', 'requestedBy'),
+    idempotencyKey: s.optionalString(r, '', 'idempotencyKey'),
+  };
+}
+
 // ── saga_steps.response ────────────────────────────────────────────────────────────────────────────
+
+/** What a settled refund keeps: the gateway's refund id, and its status there. */
+export type RefundOutcome = { refundId: string; status: string };
 
 /**
  * What a settled check keeps: its outcome (APPROVED, CHALLENGE, FAILED), and for a card the reasons and last four —
@@ -220,6 +251,8 @@ export function eventShown(json: Prisma.JsonValue | null): Shown | null {
     status: s.string(v, '', 'status'),
     nextAction: isJsonObject(json) ? (json.nextAction ?? null) : null,
     capturedAmount: s.optionalString(v, '', 'capturedAmount'),
+    // versions recorded before refunds existed showed nothing refunded
+    refundedAmount: s.optionalString(v, '', 'refundedAmount') ?? '0',
     failureCode: s.optionalString(v, '', 'failureCode'),
     failureMessage: s.optionalString(v, '', 'failureMessage'),
   };

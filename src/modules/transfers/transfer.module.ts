@@ -20,6 +20,7 @@ import { TransferSubscriptions } from './transfer.subscriptions';
 import { TransferWorker } from './transfer.worker';
 import { TransferResolver } from './transfer.resolver';
 import { registerTransferSubscriptions } from './transfer.subscriptions';
+import type { Metrics } from '../../shared/metrics';
 import { defineModule } from '../module';
 
 export interface TransfersModule {
@@ -46,6 +47,8 @@ export function createTransfersModule(deps: {
   credentials: FundingCredentials;
   clock: Clock;
   logger: Logger;
+  /** Where transfer_refunds_total goes (absent: not counted). */
+  metrics?: Metrics;
 }): TransfersModule {
   const { config, prisma, pubsub, gateway, clock } = deps;
   const logger = deps.logger.child({ module: 'transfers' });
@@ -91,6 +94,7 @@ export function createTransfersModule(deps: {
   };
   const service = new TransferService(prisma, repository, saga, idempotency, deps.credentials, clock, logger, {
     leaseWaitMs: s.mutationLeaseWaitMs,
+    cancelWindowMs: s.cancelWindowMs,
     corridors: config.corridors,
     platform,
   });
@@ -101,7 +105,15 @@ export function createTransfersModule(deps: {
     concurrency: s.concurrency,
   });
   if (s.workerEnabled) service.nudge = () => worker.nudge();
-  if (deps.remittances) saga.reconciler = new PlatformReconciler(deps.remittances, service, clock, logger);
+  if (deps.remittances) {
+    saga.reconciler = new PlatformReconciler(deps.remittances, service, clock, logger);
+    const platformApi = deps.remittances;
+    saga.platform = { cancel: async (externalPaymentId) => void (await platformApi.cancelFxTransaction(externalPaymentId)) };
+  }
+  if (deps.metrics) {
+    const refunds = deps.metrics.refunds;
+    saga.onRefund = (outcome) => refunds.inc({ outcome });
+  }
   const subscriptions = new TransferSubscriptions(prisma, pubsub, repository, service);
   return { repository, saga, service, worker, subscriptions, idempotency };
 }
@@ -110,7 +122,7 @@ export function createTransfersModule(deps: {
 export const transfersModule = defineModule({
   name: 'transfers',
   resolvers: [TransferResolver],
-  create: ({ config, db, prisma, pubsub, upstream, clock, logger, provided }) => {
+  create: ({ config, db, prisma, pubsub, upstream, clock, logger, metrics, provided }) => {
     const transfers = createTransfersModule({
       config,
       prisma,
@@ -121,6 +133,7 @@ export const transfersModule = defineModule({
       credentials: provided.get('credentials'),
       clock,
       logger,
+      metrics,
     });
     return {
       resolvers: [new TransferResolver(transfers.service, prisma)],

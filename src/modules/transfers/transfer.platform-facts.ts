@@ -363,7 +363,13 @@ export class PlatformFacts implements TransferEventSink {
           if (busy || status !== 'AUTHORIZED') target = null;
         }
         const failure = target?.failureCode ? { failureCode: target.failureCode, failureMessage: target.failureMessage } : {};
-        return { to: target?.to, patch: { ...link, [isStatus ? 'upstreamTransactionStatus' : 'payoutStatus']: c.newStatus, ...failure } };
+        // money on its way back: the saga acts on every platform fact (refund once the payout stopped, or complete
+        // if it was paid out before a cancellation reached it) — the fact is also a wake-up
+        const wake = target?.to === 'REFUND_PENDING' || rowStatus === 'REFUND_PENDING' ? WAKE(this.clock.now()) : {};
+        return {
+          to: target?.to,
+          patch: { ...link, [isStatus ? 'upstreamTransactionStatus' : 'payoutStatus']: c.newStatus, ...failure, ...wake },
+        };
       },
     };
     return { request, outcome, decided: false, ref };

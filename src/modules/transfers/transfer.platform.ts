@@ -64,13 +64,11 @@ export function platformTarget(
   facts: { upstreamTransactionStatus: string | null; payoutStatus: string | null },
 ): PlatformTarget | null {
   const tx = facts.upstreamTransactionStatus;
-  const payout = facts.payoutStatus;
   if (status === 'CAPTURED' || status === 'PAYOUT_PENDING') {
     if (tx === 'Paid' || tx === 'Completed') return { to: 'COMPLETED' };
-    if (tx === 'PayoutRejected' || tx === 'Error' || tx === 'Refunded')
-      return { to: 'FAILED', failureCode: `PAYOUT_${tx.toUpperCase()}`, failureMessage: 'The platform could not pay the recipient out' };
-    if (payout === 'ERROR' || payout === 'REFUNDED')
-      return { to: 'FAILED', failureCode: `PAYOUT_${payout}`, failureMessage: 'The payout leg failed' };
+    // the money was taken and will not reach the recipient: it goes back to the sender (the saga refunds it)
+    const stopped = payoutStopped(facts);
+    if (stopped) return { to: 'REFUND_PENDING', failureCode: stopped, failureMessage: PAYOUT_STOPPED_MESSAGE };
     if (tx === 'WaitingPayout' && status === 'CAPTURED') return { to: 'PAYOUT_PENDING' };
     return null;
   }
@@ -81,6 +79,27 @@ export function platformTarget(
   }
   return null;
 }
+
+const PAYOUT_STOPPED_MESSAGE = 'The recipient could not be paid; the money taken is being returned to the sender';
+const STOPPED_STATUSES = new Set(['PayoutRejected', 'Error', 'Refunded', 'Cancelled', 'Voided']);
+const STOPPED_PAYOUTS = new Set(['DECLINED', 'ERROR', 'REFUNDED', 'VOIDED']);
+
+/**
+ * Whether the platform's facts say the recipient will not be paid (its failure code, e.g. PAYOUT_PAYOUTREJECTED, or
+ * null): a rejected or failed payout, or a transaction cancelled or voided. Facts only move forward, so once one of
+ * these is recorded a `Paid` can no longer be — the money may safely go back.
+ */
+export function payoutStopped(facts: { upstreamTransactionStatus: string | null; payoutStatus: string | null }): string | null {
+  const tx = facts.upstreamTransactionStatus;
+  if (tx !== null && STOPPED_STATUSES.has(tx)) return `PAYOUT_${tx.toUpperCase()}`;
+  const payout = facts.payoutStatus;
+  if (payout !== null && STOPPED_PAYOUTS.has(payout)) return `PAYOUT_${payout}`;
+  return null;
+}
+
+/** Whether the platform says the recipient was paid. */
+export const paidOut = (facts: { upstreamTransactionStatus: string | null }): boolean =>
+  facts.upstreamTransactionStatus === 'Paid' || facts.upstreamTransactionStatus === 'Completed';
 
 /** Every transaction status the documented order knows (ranked), and every payout status. */
 const KNOWN_STATUSES = [...PLATFORM_ORDER, 'CancelRequested', ...PLATFORM_TERMINAL];

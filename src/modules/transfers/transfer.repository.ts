@@ -25,6 +25,8 @@ export type TransferPatch = Partial<
     | 'complianceStatus'
     | 'payoutStatus'
     | 'capturedAmount'
+    | 'refundedAmount'
+    | 'cancelRequestedAt'
     | 'authorizedAt'
     | 'externalTransactionId'
     | 'nextRunAt'
@@ -91,18 +93,25 @@ export type Shown = {
   status: string;
   nextAction: Prisma.JsonValue | null;
   capturedAmount: string | null;
+  refundedAmount: string;
   failureCode: string | null;
   failureMessage: string | null;
 };
-export const shownOf = (t: Pick<TransferRow, 'status' | 'nextAction' | 'capturedAmount' | 'failureCode' | 'failureMessage'>): Shown => ({
+export const shownOf = (
+  t: Pick<TransferRow, 'status' | 'nextAction' | 'capturedAmount' | 'refundedAmount' | 'failureCode' | 'failureMessage'>,
+): Shown => ({
   status: t.status,
   nextAction: t.nextAction ?? null,
   capturedAmount: t.capturedAmount === null ? null : t.capturedAmount.toFixed(),
+  refundedAmount: t.refundedAmount.toFixed(),
   failureCode: t.failureCode,
   failureMessage: t.failureMessage,
 });
 /** A transition patch that is also a "run now" request (next_run_at only ever earlier: not later than `now`; wake_seq + 1). See Scheduling. */
 export const WAKE = (now: Date) => ({ nextRunAt: now, wakeSeq: { increment: 1 } }) as const;
+
+/** What a change may still set on a terminal transfer: its scheduling, and what was refunded. */
+const TERMINAL_PATCHABLE = new Set(['nextRunAt', 'wakeSeq', 'refundedAmount']);
 
 /** Compared as canonical JSON (sorted keys): one side may be read back from jsonb, the other built here. */
 const sameShown = (a: Shown, b: Shown) => canonicalJson(a) === canonicalJson(b);
@@ -289,8 +298,9 @@ export class TransferRepository {
     }
     const target = to ?? from;
     let reason = refusal(from, target, req.cause);
-    // Terminal transfers never change (upstream facts are still recorded by the caller as no-ops).
-    if (!reason && from === target && isTerminal(from) && Object.keys(patch).some((k) => k !== 'nextRunAt' && k !== 'wakeSeq'))
+    // Terminal transfers never change (upstream facts are still recorded by the caller as no-ops) — but for money
+    // going back: a refund back-office makes after the end adds to refundedAmount.
+    if (!reason && from === target && isTerminal(from) && Object.keys(patch).some((k) => !TERMINAL_PATCHABLE.has(k)))
       reason = `${from} is terminal`;
     reason ??= req.guard?.(row) ?? null;
     if (reason) return tx ? { kind: 'refuse', to: target, reason, detail } : { kind: 'lock' };

@@ -8,10 +8,15 @@ import { forbidden } from '../../shared/errors';
 import { eventDetail } from './transfer.columns';
 import { loadersFor, REFUSALS_SHOWN } from './transfer.loaders';
 import { TransferService } from './transfer.service';
+import type { TransferRow } from './transfer.repository';
 import { LIST_REPLAY_LIMIT, transferSubscriptionsFor } from './transfer.subscriptions';
 import {
+  CancelTransferInput,
   CaptureTransferInput,
   CreateTransferInput,
+  Refund,
+  RefundAttention,
+  RefundTransferInput,
   ResumeTransferInput,
   Transfer,
   TransferConnection,
@@ -80,6 +85,29 @@ export class TransferResolver {
     return connectionOf(edges, p.hasNextPage, afterSeq > 0);
   }
 
+  @FieldResolver(() => [Refund], {
+    description: 'Money given back to the sender, oldest first (each refund with its own status). Empty when none.',
+  })
+  async refunds(@Root() t: Transfer, @Ctx() ctx: GraphQLContext): Promise<Refund[]> {
+    const staff = isStaff(requireCaller(ctx));
+    return (await this.service.refundsOf(t.id)).map((r) => ({ ...r, requestedBy: staff ? r.requestedBy : null }));
+  }
+
+  @FieldResolver(() => Date, {
+    nullable: true,
+    description:
+      'Until when the owner may cancel (cancelTransfer): TRANSFER_CANCEL_WINDOW_S (30 minutes by default) from creation, while the payout has not completed; null once it can no longer be cancelled.',
+  })
+  cancellableUntil(@Root() t: Transfer): Date | null {
+    return this.service.cancellableUntil({
+      status: t.status as TransferRow['status'],
+      cancelRequestedAt: t.cancelRequestedAt,
+      createdAt: t.createdAt,
+      upstreamTransactionStatus: t.platformStatus,
+      payoutStatus: t.payoutStatus,
+    });
+  }
+
   // The role is checked in the body: Transfer uses simpleResolvers, which must not carry @Authorized fields.
   @FieldResolver(() => [TransferRefusalNode], {
     description: `Back-office and admins: changes this transfer refused (no effect), newest first, at most ${REFUSALS_SHOWN}: late or out-of-order upstream facts and requests its status did not allow. Customers get FORBIDDEN.`,
@@ -144,6 +172,45 @@ export class TransferResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<Transfer> {
     return toTransfer(await this.service.void(requireCaller(ctx), input));
+  }
+
+  @Authorized()
+  @Mutation(() => Transfer, {
+    description:
+      "Takes a transfer back — its owner (another customer's is NOT_FOUND), or back-office/admin. Before the capture the authorization is released (VOIDED); after it, within cancellableUntil and before the payout completes, the platform is asked to stop the payout and the money goes back (REFUND_PENDING, then REFUNDED). Later, or once paid out: INVALID_STATE (extensions.cancellable false) and no upstream call. Idempotent on idempotencyKey. Answers the transfer as it stands when the call returns; follow transferUpdated.",
+  })
+  async cancelTransfer(
+    @Arg('input', { description: 'The transfer and your idempotency key.' }) input: CancelTransferInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Transfer> {
+    return toTransfer(await this.service.cancel(requireCaller(ctx), input));
+  }
+
+  @Authorized('backoffice', 'admin')
+  @Mutation(() => Transfer, {
+    description:
+      'Back-office/admin: gives money taken by a COMPLETED transfer back to its sender (goodwill, a dispute) — all that is left or part of it, several partial refunds up to what was captured; also a REFUND_PENDING transfer whose automatic refund the gateway refused. A reason is required (audit trail). More than is left: BAD_USER_INPUT (extensions.maxAmount). Idempotent on idempotencyKey; the refund is made once (the gateway knows it by its id). Customers: FORBIDDEN.',
+  })
+  async refundTransfer(
+    @Arg('input', { description: 'The transfer, the amount, the reason and your idempotency key.' }) input: RefundTransferInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Transfer> {
+    return toTransfer(await this.service.refund(requireCaller(ctx), input));
+  }
+
+  @Authorized('backoffice', 'admin')
+  @Query(() => [RefundAttention], {
+    description:
+      'Back-office/admin: refunds that need a person, oldest first (at most 100): refused by the gateway (FAILED), or not settled after 15 minutes.',
+  })
+  async refundsNeedingAttention(): Promise<RefundAttention[]> {
+    return (await this.service.refundsNeedingAttention(15 * 60_000, 100)).map((x) => ({
+      transferId: x.transfer.id,
+      transferStatus: x.transfer.status,
+      refund: x.refund,
+      lastError: x.lastError,
+      attempts: x.attempts,
+    }));
   }
 
   @Authorized()

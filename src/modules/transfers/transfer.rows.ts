@@ -46,6 +46,8 @@ const COLUMNS: Record<keyof TransferPatch, string> = {
   complianceStatus: 'compliance_status',
   payoutStatus: 'payout_status',
   capturedAmount: 'captured_amount',
+  refundedAmount: 'refunded_amount',
+  cancelRequestedAt: 'cancel_requested_at',
   authorizedAt: 'authorized_at',
   externalTransactionId: 'external_transaction_id',
   nextRunAt: 'next_run_at',
@@ -71,9 +73,11 @@ export function patchAssignments(patch: TransferPatch): Prisma.Sql[] {
         else out.push(Prisma.sql`${col} = ${JSON.stringify(v)}::jsonb`);
         break;
       case 'capturedAmount':
+      case 'refundedAmount':
         out.push(v === null ? Prisma.sql`${col} = NULL` : Prisma.sql`${col} = ${String(v)}::numeric`);
         break;
       case 'authorizedAt':
+      case 'cancelRequestedAt':
       case 'nextRunAt':
         out.push(v === null ? Prisma.sql`${col} = NULL` : Prisma.sql`${col} = ${new Date(v as Date | string)}::timestamptz`);
         break;
@@ -91,15 +95,17 @@ export function patchAssignments(patch: TransferPatch): Prisma.Sql[] {
 
 /** What the shown fields of `row` become with `patch` applied (JSON null and DB null alike read back as null). */
 export function patchedShownFields(
-  row: Pick<Transfer, 'nextAction' | 'capturedAmount' | 'failureCode' | 'failureMessage'>,
+  row: Pick<Transfer, 'nextAction' | 'capturedAmount' | 'refundedAmount' | 'failureCode' | 'failureMessage'>,
   patch: TransferPatch,
-): Pick<Transfer, 'nextAction' | 'capturedAmount' | 'failureCode' | 'failureMessage'> {
+): Pick<Transfer, 'nextAction' | 'capturedAmount' | 'refundedAmount' | 'failureCode' | 'failureMessage'> {
   const has = (k: keyof TransferPatch) => patch[k] !== undefined;
   const nextAction = has('nextAction') ? plain(patch.nextAction) : row.nextAction;
   const captured = has('capturedAmount') ? plain(patch.capturedAmount) : row.capturedAmount;
+  const refunded = has('refundedAmount') ? new Prisma.Decimal(String(plain(patch.refundedAmount))) : row.refundedAmount;
   return {
     nextAction: nextAction === null || nextAction === Prisma.DbNull || isJsonNull(nextAction) ? null : (nextAction as Prisma.JsonValue),
     capturedAmount: captured === null || captured === undefined ? null : new Prisma.Decimal(String(captured)),
+    refundedAmount: refunded,
     failureCode: has('failureCode') ? (plain(patch.failureCode) as string | null) : row.failureCode,
     failureMessage: has('failureMessage') ? (plain(patch.failureMessage) as string | null) : row.failureMessage,
   };

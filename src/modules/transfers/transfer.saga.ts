@@ -13,19 +13,28 @@ import {
   nextAction,
   NO_NEXT_ACTION,
   paymentStatus,
+  refundStepRequest,
   transferDetails,
   type AuthorizationOutcome,
-  type CheckOutcome,
-  type PaymentState,
+  type RefundKind,
 } from './transfer.columns';
 import type { CrashHook } from './transfer.faults';
 import { TransferLeases, type LeaseRelease } from './transfer.leases';
-import { platformTarget, type PlatformTarget } from './transfer.platform';
+import { paidOut, payoutStopped, platformTarget, type PlatformTarget } from './transfer.platform';
 import { reconcileIfQuiet } from './transfer.reconciler';
 import type { TransferRepository, TransferRow, TransferPatch } from './transfer.repository';
 import { accountCheck, cardCheck, paymentRequest, tokenPullPaymentRequest } from './transfer.requests';
 import type { Loaded } from './transfer.rows';
-import { SagaStepLog, stepKey, type Settlement, type StepName, type StepState } from './transfer.steps';
+import {
+  isRefundStep,
+  SagaStepLog,
+  stepKey,
+  type RefundStep,
+  type Settlement,
+  type StepName,
+  type StepOutcome,
+  type StepState,
+} from './transfer.steps';
 import { isTerminal, type Cause, type TransferStatus } from './transfer.states';
 
 export type { TransferDetails } from './transfer.columns';
@@ -69,6 +78,14 @@ const LOCKED = { whileStatusUnchanged: true } as const;
 const SETTLED_PAYMENT_STATES = new Set(['CAPTURED', 'VOIDED', 'CANCELLED']);
 
 const unsettled = (s: SagaStep | undefined) => s !== undefined && (s.state === 'PENDING' || s.state === 'UNKNOWN');
+/** A refund step not settled yet (at most one is made at a time). */
+const unsettledRefund = (steps: Map<string, SagaStep>) => [...steps.values()].find((s) => isRefundStep(s.step) && unsettled(s));
+/** The next refund step's name: refund:1, refund:2, … */
+export function nextRefundStep(steps: Iterable<{ step: string }>): RefundStep {
+  let n = 0;
+  for (const s of steps) if (isRefundStep(s.step)) n = Math.max(n, Number(s.step.slice('refund:'.length)));
+  return `refund:${n + 1}`;
+}
 const errorText = (e: UpstreamError) => `${e.kind}${e.status ? ` ${e.status}` : ''}${e.upstreamCode ? ` ${e.upstreamCode}` : ''}`;
 const messageOf = (e: unknown) => (isUpstreamError(e) ? errorText(e) : String((e as Error).message));
 
@@ -106,6 +123,12 @@ export class TransferSaga {
   /** Reads a waiting transfer's state from the platform (set by the module; absent in unit set-ups). */
   reconciler: { reconcile(t: TransferRow): Promise<number> } | null = null;
 
+  /** Asks the platform to stop a transaction's payout (set by the module; absent in unit set-ups). */
+  platform: { cancel(externalPaymentId: string): Promise<void> } | null = null;
+
+  /** Counts refunds by outcome (set by the module: transfer_refunds_total). */
+  onRefund: (outcome: 'requested' | 'succeeded' | 'failed' | 'unknown') => void = () => undefined;
+
   // ── Intent log (SagaStepLog) ──────────────────────────────────────────────────────────────────────
 
   /** Writes the intent row (idempotent: the (transfer, step) row is unique). */
@@ -141,12 +164,7 @@ export class TransferSaga {
     return written;
   }
 
-  private settle(
-    s: SagaStep,
-    state: StepState,
-    response?: CheckOutcome | AuthorizationOutcome | PaymentState,
-    lastError?: string,
-  ): Promise<void> {
+  private settle(s: SagaStep, state: StepState, response?: StepOutcome, lastError?: string): Promise<void> {
     return this.steps.settle(s, state, response, lastError);
   }
 
@@ -346,6 +364,9 @@ export class TransferSaga {
     // refused move would leave a settled check unapplied).
     const ctx: SagaContext =
       (status === 'PENDING' || status === 'ACTION_REQUIRED') && runCtx.cause !== 'worker' ? { ...runCtx, cause: 'worker' } : runCtx;
+    // 0. A refund not settled is run first, whatever the status (back-office refunds a COMPLETED transfer too).
+    const refund = unsettledRefund(steps);
+    if (refund) return this.runRefund(t, refund, ctx);
     if (isTerminal(status)) {
       await this.steps.abandonCheck(t.id, status);
       if (t.nextRunAt || this.runs.get(t.id)?.lease) await this.deferLast(t, null);
@@ -365,6 +386,17 @@ export class TransferSaga {
       case 'PENDING':
       case 'ACTION_REQUIRED': {
         if (authorize?.state === 'SUCCEEDED') return this.applyAuthorization(t, authorizationOutcome(authorize.response), ctx);
+        if (t.cancelRequestedAt && !authorize) {
+          // cancelled before any authorization was asked for: no money moved, nothing to release
+          await this.move(
+            t,
+            'VOIDED',
+            ctx,
+            { action: 'cancel', reason: 'cancelled before the authorization' },
+            { failureCode: 'CANCELLED_BY_CUSTOMER', failureMessage: failureMessage('CANCELLED_BY_CUSTOMER'), nextAction: NO_NEXT_ACTION },
+          );
+          return 'again';
+        }
         const d = transferDetails(t.details);
         if (now > Date.parse(d.quoteExpiresAt)) {
           await this.move(
@@ -406,6 +438,8 @@ export class TransferSaga {
         const released = platformTarget(status, t);
         if (released) return this.followPlatform(t, released, ctx, { upstreamStatus: t.upstreamTransactionStatus });
         const windowEnds = (t.authorizedAt?.getTime() ?? now) + this.opts.captureWindowMs;
+        if (!capture && !voidStep && t.cancelRequestedAt)
+          return this.startVoid(t, { target: 'VOIDED', failureCode: 'CANCELLED_BY_CUSTOMER', requestedBy: 'cancel' }, ctx);
         if (!capture && !voidStep) {
           if (now >= windowEnds)
             return this.startVoid(
@@ -431,8 +465,22 @@ export class TransferSaga {
         const target = platformTarget(status, t);
         if (target)
           return this.followPlatform(t, target, ctx, { upstreamStatus: t.upstreamTransactionStatus, payoutStatus: t.payoutStatus });
+        if (t.cancelRequestedAt) {
+          // the owner cancelled after the capture: the platform is asked to stop the payout, then the money goes back
+          await this.move(
+            t,
+            'REFUND_PENDING',
+            ctx,
+            { action: 'cancel', reason: 'cancelled after the capture' },
+            { failureCode: 'CANCELLED_BY_CUSTOMER', failureMessage: failureMessage('CANCELLED_BY_CUSTOMER') },
+            ctx.cause === 'mutation' ? 'mutation' : 'worker',
+          );
+          return 'again';
+        }
         return this.waitOnPlatform(t, null);
       }
+      case 'REFUND_PENDING':
+        return this.refundPending(t, steps, ctx);
       default:
         return this.waitUntil(t, null);
     }
@@ -446,6 +494,138 @@ export class TransferSaga {
   ): Promise<Next> {
     const v = await this.recordIntent(t, 'void', request, LOCKED);
     return v ? this.runVoid(t, v, ctx) : 'again';
+  }
+
+  // ── money back ────────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * REFUND_PENDING: the money taken goes back once the platform says the recipient will not be paid.
+   * - The owner cancelled and the payout is not known to have stopped: ask the platform to cancel (step `cancel`),
+   *   then wait for its answer (`Cancelled`, or `Paid` if it was too late).
+   * - The platform paid out anyway (before the cancellation reached it) and no refund was made: COMPLETED — the money
+   *   is with the recipient; the cancellation came too late (audit trail). Money never moves twice.
+   * - The payout stopped: refund all that is left of the capture (step refund:<n>, one at a time); once what was
+   *   refunded equals what was captured: REFUNDED. A refund the gateway refused stays FAILED and the transfer waits
+   *   for a person (back-office `refundTransfer`, listed in `refundsNeedingAttention`).
+   */
+  private async refundPending(t: TransferRow, steps: Map<string, SagaStep>, ctx: SagaContext): Promise<Next> {
+    const refunds = [...steps.values()].filter((s) => isRefundStep(s.step));
+    const made = refunds.filter((s) => s.state !== 'FAILED');
+    const stopped = payoutStopped(t);
+    if (!stopped && paidOut(t)) {
+      if (made.length) {
+        // the platform contradicts itself (paid after it stopped the payout, or a refund already went out): a person decides
+        this.logger.error({ transferId: t.id }, 'the platform reports a payout of a transfer already refunded: needs a person');
+        return this.waitUntil(t, null);
+      }
+      await this.move(
+        t,
+        'COMPLETED',
+        ctx,
+        { action: 'cancel too late', reason: 'the platform paid the recipient out before the cancellation reached it' },
+        { failureCode: null, failureMessage: null },
+        'webhook',
+      );
+      return 'again';
+    }
+    if (!stopped) {
+      if (t.cancelRequestedAt) {
+        const cancel = steps.get('cancel');
+        if (!cancel || unsettled(cancel)) {
+          const s = cancel ?? (await this.recordIntent(t, 'cancel', { requestedBy: 'cancel' }, LOCKED));
+          return s ? this.runCancel(t, s, ctx) : 'again';
+        }
+      }
+      return this.waitOnPlatform(t, null); // the platform's answer (Cancelled, PayoutRejected, Paid) comes by webhook
+    }
+    const captured = t.capturedAmount ?? t.sendAmount;
+    const left = captured.minus(t.refundedAmount);
+    if (left.lte(0)) {
+      await this.move(t, 'REFUNDED', ctx, { action: 'refunded', amount: formatAmount(t.refundedAmount, t.sendCurrency) }, {}, 'worker');
+      return 'again';
+    }
+    if (refunds.some((s) => s.state === 'FAILED')) {
+      this.logger.warn({ transferId: t.id }, 'a refund was refused by the gateway: the transfer waits for a person');
+      return this.waitUntil(t, null);
+    }
+    const kind: RefundKind = t.cancelRequestedAt ? 'CANCELLED' : 'PAYOUT_FAILED';
+    const s = await this.recordIntent(t, nextRefundStep(steps.values()), {
+      amount: formatAmount(left, t.sendCurrency),
+      kind,
+      reason: kind === 'CANCELLED' ? 'cancelled at the sender’s request' : `the payout failed (${stopped})`,
+      requestedBy: 'worker',
+      idempotencyKey: null,
+    });
+    if (!s) return 'again';
+    this.onRefund('requested');
+    return this.runRefund(t, s, ctx);
+  }
+
+  /** One refund call (refund:<n>): its externalRefundId is the step's key, so a retry never refunds twice. */
+  private async runRefund(t: TransferRow, s: SagaStep, ctx: SagaContext): Promise<Next> {
+    const req = refundStepRequest(s.request);
+    this.crash.at('refund', 'before');
+    let result: MoneyMovingResult<{ refundId: string; status: string }>;
+    try {
+      result = await this.gateway.refundPayment(t.externalPaymentId, { externalRefundId: s.idempotencyKey, amount: req.amount });
+    } catch (e) {
+      if (isUpstreamError(e) && !e.retryable && (e.kind === 'rejected' || e.kind === 'not_found')) {
+        // refused for good (nothing captured, nothing left, another amount under this id): a person looks at it
+        await this.settle(s, 'FAILED', undefined, errorText(e));
+        this.onRefund('failed');
+        this.logger.warn({ transferId: t.id, step: s.step, error: errorText(e) }, 'refund refused by the gateway: needs a person');
+        await this.move(t, undefined, ctx, { action: 'refund', step: s.step, outcome: 'refused', error: errorText(e) });
+        return 'again';
+      }
+      return this.retryLater(t, s, 'PENDING', messageOf(e));
+    }
+    this.crash.at('refund', 'after');
+    if (isUnknownOutcome(result)) {
+      this.onRefund('unknown');
+      return this.retryLater(t, s, 'UNKNOWN', `unknown outcome: ${result.reason}`);
+    }
+    const refunded = t.refundedAmount.plus(req.amount);
+    const settled = this.steps.settlement(s, 'SUCCEEDED', { refundId: result.value.refundId, status: result.value.status });
+    await this.move(
+      t,
+      undefined,
+      ctx,
+      { action: 'refund', step: s.step, amount: req.amount, kind: req.kind, requestedBy: req.requestedBy },
+      { refundedAmount: formatAmount(refunded, t.sendCurrency) },
+      undefined,
+      settled,
+    );
+    this.onRefund('succeeded');
+    return 'again';
+  }
+
+  /** Asks the platform to stop the payout; a refusal (already cancelled, or paid out) is read back from the platform. */
+  private async runCancel(t: TransferRow, s: SagaStep, ctx: SagaContext): Promise<Next> {
+    if (!this.platform) {
+      await this.settle(s, 'FAILED', undefined, 'no platform to ask');
+      return this.waitOnPlatform(t, null);
+    }
+    this.crash.at('cancel', 'before');
+    try {
+      await this.platform.cancel(t.externalPaymentId);
+    } catch (e) {
+      if (isUpstreamError(e) && !e.retryable && (e.kind === 'rejected' || e.kind === 'not_found' || e.status === 409)) {
+        await this.settle(s, 'FAILED', undefined, errorText(e));
+        // already cancelled (an earlier attempt whose answer was lost), or too late: what the platform says decides
+        await this.reconciler
+          ?.reconcile(t)
+          .catch((err: unknown) =>
+            this.logger.warn({ transferId: t.id, err: { message: messageOf(err) } }, 'reading the platform after a refused cancel failed'),
+          );
+        this.stale(t.id);
+        return 'again';
+      }
+      return this.retryLater(t, s, 'PENDING', messageOf(e));
+    }
+    this.crash.at('cancel', 'after');
+    await this.settle(s, 'SUCCEEDED', { status: 'CancelRequested' });
+    await this.move(t, undefined, ctx, { action: 'platform cancel', outcome: 'requested' });
+    return 'again';
   }
 
   // ── check ─────────────────────────────────────────────────────────────────────────────────────────
@@ -779,6 +959,8 @@ export function failureMessage(code: string): string {
       return 'The capture failed; the authorization was released';
     case 'VOIDED_BY_REQUEST':
       return 'The transfer was cancelled before capture';
+    case 'CANCELLED_BY_CUSTOMER':
+      return 'Cancelled at the sender’s request; any money taken goes back to the sender';
     default:
       return 'The authorization was released';
   }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Prisma, type PrismaClient } from '../../generated/prisma/client';
+import { Prisma, type PrismaClient, type SagaStep } from '../../generated/prisma/client';
 import { isStaff, type Caller } from '../../auth/auth.types';
 import type { Clock } from '../../shared/clock';
 import { AppError, badInput, forbidden, notFound } from '../../shared/errors';
@@ -9,7 +9,7 @@ import { holderDigest, type FundingCredentials } from '../checks/checks.credenti
 import { cardholderNameProblem, holderOf } from '../checks/checks.service';
 import { dec, fitsMinorUnits, formatAmount, sendAmountProblem, type CorridorRule } from '../../shared/money';
 import { TransferActions } from './transfer.actions';
-import type { TransferDetails } from './transfer.columns';
+import { refundStepRequest, type TransferDetails } from './transfer.columns';
 import { PlatformFacts } from './transfer.platform-facts';
 import type {
   ApplyOutcome,
@@ -54,6 +54,8 @@ export interface ListArgs {
 export interface TransferServiceOptions {
   /** How long a mutation waits for the transfer's lease (another step in flight) before INVALID_STATE. */
   leaseWaitMs: number;
+  /** How long after its creation the owner may cancel a transfer. */
+  cancelWindowMs: number;
   /** Corridor rules (TRANSFER_CORRIDORS), checked again at createTransfer: they may have been tightened since the quote. */
   corridors: readonly CorridorRule[];
   /** Confirms a webhook's platform transaction id before it is first linked to a transfer (absent: webhooks never link). */
@@ -61,7 +63,14 @@ export interface TransferServiceOptions {
 }
 
 /** What an app sees of a transfer just created (its version 1; see Shown). */
-const CREATED_SHOWN: Shown = { status: 'PENDING', nextAction: null, capturedAmount: null, failureCode: null, failureMessage: null };
+const CREATED_SHOWN: Shown = {
+  status: 'PENDING',
+  nextAction: null,
+  capturedAmount: null,
+  refundedAmount: '0',
+  failureCode: null,
+  failureMessage: null,
+};
 
 /** The quote's payment methods that price each funding type (createQuote.paymentMethod must be one of them). */
 export const QUOTE_METHODS_FOR_FUNDING: Record<TransferDetails['funding']['type'], readonly string[]> = {
@@ -117,7 +126,10 @@ export class TransferService implements TransferEventSink {
     private readonly logger: Logger,
     private readonly opts: TransferServiceOptions,
   ) {
-    this.actions = new TransferActions(prisma, repo, saga, idempotency, clock, { leaseWaitMs: opts.leaseWaitMs });
+    this.actions = new TransferActions(prisma, repo, saga, idempotency, clock, {
+      leaseWaitMs: opts.leaseWaitMs,
+      cancelWindowMs: opts.cancelWindowMs,
+    });
     this.facts = new PlatformFacts(repo, saga, clock, logger, { platform: opts.platform, nudge: () => this.nudge() });
   }
 
@@ -328,6 +340,71 @@ export class TransferService implements TransferEventSink {
     return this.actions.void(caller, t0, input);
   }
 
+  /** The owner (or back-office) takes the transfer back (TransferActions.cancel). */
+  async cancel(caller: Caller, input: { transferId: string; idempotencyKey: string }): Promise<TransferRow> {
+    const t0 = await this.getVisible(caller, input.transferId);
+    return this.actions.cancel(caller, t0, input);
+  }
+
+  /** Back-office refunds money taken by a transfer (TransferActions.refund). */
+  async refund(
+    caller: Caller,
+    input: { transferId: string; idempotencyKey: string; amount?: string | null; reason: string },
+  ): Promise<TransferRow> {
+    if (!isStaff(caller)) throw forbidden('Only back-office or admin can refund');
+    const reason = input.reason.trim();
+    if (reason.length < 3) throw badInput('reason must say why (3 to 500 characters)');
+    const t0 = await this.getVisible(caller, input.transferId);
+    if (input.amount != null) {
+      if (!dec(input.amount).gt(0)) throw badInput('amount must be greater than 0');
+      if (!fitsMinorUnits(input.amount, t0.sendCurrency)) throw badInput(`amount has more decimals than ${t0.sendCurrency} allows`);
+    }
+    const amount = input.amount != null ? formatAmount(input.amount, t0.sendCurrency) : null;
+    return this.actions.refund(caller, t0, { idempotencyKey: input.idempotencyKey, reason }, amount);
+  }
+
+  /** Until when the owner may cancel the transfer (null: no longer). */
+  cancellableUntil(
+    t: Pick<TransferRow, 'status' | 'cancelRequestedAt' | 'createdAt' | 'upstreamTransactionStatus' | 'payoutStatus'>,
+  ): Date | null {
+    return this.actions.cancellableUntil(t);
+  }
+
+  /** The refunds of a transfer, oldest first. */
+  async refundsOf(transferId: string): Promise<RefundView[]> {
+    const steps = await this.prisma.sagaStep.findMany({
+      where: { transferId, step: { startsWith: 'refund:' } },
+      orderBy: { createdAt: 'asc' },
+    });
+    const t = await this.repo.get(transferId);
+    return steps.map((s) => refundView(s, t?.sendCurrency ?? 'USD'));
+  }
+
+  /**
+   * Refunds that need a person, oldest first: refused by the gateway (FAILED), or not settled after `staleMs`
+   * (the gateway keeps failing). At most `limit`.
+   */
+  async refundsNeedingAttention(
+    staleMs: number,
+    limit: number,
+  ): Promise<{ transfer: TransferRow; refund: RefundView; lastError: string | null; attempts: number }[]> {
+    const before = new Date(this.clock.nowMs() - staleMs);
+    const steps = await this.prisma.sagaStep.findMany({
+      where: {
+        step: { startsWith: 'refund:' },
+        OR: [{ state: 'FAILED' }, { state: { in: ['PENDING', 'UNKNOWN'] }, updatedAt: { lt: before } }],
+      },
+      orderBy: { updatedAt: 'asc' },
+      take: limit,
+    });
+    const out = [];
+    for (const s of steps) {
+      const t = await this.repo.get(s.transferId);
+      if (t) out.push({ transfer: t, refund: refundView(s, t.sendCurrency), lastError: s.lastError, attempts: s.attempts });
+    }
+    return out;
+  }
+
   // ── TransferEventSink ─────────────────────────────────────────────────────────────────────────────
 
   /** The TransferEventSink (PlatformFacts): one platform event applied to its transfer. */
@@ -344,4 +421,30 @@ export class TransferService implements TransferEventSink {
   drain(): Promise<void> {
     return this.facts.drain();
   }
+}
+
+/** A refund as the API shows it (its saga step). */
+export interface RefundView {
+  id: string;
+  amount: { amount: string; currency: string };
+  status: 'PENDING' | 'SUCCEEDED' | 'FAILED';
+  kind: string;
+  reason: string;
+  requestedBy: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+function refundView(s: SagaStep, currency: string): RefundView {
+  const r = refundStepRequest(s.request);
+  return {
+    id: s.idempotencyKey,
+    amount: { amount: formatAmount(r.amount, currency), currency },
+    status: s.state === 'SUCCEEDED' ? 'SUCCEEDED' : s.state === 'FAILED' ? 'FAILED' : 'PENDING',
+    kind: r.kind,
+    reason: r.reason,
+    requestedBy: r.requestedBy,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+  };
 }

@@ -3,7 +3,7 @@
  * TransferRepository.transition() checks every change against it, in the same database transaction that
  * applies it. Anything not listed is refused (and recorded in transfer_refusals), never applied.
  *
- * Causes: `mutation` (an API call: create, resume, capture, void), `worker` (the saga run by the worker:
+ * Causes: `mutation` (an API call: create, resume, capture, void, cancel), `worker` (the saga run by the worker:
  * checks, authorization, compensations), `webhook` (a platform event), `timer` (watchdogs: quote expiry,
  * capture window).
  */
@@ -19,13 +19,23 @@ export const TRANSFER_STATUSES = [
   'VOIDED',
   'EXPIRED',
   'FAILED',
+  'REFUND_PENDING',
+  'REFUNDED',
 ] as const;
 export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
 
 export const CAUSES = ['mutation', 'worker', 'webhook', 'timer'] as const;
 export type Cause = (typeof CAUSES)[number];
 
-export const TERMINAL: ReadonlySet<TransferStatus> = new Set(['COMPLETED', 'REJECTED', 'DECLINED', 'VOIDED', 'EXPIRED', 'FAILED']);
+export const TERMINAL: ReadonlySet<TransferStatus> = new Set([
+  'COMPLETED',
+  'REJECTED',
+  'DECLINED',
+  'VOIDED',
+  'EXPIRED',
+  'FAILED',
+  'REFUNDED',
+]);
 export const isTerminal = (s: TransferStatus): boolean => TERMINAL.has(s);
 
 type Table = Partial<Record<TransferStatus, Partial<Record<TransferStatus, readonly Cause[]>>>>;
@@ -42,6 +52,7 @@ export const TRANSITIONS: Table = {
     EXPIRED: ['worker', 'timer'], // the quote expired before the authorization
     REJECTED: ['worker', 'webhook'], // compliance said no before any money moved
     FAILED: ['worker'], // gave up (upstream refused the request)
+    VOIDED: ['worker', 'mutation'], // cancelled by its owner before any authorization was asked for
   },
   ACTION_REQUIRED: {
     PENDING: ['mutation'], // resumeTransfer after the challenge
@@ -50,20 +61,26 @@ export const TRANSITIONS: Table = {
     EXPIRED: ['timer', 'worker'],
     REJECTED: ['webhook', 'worker'],
     FAILED: ['worker'],
+    VOIDED: ['worker', 'mutation'], // cancelled by its owner during the challenge
   },
   AUTHORIZED: {
     CAPTURED: ['mutation', 'worker', 'webhook'], // back-office capture, or compliance Approved
     VOIDED: ['mutation', 'worker', 'webhook'], // back-office void, compensation, or the platform reports the void
     EXPIRED: ['timer', 'webhook', 'worker'], // capture window ran out (void confirmed), or the 7-day auto-cancel
   },
+  // Once money was taken it ends with the recipient (COMPLETED) or back with the sender (REFUNDED): never FAILED.
   CAPTURED: {
     PAYOUT_PENDING: WH,
     COMPLETED: WH,
-    FAILED: WH, // payout rejected / error reported by the platform
+    REFUND_PENDING: ['webhook', 'mutation', 'worker'], // the payout failed or was cancelled; or the owner cancels
   },
   PAYOUT_PENDING: {
     COMPLETED: WH,
-    FAILED: WH,
+    REFUND_PENDING: ['webhook', 'mutation', 'worker'],
+  },
+  REFUND_PENDING: {
+    REFUNDED: W, // every cent taken went back (the refunds succeeded)
+    COMPLETED: WH, // the platform paid out before the cancellation reached it: no refund is made
   },
 };
 

@@ -1,12 +1,17 @@
 import type { RawSql } from '../../db/raw-sql';
 import { Prisma, type PrismaClient, type SagaStep } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
-import type { AuthorizationOutcome, CheckOutcome, PaymentState } from './transfer.columns';
+import type { AuthorizationOutcome, CheckOutcome, PaymentState, RefundOutcome } from './transfer.columns';
 import type { TransferRow } from './transfer.repository';
 import { loadedFromSql, stepColumns, stepFromSql, stepsOf, transferColumns, type Loaded } from './transfer.rows';
 
-export type StepName = 'check' | 'authorize' | 'capture' | 'void';
+/** The saga's steps; refunds are numbered (refund:1, refund:2, …): a transfer may be refunded in several parts. */
+export type StepName = 'check' | 'authorize' | 'capture' | 'void' | 'cancel' | RefundStep;
+export type RefundStep = `refund:${number}`;
+export const isRefundStep = (step: string): step is RefundStep => /^refund:\d+$/.test(step);
 export type StepState = 'SUCCEEDED' | 'FAILED' | 'UNKNOWN' | 'PENDING';
+/** What a settled step keeps (saga_steps.response). */
+export type StepOutcome = CheckOutcome | AuthorizationOutcome | PaymentState | RefundOutcome;
 
 /** A step's result as SQL, written with the move it calls for (SagaStepLog.settlement). */
 export interface Settlement {
@@ -14,7 +19,10 @@ export interface Settlement {
   written(): void;
 }
 
-/** The Idempotency-Key a step sends upstream: the authorization's is the payment's own id, the others derive from it. */
+/**
+ * The Idempotency-Key a step sends upstream: the authorization's is the payment's own id, the others derive from it
+ * (a refund's is its externalRefundId at the gateway).
+ */
 export const stepKey = (t: Pick<TransferRow, 'externalPaymentId'>, step: StepName) =>
   step === 'authorize' ? t.externalPaymentId : `${t.externalPaymentId}:${step}`;
 
@@ -92,12 +100,7 @@ export class SagaStepLog {
   }
 
   /** Records an attempt's result: the state, what it found (saga_steps.response, kept when absent) and the last error. */
-  async settle(
-    s: SagaStep,
-    state: StepState,
-    response?: CheckOutcome | AuthorizationOutcome | PaymentState,
-    lastError?: string,
-  ): Promise<void> {
+  async settle(s: SagaStep, state: StepState, response?: StepOutcome, lastError?: string): Promise<void> {
     const updated = await this.prisma.sagaStep.update({
       where: { id: s.id },
       data: {
@@ -116,7 +119,7 @@ export class SagaStepLog {
    * settle() as one SQL statement, to be written together with the move it calls for (TransferRepository, ChangeRequest
    * alongside); `written()` then brings the caller's copy up to date.
    */
-  settlement(s: SagaStep, state: StepState, response?: CheckOutcome | AuthorizationOutcome | PaymentState, lastError?: string): Settlement {
+  settlement(s: SagaStep, state: StepState, response?: StepOutcome, lastError?: string): Settlement {
     const now = this.clock.now();
     const resp = response ? Prisma.sql`${JSON.stringify(response)}::jsonb` : Prisma.sql`response`;
     return {

@@ -200,6 +200,7 @@ function versionView(cur: TransferRow, e: TransferEvent, version: number): Trans
       ? {
           nextAction: shown.nextAction,
           capturedAmount: shown.capturedAmount,
+          refundedAmount: shown.refundedAmount,
           failureCode: shown.failureCode,
           failureMessage: shown.failureMessage,
         }

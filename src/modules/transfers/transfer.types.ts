@@ -252,6 +252,72 @@ export class VoidTransferInput {
 
 @InputType({
   description:
+    'Take a transfer back: before the capture the authorization is released (VOIDED); after it, within cancellableUntil and before the payout completes, the platform is asked to stop the payout and the money goes back (REFUND_PENDING → REFUNDED).',
+})
+export class CancelTransferInput {
+  @Field(() => ID, { description: 'The transfer (yours; another customer’s is NOT_FOUND).' })
+  @IsUUID('all', { message: TRANSFER_ID_MESSAGE })
+  transferId!: string;
+  @Field({ description: IDEMPOTENCY_KEY_DOC + ' A retry with the same key cancels once.' }) @Matches(KEY_RE, KEY) idempotencyKey!: string;
+}
+
+@InputType({ description: 'Give money taken by a transfer back to its sender (back-office/admin): all that is left, or part of it.' })
+export class RefundTransferInput {
+  @Field(() => ID, { description: 'The transfer (COMPLETED, or REFUND_PENDING whose automatic refund was refused).' })
+  @IsUUID('all', { message: TRANSFER_ID_MESSAGE })
+  transferId!: string;
+  @Field({ description: IDEMPOTENCY_KEY_DOC + ' A retry with the same key refunds once.' }) @Matches(KEY_RE, KEY) idempotencyKey!: string;
+  @Field(() => DecimalScalar, {
+    nullable: true,
+    description: 'In the send currency; omitted = all that is left (captured less refunded). More than that: BAD_USER_INPUT.',
+  })
+  @IsOptional()
+  amount?: string;
+  @Field({ description: 'Why (kept in the audit trail and on the refund), 3 to 500 characters: goodwill, a dispute, …' })
+  @IsString()
+  @Length(3, 500, { message: 'reason must be 3 to 500 characters' })
+  reason!: string;
+}
+
+export const RefundStatusEnum = { PENDING: 'PENDING', SUCCEEDED: 'SUCCEEDED', FAILED: 'FAILED' } as const;
+registerEnumType(RefundStatusEnum, {
+  name: 'RefundStatus',
+  description:
+    'PENDING: asked for (an unknown outcome is retried with the same refund id); SUCCEEDED: the money went back; FAILED: the gateway refused it — a person looks at it.',
+});
+export const RefundKindEnum = { PAYOUT_FAILED: 'PAYOUT_FAILED', CANCELLED: 'CANCELLED', BACKOFFICE: 'BACKOFFICE' } as const;
+registerEnumType(RefundKindEnum, {
+  name: 'RefundKind',
+  description: 'Why the money goes back: the payout failed, the sender cancelled, or back-office refunded (goodwill, a dispute).',
+});
+
+@ObjectType({
+  simpleResolvers: true,
+  description: 'Money given back to the sender of a transfer (one of possibly several partial refunds).',
+})
+export class Refund {
+  @Field(() => ID, { description: 'The refund id (also the id the gateway knows it by).' }) id!: string;
+  @Field(() => Money, { description: 'How much, in the send currency.' }) amount!: Money;
+  @Field(() => RefundStatusEnum, { description: 'Where it stands.' }) status!: string;
+  @Field(() => RefundKindEnum, { description: 'Why.' }) kind!: string;
+  @Field({ description: 'Why, in words (the reason back-office gave, or what happened).' }) reason!: string;
+  @Field(() => String, { nullable: true, description: 'Back-office and admins: who asked (a user id, or worker). Null for customers.' })
+  requestedBy!: string | null;
+  @Field({ description: 'When it was asked for.' }) createdAt!: Date;
+  @Field({ description: 'When it last changed.' }) updatedAt!: Date;
+}
+
+@ObjectType({ simpleResolvers: true, description: 'A refund that needs a person: refused by the gateway, or unsettled for long.' })
+export class RefundAttention {
+  @Field(() => ID, { description: 'The transfer.' }) transferId!: string;
+  @Field(() => TransferStatusEnum, { description: 'The transfer’s status.' }) transferStatus!: string;
+  @Field(() => Refund, { description: 'The refund.' }) refund!: Refund;
+  @Field(() => String, { nullable: true, description: 'The last error seen (kind and code only).' }) lastError!: string | null;
+  @Field(() => Int, { description: 'Attempts made.' }) attempts!: number;
+}
+
+@InputType({
+  description:
     'List filter (all given fields must match): status, creation date range (inclusive from, exclusive to), owner (back-office/admin; a customer may pass only its own id, another is FORBIDDEN), corridor (source currency, destination currency, destination country) and sendAmount range (inclusive).',
 })
 export class TransferFilter {
@@ -378,7 +444,7 @@ export class Transfer {
   @Field(() => TransferStatusEnum, { description: 'Where the transfer is now.' }) status!: string;
   @Field(() => Int, {
     description:
-      '+1 on every change an app shows: status, nextAction, capturedAmount, failure (the amounts and the rate are fixed at creation). transferUpdated / myTransfers send one message per version. Platform facts that change none of these (complianceStatus, platformStatus, payout progress) are recorded in `events` without moving it.',
+      '+1 on every change an app shows: status, nextAction, capturedAmount, refundedAmount, failure (the amounts and the rate are fixed at creation). transferUpdated / myTransfers send one message per version. Platform facts that change none of these (complianceStatus, platformStatus, payout progress) are recorded in `events` without moving it.',
   })
   version!: number;
   @Field(() => Int, { description: 'Back-office: the seq of the latest audit event (+1 on every recorded change, shown or not).' })
@@ -389,9 +455,15 @@ export class Transfer {
   rate!: string;
   @Field(() => Money, { nullable: true, description: 'What was captured (partial captures are smaller than sendAmount).' })
   capturedAmount!: Money | null;
+  @Field(() => Money, { description: 'What went back to the sender: the sum of the refunds that succeeded (0 when none).' })
+  refundedAmount!: Money;
   @Field(() => NextAction, { nullable: true, description: 'What the sender must do now; set only in ACTION_REQUIRED.' })
   nextAction!: NextAction | null;
-  @Field(() => Failure, { nullable: true, description: 'Why it ended; set in REJECTED, DECLINED, VOIDED, EXPIRED and FAILED.' })
+  @Field(() => Failure, {
+    nullable: true,
+    description:
+      'Why it ended, or why the money is going back: set in REJECTED, DECLINED, VOIDED, EXPIRED, FAILED, REFUND_PENDING and REFUNDED.',
+  })
   failure!: Failure | null;
   @Field(() => ID, { description: 'Who owns it (the customer).' }) ownerId!: string;
   @Field(() => FundingType, { description: 'How the sender pays.' }) fundingType!: string;
@@ -409,6 +481,9 @@ export class Transfer {
   platformStatus!: string | null;
   @Field({ description: 'When it was created.' }) createdAt!: Date;
   @Field({ description: 'When version last moved (the last change an app shows).' }) updatedAt!: Date;
+  /** Not fields: what cancellableUntil is worked out from. */
+  cancelRequestedAt!: Date | null;
+  payoutStatus!: string | null;
 }
 
 export const TransferConnection = connectionType(Transfer, {

@@ -15,6 +15,7 @@ export function toTransfer(t: TransferRow): Transfer {
     receiveAmount: { amount: formatAmount(t.receiveAmount, t.receiveCurrency), currency: t.receiveCurrency },
     rate: formatRate(t.rate),
     capturedAmount: t.capturedAmount !== null ? { amount: formatAmount(t.capturedAmount, t.sendCurrency), currency: t.sendCurrency } : null,
+    refundedAmount: { amount: formatAmount(t.refundedAmount, t.sendCurrency), currency: t.sendCurrency },
     nextAction: next?.type ? ({ type: next.type, redirectUrl: next.redirectUrl } as Transfer['nextAction']) : null,
     failure: t.failureCode ? { code: t.failureCode, message: t.failureMessage ?? t.failureCode } : null,
     ownerId: t.ownerId,
@@ -24,5 +25,7 @@ export function toTransfer(t: TransferRow): Transfer {
     platformStatus: t.upstreamTransactionStatus,
     createdAt: t.createdAt,
     updatedAt: t.updatedAt,
+    cancelRequestedAt: t.cancelRequestedAt,
+    payoutStatus: t.payoutStatus,
   };
 }

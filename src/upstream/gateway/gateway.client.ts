@@ -17,6 +17,7 @@ import {
   legacyCardCheckSchema,
   payerBalanceSchema,
   paymentSchema,
+  refundSchema,
   personResultSchema,
   personSchemaSchema,
   walletBalanceSchema,
@@ -29,6 +30,8 @@ import {
   type AliasLookupRequest,
   type AliasLookupResult,
   type AmountInput,
+  type Refund,
+  type RefundRequest,
   type Bank,
   type BankList,
   type CaptureRequest,
@@ -320,6 +323,20 @@ export class GatewayClient {
       path: `/payments/${enc(externalPaymentId)}/capture`,
       json: req.amount === undefined ? {} : { amount: jsonDecimal(req.amount) },
       schema: paymentSchema,
+    });
+  }
+
+  /** POST /payments/{externalPaymentId}/refund: idempotent by `externalRefundId` (the retry of a lost answer is safe). */
+  refundPayment(externalPaymentId: string, req: RefundRequest): Promise<MoneyMovingResult<Refund>> {
+    return this.money(req.externalRefundId, {
+      operation: 'refundPayment',
+      method: 'POST',
+      path: `/payments/${enc(externalPaymentId)}/refund`,
+      json:
+        req.amount === undefined
+          ? { externalRefundId: req.externalRefundId }
+          : { externalRefundId: req.externalRefundId, amount: jsonDecimal(req.amount) },
+      schema: refundSchema,
     });
   }
 

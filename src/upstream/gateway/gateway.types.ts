@@ -446,6 +446,24 @@ export interface CaptureRequest {
   amount?: DecimalString;
 }
 
+export interface RefundRequest {
+  /** Our id of the refund: the same id again answers the same refund (never a second one). */
+  externalRefundId: string;
+  /** Omit to refund all that is left of the captured amount. */
+  amount?: DecimalString;
+}
+
+/** A refund of a captured payment (the documents say only that one exists; its shape is the sandbox's decision). */
+export const refundSchema = z.object({
+  refundId: str.min(1),
+  externalRefundId: str.min(1),
+  amount: num,
+  currency: str.length(3),
+  status: str,
+  created: optStr,
+});
+export type Refund = z.infer<typeof refundSchema>;
+
 export const paymentSchema = z.object({
   paymentId: str.min(1),
   parentPaymentId: optStr,

@@ -1,0 +1,287 @@
+/**
+ * Money back, end to end against the sandbox over GraphQL and graphql-ws: every cent taken from a sender ends with
+ * the recipient or back with the sender, exactly once.
+ * - a payout the platform rejects after the capture → REFUND_PENDING → REFUNDED on its own (one refund at the gateway);
+ * - the owner cancels before the capture → VOIDED (the authorization released, nothing captured or refunded);
+ * - the owner cancels after the capture, inside the window → the platform stops the payout → REFUND_PENDING → REFUNDED;
+ * - too late (paid out, or past the window) → INVALID_STATE, no upstream call;
+ * - back-office partial refunds up to what was captured, one beyond it refused; customers cannot refund; another
+ *   customer cannot cancel.
+ */
+import { gql, startTestApp, type TestApp } from '../helpers/app';
+import { collect, wsClient } from '../helpers/ws';
+import { waitFor } from '../helpers/wait';
+import { createTransfer, newPerson, newQuote, RECIPIENT, transferInput, waitForStatus } from './transfer-helpers';
+
+jest.setTimeout(60_000);
+
+let t: TestApp;
+let alice: string;
+let bob: string;
+let staff: string;
+let personId: string;
+let keySeq = 0;
+const key = (what: string) => `${what}-key-${++keySeq}`;
+
+beforeAll(async () => {
+  t = await startTestApp({ SAGA_POLL_INTERVAL_MS: '100', SAGA_RECONCILE_AFTER_MS: '2000' });
+  alice = await t.token('money-back-alice', 'customer');
+  bob = await t.token('money-back-bob', 'customer');
+  staff = await t.token('money-back-staff', 'backoffice');
+  personId = await newPerson(t.url, alice);
+}, 60_000);
+afterAll(() => t?.close());
+
+const MONEY = `status version failure { code message } capturedAmount { amount currency } refundedAmount { amount currency }
+  cancellableUntil refunds { id amount { amount currency } status kind reason requestedBy }`;
+const READ = `query($id: ID!) { transfer(id: $id) { ${MONEY} events(first: 100) { edges { node { toStatus cause actor action } } } } }`;
+const read = async (id: string, token = alice) => (await gql<any>(t.url, READ, { token, variables: { id } })).body.data.transfer;
+const calls = async (path: string) =>
+  ((await (await fetch(`${t.app.sandbox!.url}/__sandbox/calls?path=/gateway${path}`)).json()) as { path: string; status: number }[]).filter(
+    (c) => c.status === 200,
+  );
+const cancel = (id: string, token = alice, idempotencyKey = key('cancel')) =>
+  gql<any>(t.url, `mutation($i: CancelTransferInput!) { cancelTransfer(input: $i) { ${MONEY} } }`, {
+    token,
+    variables: { i: { transferId: id, idempotencyKey } },
+  });
+const refund = (id: string, input: { amount?: string; reason?: string }, token = staff, idempotencyKey = key('refund')) =>
+  gql<any>(t.url, `mutation($i: RefundTransferInput!) { refundTransfer(input: $i) { ${MONEY} } }`, {
+    token,
+    variables: { i: { transferId: id, idempotencyKey, reason: 'goodwill after a late delivery', ...input } },
+  });
+
+async function newTransfer(opts: { recipientLastName?: string; senderLastName?: string } = {}): Promise<string> {
+  const quoteId = await newQuote(t.url, alice);
+  const input = transferInput({ quoteId, personId, key: key('create'), lastName: opts.senderLastName });
+  if (opts.recipientLastName) input.recipient = { ...RECIPIENT, customer: { ...RECIPIENT.customer, lastName: opts.recipientLastName } };
+  const r = await createTransfer(t.url, alice, input);
+  if (!r.body.data) throw new Error(JSON.stringify(r.body.errors));
+  return r.body.data.createTransfer.id as string;
+}
+
+it('a payout rejected after the capture is refunded on its own: REFUND_PENDING → REFUNDED over graphql-ws, one refund', async () => {
+  const id = await newTransfer({ recipientLastName: 'Payout-Reject' });
+  const { client } = wsClient(t.wsUrl, alice);
+  try {
+    const sub = collect<any>(client, `subscription($id: ID!) { transferUpdated(transferId: $id) { ${MONEY} } }`, { id });
+    await waitFor(() => sub.completed, { timeoutMs: 30_000, what: 'the stream to complete' });
+    const statuses = sub.results.map((r) => r.data.transferUpdated.status);
+    expect(statuses.slice(-2)).toEqual(['REFUND_PENDING', 'REFUNDED']);
+    expect(statuses).toContain('CAPTURED');
+    const last = sub.results.at(-1)!.data.transferUpdated;
+    expect(last.refundedAmount).toEqual({ amount: '100.00', currency: 'USD' });
+    expect(last.failure.code).toMatch(/^PAYOUT_/);
+    expect(last.refunds).toEqual([
+      expect.objectContaining({
+        amount: { amount: '100.00', currency: 'USD' },
+        status: 'SUCCEEDED',
+        kind: 'PAYOUT_FAILED',
+        requestedBy: null,
+      }),
+    ]);
+    // every version once, in order
+    const versions = sub.results.map((r) => r.data.transferUpdated.version);
+    expect(versions).toEqual([...versions].sort((a, b) => a - b));
+    expect(new Set(versions).size).toBe(versions.length);
+  } finally {
+    await client.dispose();
+  }
+  const done = await read(id);
+  expect(done.status).toBe('REFUNDED');
+  expect(done.cancellableUntil).toBeNull();
+  expect(await calls(`/payments/${await extOf(id)}/refund`)).toHaveLength(1);
+});
+
+async function extOf(id: string): Promise<string> {
+  return (await t.app.db.prisma.transfer.findUniqueOrThrow({ where: { id } })).externalPaymentId;
+}
+
+it('the owner cancels before the capture: VOIDED, the authorization released, nothing captured or refunded', async () => {
+  const id = await newTransfer({ senderLastName: 'Compliance-Review' }); // held AUTHORIZED until a decision
+  await waitForStatus(t, alice, id, ['AUTHORIZED'], 15_000);
+  const before = await read(id);
+  expect(Date.parse(before.cancellableUntil)).toBeGreaterThan(Date.now());
+  const firstKey = key('cancel');
+  const r = await cancel(id, alice, firstKey);
+  expect(r.body.errors).toBeUndefined();
+  const done = await waitForStatus(t, alice, id, ['VOIDED']);
+  expect(done.failure.code).toBe('CANCELLED_BY_CUSTOMER');
+  const ext = await extOf(id);
+  expect((await calls(`/payments/${ext}/void`)).length).toBe(1);
+  expect(await calls(`/payments/${ext}/capture`)).toEqual([]);
+  expect(await calls(`/payments/${ext}/refund`)).toEqual([]);
+  // idempotent: the same key again answers the transfer; another cancel is refused (it is over)
+  expect((await cancel(id, alice, firstKey)).body.data.cancelTransfer.status).toBe('VOIDED');
+  expect((await cancel(id, alice, 'cancel-key-again-1')).body.errors?.[0]?.extensions?.code).toBe('INVALID_STATE');
+});
+
+it('the owner cancels after the capture, inside the window: the payout is stopped and the money goes back', async () => {
+  const id = await newTransfer({ senderLastName: 'Compliance-Review' });
+  await waitForStatus(t, alice, id, ['AUTHORIZED'], 15_000);
+  const sandbox = t.app.sandbox!;
+  const step = sandbox.ctx.options.lifecycleStepMs;
+  sandbox.ctx.options.lifecycleStepMs = 1_500; // the payout takes its time: the cancellation reaches it first
+  try {
+    const captured = await gql<any>(t.url, 'mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { status } }', {
+      token: staff,
+      variables: { i: { transferId: id, idempotencyKey: key('capture') } },
+    });
+    expect(captured.body.data.captureTransfer.status).toBe('CAPTURED');
+    const r = await cancel(id);
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data.cancelTransfer.status).toBe('REFUND_PENDING');
+    expect(r.body.data.cancelTransfer.cancellableUntil).toBeNull();
+    await waitForStatus(t, alice, id, ['REFUNDED', 'COMPLETED'], 30_000);
+    const done = await read(id);
+    expect(done.status).toBe('REFUNDED');
+    expect(done.failure.code).toBe('CANCELLED_BY_CUSTOMER');
+    expect(done.refundedAmount).toEqual(done.capturedAmount);
+    expect(done.refunds).toEqual([expect.objectContaining({ status: 'SUCCEEDED', kind: 'CANCELLED' })]);
+  } finally {
+    sandbox.ctx.options.lifecycleStepMs = step;
+  }
+  const ext = await extOf(id);
+  expect((await calls(`/payments/${ext}/refund`)).length).toBe(1);
+  // the platform never paid out
+  const platformCalls = (await (await fetch(`${t.app.sandbox!.url}/__sandbox/calls?path=/remittances`)).json()) as { path: string }[];
+  expect(platformCalls.some((c) => c.path.endsWith('/cancel'))).toBe(true);
+});
+
+it('a payout that wins the race with a cancellation: COMPLETED, no refund — money never moves twice', async () => {
+  const id = await newTransfer({ senderLastName: 'Compliance-Review' });
+  await waitForStatus(t, alice, id, ['AUTHORIZED'], 15_000);
+  const sandbox = t.app.sandbox!;
+  // the platform pays out at once, but its webhooks reach us late: we accept the cancellation before we know
+  await fetch(`${sandbox.url}/__sandbox/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ webhookDelayMs: 2_000 }),
+  });
+  try {
+    const captured = await gql<any>(t.url, 'mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { status } }', {
+      token: staff,
+      variables: { i: { transferId: id, idempotencyKey: key('capture') } },
+    });
+    expect(captured.body.data.captureTransfer.status).toBe('CAPTURED');
+    const ext = await extOf(id);
+    const o = sandbox.ctx.options;
+    // the review ends: the platform goes on to pay out
+    await waitFor(
+      async () =>
+        (
+          await fetch(`${sandbox.url}/__sandbox/transactions/${ext}/compliance`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ decision: 'Approved' }),
+          })
+        ).status < 300,
+      { timeoutMs: 10_000, intervalMs: 50, what: 'the review decision' },
+    );
+    await waitFor(
+      async () => {
+        const res = await fetch(`${sandbox.url}/remittances/organizations/${o.remittancesTenantId}/fx/transactions/${ext}`, {
+          headers: { 'x-api-key': o.remittancesApiKey, 'x-agent-id': o.remittancesAgentId, 'x-agent-api-key': o.remittancesAgentApiKey },
+        });
+        return ['Paid', 'Completed'].includes(((await res.json()) as { status: string }).status);
+      },
+      { timeoutMs: 10_000, intervalMs: 25, what: 'the platform to pay out' },
+    );
+    const r = await cancel(id);
+    expect(r.body.errors).toBeUndefined(); // we did not know yet
+    await waitForStatus(t, alice, id, ['COMPLETED', 'REFUNDED'], 30_000);
+    const done = await read(id, staff);
+    expect(done.status).toBe('COMPLETED');
+    expect(done.failure).toBeNull();
+    expect(done.refunds).toEqual([]);
+    expect(done.refundedAmount).toEqual({ amount: '0.00', currency: 'USD' });
+    expect(done.events.edges.map((e: any) => e.node.action)).toContain('cancel too late');
+    expect(await calls(`/payments/${ext}/refund`)).toEqual([]);
+  } finally {
+    await fetch(`${sandbox.url}/__sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ webhookDelayMs: 0 }),
+    });
+  }
+});
+
+describe('too late, and who may', () => {
+  let completed: string;
+  beforeAll(async () => {
+    completed = await newTransfer();
+    await waitForStatus(t, alice, completed, ['COMPLETED'], 20_000);
+  });
+
+  it('once paid out: INVALID_STATE with a message an app can show, and no upstream call', async () => {
+    const before = t.app.sandbox!.ctx.calls.length;
+    const r = await cancel(completed);
+    expect(r.body.errors?.[0]?.extensions?.code).toBe('INVALID_STATE');
+    expect(r.body.errors?.[0]?.message).toMatch(/can no longer be cancelled/);
+    expect(t.app.sandbox!.ctx.calls.length).toBe(before);
+    expect((await read(completed)).cancellableUntil).toBeNull();
+  });
+
+  it('past the window: INVALID_STATE, no upstream call', async () => {
+    const id = await newTransfer({ senderLastName: 'Compliance-Review' });
+    await waitForStatus(t, alice, id, ['AUTHORIZED'], 15_000);
+    await t.app.db.prisma.transfer.update({ where: { id }, data: { createdAt: new Date(Date.now() - 31 * 60_000) } });
+    expect((await read(id)).cancellableUntil).toBeNull();
+    const before = t.app.sandbox!.ctx.calls.length;
+    const r = await cancel(id);
+    expect(r.body.errors?.[0]?.extensions?.code).toBe('INVALID_STATE');
+    expect(r.body.errors?.[0]?.message).toMatch(/time to cancel/);
+    expect(t.app.sandbox!.ctx.calls.length).toBe(before);
+  });
+
+  it("another customer's cancel is NOT_FOUND; a customer's refund is FORBIDDEN", async () => {
+    expect((await cancel(completed, bob)).body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    expect((await refund(completed, { amount: '1.00' }, alice)).body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+
+  it('back-office partial refunds up to what was captured; one beyond it is refused; the audit trail says who and why', async () => {
+    const first = await refund(completed, { amount: '30.00', reason: 'goodwill: late delivery' });
+    expect(first.body.errors).toBeUndefined();
+    expect(first.body.data.refundTransfer).toMatchObject({ status: 'COMPLETED', refundedAmount: { amount: '30.00', currency: 'USD' } });
+    const beyond = await refund(completed, { amount: '70.01' });
+    expect(beyond.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', maxAmount: '70.00' });
+    const rest = await refund(completed, { reason: 'dispute settled in the sender’s favour' });
+    expect(rest.body.data.refundTransfer.refundedAmount).toEqual({ amount: '100.00', currency: 'USD' });
+    const none = await refund(completed, { amount: '0.01' });
+    expect(none.body.errors?.[0]?.extensions?.code).toBe('INVALID_STATE');
+    const asStaff = await read(completed, staff);
+    expect(asStaff.status).toBe('COMPLETED');
+    expect(asStaff.refunds).toEqual([
+      expect.objectContaining({
+        amount: { amount: '30.00', currency: 'USD' },
+        status: 'SUCCEEDED',
+        kind: 'BACKOFFICE',
+        requestedBy: 'money-back-staff',
+        reason: 'goodwill: late delivery',
+      }),
+      expect.objectContaining({ amount: { amount: '70.00', currency: 'USD' }, status: 'SUCCEEDED', kind: 'BACKOFFICE' }),
+    ]);
+    const trail = asStaff.events.edges.map((e: any) => e.node);
+    expect(trail.filter((e: any) => e.action === 'refundTransfer' || e.action === 'refund').length).toBeGreaterThanOrEqual(2);
+    expect(trail).toContainEqual(expect.objectContaining({ action: 'refund', actor: 'money-back-staff', cause: 'mutation' }));
+    // the customer sees the refunds, not who made them
+    const asOwner = await read(completed);
+    expect(asOwner.refunds.map((r: any) => r.requestedBy)).toEqual([null, null]);
+    expect(asOwner.refundedAmount).toEqual({ amount: '100.00', currency: 'USD' });
+    // two refunds at the gateway, never more
+    expect((await calls(`/payments/${await extOf(completed)}/refund`)).length).toBe(2);
+  });
+
+  it('a retried refund (same key) refunds once', async () => {
+    const id = await newTransfer();
+    await waitForStatus(t, alice, id, ['COMPLETED'], 20_000);
+    const k = key('refund-retry');
+    const [a, b] = await Promise.all([refund(id, { amount: '10.00' }, staff, k), refund(id, { amount: '10.00' }, staff, k)]);
+    const ok = [a, b].filter((r) => !r.body.errors);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    const again = await refund(id, { amount: '10.00' }, staff, k);
+    expect(again.body.data.refundTransfer.refundedAmount).toEqual({ amount: '10.00', currency: 'USD' });
+    expect((await read(id, staff)).refunds).toHaveLength(1);
+    expect((await calls(`/payments/${await extOf(id)}/refund`)).length).toBe(1);
+  });
+});
