@@ -484,13 +484,13 @@ const schema = z.object({
   SAGA_CRASH_AT: z
     .string()
     .trim()
-    .regex(/^(check|authorize|capture|void):(before|after)$/, 'must be <check|authorize|capture|void>:<before|after>')
+    .regex(/^(check|authorize|capture|void|cancel|refund):(before|after)$/, 'must be <check|authorize|capture|void|cancel|refund>:<before|after>')
     .optional()
     .register(
       configDocs,
       doc(
         'saga',
-        'Test only, refused in production: `<check|authorize|capture|void>:<before|after>` makes the process SIGKILL itself there.',
+        'Test only, refused in production: `<check|authorize|capture|void|cancel|refund>:<before|after>` makes the process SIGKILL itself there.',
       ),
     ),
   // Webhooks from the remittances platform

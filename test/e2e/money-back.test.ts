@@ -285,3 +285,35 @@ describe('too late, and who may', () => {
     expect((await calls(`/payments/${await extOf(id)}/refund`)).length).toBe(1);
   });
 });
+
+it('a refund whose answer is lost is an unknown outcome: retried with the same refund id, never refunded twice', async () => {
+  const id = await newTransfer();
+  await waitForStatus(t, alice, id, ['COMPLETED'], 20_000);
+  const sandbox = t.app.sandbox!;
+  const faults = (f: Record<string, unknown>) =>
+    fetch(`${sandbox.url}/__sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(f) });
+  await faults({ dropResponseAfterCommitRate: 1 });
+  let answered;
+  try {
+    answered = await refund(id, { amount: '25.00', reason: 'goodwill: answer lost' });
+  } finally {
+    await faults({ dropResponseAfterCommitRate: 0 });
+  }
+  // the mutation answers the transfer as it stands: the refund retried at once with the same id (SUCCEEDED), or its
+  // outcome still unknown (PENDING: the worker retries it)
+  expect(answered.body.errors).toBeUndefined();
+  expect(answered.body.data.refundTransfer.refunds).toEqual([expect.objectContaining({ status: expect.stringMatching(/^(PENDING|SUCCEEDED)$/) })]);
+  const settled = await waitFor(
+    async () => {
+      const tr = await read(id, staff);
+      return tr.refunds[0]?.status === 'SUCCEEDED' ? tr : null;
+    },
+    { timeoutMs: 20_000, intervalMs: 100, what: 'the refund to be retried and settled' },
+  );
+  expect(settled.refundedAmount).toEqual({ amount: '25.00', currency: 'USD' });
+  const ext = await extOf(id);
+  const all = (await (await fetch(`${sandbox.url}/__sandbox/calls?path=/gateway/payments/${ext}/refund`)).json()) as { status: number }[];
+  expect(all.map((c) => c.status)).toEqual([0, 200]); // the dropped answer, then the same refund found again
+  const step = await t.app.db.prisma.sagaStep.findFirstOrThrow({ where: { transferId: id, step: 'refund:1' } });
+  expect(step.idempotencyKey).toBe(`${ext}:refund:1`); // the externalRefundId both calls carried
+});

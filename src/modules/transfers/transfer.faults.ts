@@ -2,9 +2,8 @@
  * Test-only crash hook for the saga: SAGA_CRASH_AT=<step>:<before|after> (e.g. "authorize:after") makes the
  * process SIGKILL itself at that boundary — after the intent row is written and before the upstream call
  * ("before"), or after the upstream call returned and before its result is recorded ("after"). Never honoured
- * in production (config refuses it there). Steps: check, authorize, capture, void.
+ * in production (config refuses it there). Steps: check, authorize, capture, void, cancel (the platform's), refund.
  */
-export type CrashPoint = `${'check' | 'authorize' | 'capture' | 'void'}:${'before' | 'after'}`;
 
 export interface CrashHook {
   at(step: string, phase: 'before' | 'after'): void;
