@@ -484,7 +484,10 @@ const schema = z.object({
   SAGA_CRASH_AT: z
     .string()
     .trim()
-    .regex(/^(check|authorize|capture|void|cancel|refund):(before|after)$/, 'must be <check|authorize|capture|void|cancel|refund>:<before|after>')
+    .regex(
+      /^(check|authorize|capture|void|cancel|refund):(before|after)$/,
+      'must be <check|authorize|capture|void|cancel|refund>:<before|after>',
+    )
     .optional()
     .register(
       configDocs,

@@ -29,12 +29,26 @@ const ALL_POINTS = [
   'capture:after',
   'void:before',
   'void:after',
+  'cancel:before',
+  'cancel:after',
+  'refund:before',
+  'refund:after',
 ] as const;
 /**
  * By default a subset (each step's riskiest boundary — after the upstream call, when the outcome is unknown
- * to us — plus both void points); CRASH_ALL_POINTS=1 runs all eight (~2.5 min on a loaded 2-core machine).
+ * to us — plus both void points, and the money-back steps: the platform's cancel and the refund);
+ * CRASH_ALL_POINTS=1 runs all twelve (~3.5 min on a loaded 2-core machine).
  */
-const DEFAULT_POINTS = ['check:after', 'authorize:after', 'capture:after', 'void:before', 'void:after'] as const;
+const DEFAULT_POINTS = [
+  'check:after',
+  'authorize:after',
+  'capture:after',
+  'void:before',
+  'void:after',
+  'cancel:after',
+  'refund:before',
+  'refund:after',
+] as const;
 const POINTS: readonly (typeof ALL_POINTS)[number][] = process.env.CRASH_ALL_POINTS === '1' ? ALL_POINTS : DEFAULT_POINTS;
 
 let sb: TestSandbox;
@@ -77,7 +91,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** Refunds the gateway committed (its own bus: a replay by the same id is not one), by payment. */
+const refunds = new Map<string, number[]>();
+
 test('SIGKILL at saga step boundaries (CRASH_ALL_POINTS=1: every one), restart: every transfer finishes or waits; ≤ 1 payment key, ≤ 1 capture, ≤ 1 void each', async () => {
+  sb.ctx.bus.on('payment.refunded', (f) => refunds.set(f.externalPaymentId, [...(refunds.get(f.externalPaymentId) ?? []), f.refundAmount]));
   const customer = await auth.issueDevToken('crash-customer', 'customer');
   const staff = await auth.issueDevToken('crash-staff', 'backoffice');
   const admin = await auth.issueDevToken('crash-admin', 'admin');
@@ -92,16 +110,33 @@ test('SIGKILL at saga step boundaries (CRASH_ALL_POINTS=1: every one), restart: 
       expect(reg.body.errors).toBeUndefined();
       registered = true;
     }
-    // void points: sender Compliance-Reject — the platform decides Rejected (signed webhook) → the saga voids
-    const lastName = point.startsWith('void') ? 'Compliance-Reject' : 'Compliance-Review';
+    // void points: sender Compliance-Reject — the platform decides Rejected (signed webhook) → the saga voids;
+    // refund points: the platform rejects the payout (recipient Payout-Reject) → the saga refunds;
+    // cancel points: held in review, captured by back-office, then cancelled by its owner → platform cancel, refund
+    const lastName = point.startsWith('void') ? 'Compliance-Reject' : point.startsWith('refund') ? 'Doe' : 'Compliance-Review';
     const personId = await newPerson(svc.url, customer, lastName);
     const quoteId = await newQuote(svc.url, customer);
-    const created = await createTransfer(
-      svc.url,
-      customer,
-      transferInput({ quoteId, personId, key: `crash-${point.replace(':', '-')}`, lastName }),
-    );
+    const input = transferInput({ quoteId, personId, key: `crash-${point.replace(':', '-')}`, lastName });
+    if (point.startsWith('refund'))
+      input.recipient = { ...input.recipient, customer: { ...input.recipient.customer, lastName: 'Payout-Reject' } };
+    const created = await createTransfer(svc.url, customer, input);
     const id: string = created.body.data.createTransfer.id;
+    if (point.startsWith('cancel')) {
+      await waitFor(async () => ((await getTransfer(svc.url, customer, id))?.status === 'AUTHORIZED' ? true : null), {
+        timeoutMs: 20_000,
+        intervalMs: 100,
+        what: 'AUTHORIZED',
+        retryErrors: true,
+      });
+      await gql(svc.url, `mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { status } }`, {
+        token: staff,
+        variables: { i: { transferId: id, idempotencyKey: `cap-${point.replace(':', '-')}` } },
+      });
+      await gql(svc.url, `mutation($i: CancelTransferInput!) { cancelTransfer(input: $i) { status } }`, {
+        token: customer,
+        variables: { i: { transferId: id, idempotencyKey: `cancel-${point.replace(':', '-')}` } },
+      }).catch(() => null); // the process dies while answering
+    }
     if (point.startsWith('capture')) {
       await waitFor(async () => ((await getTransfer(svc.url, customer, id))?.status === 'AUTHORIZED' ? true : null), {
         timeoutMs: 20_000,
@@ -119,7 +154,13 @@ test('SIGKILL at saga step boundaries (CRASH_ALL_POINTS=1: every one), restart: 
 
     const again = await spawnService(env, 60_000);
     running.push(again);
-    const expected = point.startsWith('capture') ? ['CAPTURED'] : point.startsWith('void') ? ['VOIDED'] : ['AUTHORIZED'];
+    const expected = point.startsWith('capture')
+      ? ['CAPTURED']
+      : point.startsWith('void')
+        ? ['VOIDED']
+        : point.startsWith('refund') || point.startsWith('cancel')
+          ? ['REFUNDED']
+          : ['AUTHORIZED'];
     const final = await waitFor(
       async () => {
         const tr = await getTransfer(again.url, staff, id);
@@ -142,6 +183,10 @@ test('SIGKILL at saga step boundaries (CRASH_ALL_POINTS=1: every one), restart: 
     expect(voids.length).toBeLessThanOrEqual(1);
     expect(captures.length + voids.length).toBeLessThanOrEqual(1);
   }
+  // money back: each crashed refund was made once at the gateway (a retry found it by its id), never above the capture
+  for (const [ext, r] of refunds)
+    expect({ ext, count: r.length, total: r.reduce((a, b) => a + b, 0) }).toEqual({ ext, count: 1, total: 100 });
+  expect(refunds.size).toBe(POINTS.filter((p) => p.startsWith('refund') || p.startsWith('cancel')).length);
   expect(ids.size).toBe(POINTS.length);
 
   console.log(

@@ -27,7 +27,7 @@ import {
   TransferHistoryDocument,
   TransferUpdatedDocument,
   ViewerDocument,
-  VoidTransferDocument,
+  CancelTransferDocument,
   type AppTransferFragment,
   type PersonInput,
 } from '../../schema/app/generated';
@@ -229,7 +229,7 @@ test('3-D Secure path (card ending 0002): ACTION_REQUIRED with the challenge URL
   await stream.close();
 }, 90_000);
 
-test("the customer cancels before capture with the app's VoidTransfer: AUTHORIZED → VOIDED", async () => {
+test("the customer cancels before capture with the app's CancelTransfer (only mode): AUTHORIZED → VOIDED", async () => {
   const { createQuote } = await send(CreateQuoteDocument, {
     input: { sourceCurrency: 'USD', destinationCurrency: 'BRL', destinationCountry: 'BR', paymentMethod: 'CARD', sourceAmount: '30.00' },
   });
@@ -252,6 +252,16 @@ test("the customer cancels before capture with the app's VoidTransfer: AUTHORIZE
     status = (await send(TransferDocument, { id: created.id })).transfer!.status;
   }
   expect(status).toBe('AUTHORIZED');
-  const { voidTransfer } = await send(VoidTransferDocument, { input: { transferId: created.id, idempotencyKey: 'app-journey-void-1' } });
-  expect(voidTransfer.status).toBe('VOIDED');
+  const before = (await send(TransferDocument, { id: created.id })).transfer!;
+  expect(Date.parse(before.cancellableUntil as string)).toBeGreaterThan(Date.now());
+  const { cancelTransfer } = await send(CancelTransferDocument, {
+    input: { transferId: created.id, idempotencyKey: 'app-journey-cancel-1' },
+  });
+  expect(cancelTransfer).toMatchObject({
+    status: 'VOIDED',
+    cancellableUntil: null,
+    refunds: [],
+    failure: { code: 'CANCELLED_BY_CUSTOMER' },
+  });
+  expect(cancelTransfer.refundedAmount).toEqual({ amount: '0.00', currency: 'USD' });
 });

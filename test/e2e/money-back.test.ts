@@ -302,7 +302,9 @@ it('a refund whose answer is lost is an unknown outcome: retried with the same r
   // the mutation answers the transfer as it stands: the refund retried at once with the same id (SUCCEEDED), or its
   // outcome still unknown (PENDING: the worker retries it)
   expect(answered.body.errors).toBeUndefined();
-  expect(answered.body.data.refundTransfer.refunds).toEqual([expect.objectContaining({ status: expect.stringMatching(/^(PENDING|SUCCEEDED)$/) })]);
+  expect(answered.body.data.refundTransfer.refunds).toEqual([
+    expect.objectContaining({ status: expect.stringMatching(/^(PENDING|SUCCEEDED)$/) }),
+  ]);
   const settled = await waitFor(
     async () => {
       const tr = await read(id, staff);

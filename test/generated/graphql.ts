@@ -67,6 +67,14 @@ export type BankAccountInput = {
   type?: Scalars['String']['input'];
 };
 
+/** Take a transfer back: before the capture the authorization is released (VOIDED); after it, within cancellableUntil and before the payout completes, the platform is asked to stop the payout and the money goes back (REFUND_PENDING → REFUNDED). */
+export type CancelTransferInput = {
+  /** Your key for this request: 8 to 128 letters, digits, "-", "_" or ":" (e.g. a UUID), new for every new intent and reused on every retry of it. Keys are per caller and operation and remembered for at least 24 hours. A retry with the same key cancels once. */
+  idempotencyKey: Scalars['String']['input'];
+  /** The transfer (yours; another customer’s is NOT_FOUND). */
+  transferId: Scalars['ID']['input'];
+};
+
 /** Take (capture) the authorized funds of a transfer. */
 export type CaptureTransferInput = {
   /** Partial capture in the send currency; omitted = the authorized amount. Never more. */
@@ -396,6 +404,36 @@ export type RecipientInput = {
   destination: DestinationInput;
 };
 
+/** Why the money goes back. */
+export type RefundKind =
+  /** Back-office refunded it (goodwill, a dispute); the reason says why. */
+  | 'BACKOFFICE'
+  /** The sender cancelled after the capture. */
+  | 'CANCELLED'
+  /** The platform could not pay the recipient out. */
+  | 'PAYOUT_FAILED';
+
+/** Where a refund stands. */
+export type RefundStatus =
+  /** The gateway refused it: a person looks at it (back-office refundsNeedingAttention). */
+  | 'FAILED'
+  /** Asked for; an outcome not known yet is retried with the same refund id (never a second refund). */
+  | 'PENDING'
+  /** The money went back to the sender. */
+  | 'SUCCEEDED';
+
+/** Give money taken by a transfer back to its sender (back-office/admin): all that is left, or part of it. */
+export type RefundTransferInput = {
+  /** In the send currency; omitted = all that is left (captured less refunded). More than that: BAD_USER_INPUT. */
+  amount?: InputMaybe<Scalars['Decimal']['input']>;
+  /** Your key for this request: 8 to 128 letters, digits, "-", "_" or ":" (e.g. a UUID), new for every new intent and reused on every retry of it. Keys are per caller and operation and remembered for at least 24 hours. A retry with the same key refunds once. */
+  idempotencyKey: Scalars['String']['input'];
+  /** Why (kept in the audit trail and on the refund), 3 to 500 characters: goodwill, a dispute, … */
+  reason: Scalars['String']['input'];
+  /** The transfer (COMPLETED, or REFUND_PENDING whose automatic refund was refused). */
+  transferId: Scalars['ID']['input'];
+};
+
 /** What to subscribe this service's webhook endpoint to. */
 export type RegisterWebhookSubscriptionInput = {
   /** Create a signing secret right away (default true). */
@@ -456,7 +494,7 @@ export type TransferFilter = {
   status?: InputMaybe<Array<TransferStatus>>;
 };
 
-/** PENDING → (ACTION_REQUIRED →) AUTHORIZED → CAPTURED → PAYOUT_PENDING → COMPLETED; or REJECTED (compliance said no before money moved), DECLINED (funding refused), VOIDED (authorization released), EXPIRED (quote or authorization window ran out), FAILED (gave up; see failure). COMPLETED, REJECTED, DECLINED, VOIDED, EXPIRED and FAILED are final. */
+/** PENDING → (ACTION_REQUIRED →) AUTHORIZED → CAPTURED → PAYOUT_PENDING → COMPLETED; or REJECTED (compliance said no before money moved), DECLINED (funding refused), VOIDED (authorization released, or cancelled before it), EXPIRED (quote or authorization window ran out), FAILED (gave up before any money was taken; see failure); money taken that will not reach the recipient goes back: REFUND_PENDING → REFUNDED. COMPLETED, REJECTED, DECLINED, VOIDED, EXPIRED, FAILED and REFUNDED are final. */
 export type TransferStatus =
   /** Waiting for the sender: see nextAction (e.g. a 3-D Secure challenge), then call resumeTransfer. */
   | 'ACTION_REQUIRED'
@@ -470,12 +508,16 @@ export type TransferStatus =
   | 'DECLINED'
   /** Final: the quote or the capture window ran out before the next step (see failure). */
   | 'EXPIRED'
-  /** Final: the service gave up, e.g. an upstream refused a request (see failure). */
+  /** Final: the service gave up before any money was taken, e.g. an upstream refused a request (see failure). */
   | 'FAILED'
   /** The remittances platform is paying the recipient out. */
   | 'PAYOUT_PENDING'
   /** Created; checks and the authorization are running in the background. Follow it with transferUpdated. */
   | 'PENDING'
+  /** Final: every cent taken went back to the sender (refundedAmount equals capturedAmount). */
+  | 'REFUNDED'
+  /** The money taken is on its way back to the sender: the payout failed, or the sender cancelled after the capture (see failure and refunds). */
+  | 'REFUND_PENDING'
   /** Final: compliance refused the transfer before any money moved (failure.code COMPLIANCE_REJECTED). */
   | 'REJECTED'
   /** Final: the authorization was released; nothing was taken. */

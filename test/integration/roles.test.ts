@@ -46,6 +46,9 @@ const MATRIX: Record<string, RoleName[]> = {
   'Mutation.resumeTransfer': ANY,
   'Mutation.captureTransfer': STAFF,
   'Mutation.voidTransfer': ANY,
+  'Mutation.cancelTransfer': ANY, // customers: their own (another's is NOT_FOUND)
+  'Mutation.refundTransfer': STAFF,
+  'Query.refundsNeedingAttention': STAFF,
   'Subscription.transferUpdated': ANY,
   'Subscription.myTransfers': ANY, // customers: own list (another ownerId → FORBIDDEN); staff: all or by owner
   // operators

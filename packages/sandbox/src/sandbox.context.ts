@@ -55,6 +55,7 @@ export interface SandboxBusEvents {
   'payment.captured': [PaymentFacts & { capturedAmount: number }];
   'payment.voided': [PaymentFacts];
   'payment.cancelled': [PaymentFacts]; // 7-day auto-cancel
+  'payment.refunded': [PaymentFacts & { refundAmount: number; externalRefundId: string }]; // a new refund (not a replay)
   reset: [];
   'clock.advanced': [number]; // seconds
 }

@@ -13,7 +13,7 @@ export const TransferStatusEnum = Object.fromEntries(TRANSFER_STATUSES.map((s) =
 registerEnumType(TransferStatusEnum, {
   name: 'TransferStatus',
   description:
-    'PENDING → (ACTION_REQUIRED →) AUTHORIZED → CAPTURED → PAYOUT_PENDING → COMPLETED; or REJECTED (compliance said no before money moved), DECLINED (funding refused), VOIDED (authorization released), EXPIRED (quote or authorization window ran out), FAILED (gave up; see failure). COMPLETED, REJECTED, DECLINED, VOIDED, EXPIRED and FAILED are final.',
+    'PENDING → (ACTION_REQUIRED →) AUTHORIZED → CAPTURED → PAYOUT_PENDING → COMPLETED; or REJECTED (compliance said no before money moved), DECLINED (funding refused), VOIDED (authorization released, or cancelled before it), EXPIRED (quote or authorization window ran out), FAILED (gave up before any money was taken; see failure); money taken that will not reach the recipient goes back: REFUND_PENDING → REFUNDED. COMPLETED, REJECTED, DECLINED, VOIDED, EXPIRED, FAILED and REFUNDED are final.',
   valuesConfig: {
     PENDING: { description: 'Created; checks and the authorization are running in the background. Follow it with transferUpdated.' },
     ACTION_REQUIRED: { description: 'Waiting for the sender: see nextAction (e.g. a 3-D Secure challenge), then call resumeTransfer.' },
@@ -28,7 +28,17 @@ registerEnumType(TransferStatusEnum, {
     DECLINED: { description: 'Final: a check failed or the funding source declined the authorization (see failure).' },
     VOIDED: { description: 'Final: the authorization was released; nothing was taken.' },
     EXPIRED: { description: 'Final: the quote or the capture window ran out before the next step (see failure).' },
-    FAILED: { description: 'Final: the service gave up, e.g. an upstream refused a request (see failure).' },
+    FAILED: { description: 'Final: the service gave up before any money was taken, e.g. an upstream refused a request (see failure).' },
+    REFUND_PENDING: {
+      description:
+        'The money taken is on its way back to the sender: the payout failed, or the sender cancelled after the capture (see failure and refunds).',
+    },
+    REFUNDED: { description: 'Final: every cent taken went back to the sender (refundedAmount equals capturedAmount).' },
+    REFUND_PENDING: {
+      description:
+        'The money taken is on its way back to the sender: the payout failed, or the sender cancelled after the capture (see failure and refunds).',
+    },
+    REFUNDED: { description: 'Final: every cent taken went back to the sender (refundedAmount equals capturedAmount).' },
   },
 });
 
@@ -282,13 +292,22 @@ export class RefundTransferInput {
 export const RefundStatusEnum = { PENDING: 'PENDING', SUCCEEDED: 'SUCCEEDED', FAILED: 'FAILED' } as const;
 registerEnumType(RefundStatusEnum, {
   name: 'RefundStatus',
-  description:
-    'PENDING: asked for (an unknown outcome is retried with the same refund id); SUCCEEDED: the money went back; FAILED: the gateway refused it — a person looks at it.',
+  description: 'Where a refund stands.',
+  valuesConfig: {
+    PENDING: { description: 'Asked for; an outcome not known yet is retried with the same refund id (never a second refund).' },
+    SUCCEEDED: { description: 'The money went back to the sender.' },
+    FAILED: { description: 'The gateway refused it: a person looks at it (back-office refundsNeedingAttention).' },
+  },
 });
 export const RefundKindEnum = { PAYOUT_FAILED: 'PAYOUT_FAILED', CANCELLED: 'CANCELLED', BACKOFFICE: 'BACKOFFICE' } as const;
 registerEnumType(RefundKindEnum, {
   name: 'RefundKind',
-  description: 'Why the money goes back: the payout failed, the sender cancelled, or back-office refunded (goodwill, a dispute).',
+  description: 'Why the money goes back.',
+  valuesConfig: {
+    PAYOUT_FAILED: { description: 'The platform could not pay the recipient out.' },
+    CANCELLED: { description: 'The sender cancelled after the capture.' },
+    BACKOFFICE: { description: 'Back-office refunded it (goodwill, a dispute); the reason says why.' },
+  },
 });
 
 @ObjectType({

@@ -65,7 +65,8 @@ export async function gqlRaw<T = any>(
 
 export const code = (r: GqlResult) => (r.body?.errors?.[0]?.extensions?.code as string | undefined) ?? null;
 
-export const VIEW_FIELDS = 'id status version sendAmount { amount currency } capturedAmount { amount currency } complianceStatus';
+export const VIEW_FIELDS =
+  'id status version sendAmount { amount currency } capturedAmount { amount currency } refundedAmount { amount currency } complianceStatus';
 
 export async function newPerson(url: string, token: string, lastName = 'Doe'): Promise<string> {
   const r = await gqlRaw(url, 'mutation($i: PersonInput!) { createPerson(input: $i) { id status } }', { i: personInput(lastName) }, token);
@@ -93,16 +94,21 @@ export async function newQuote(url: string, token: string, amount = '100.00', pa
   return id;
 }
 
-export type Kind = 'happy' | 'reject' | 'declined' | 'review' | 'threeds';
+export type Kind = 'happy' | 'reject' | 'declined' | 'review' | 'threeds' | 'payoutReject';
 
-export const kindInput = (kind: Kind, quoteId: string, personId: string, key: string) =>
-  transferInput({
+export const kindInput = (kind: Kind, quoteId: string, personId: string, key: string) => {
+  const input = transferInput({
     quoteId,
     personId,
     key,
     ...(kind === 'reject' ? { lastName: 'Compliance-Reject' } : kind === 'review' ? { lastName: 'Compliance-Review' } : {}),
     ...(kind === 'declined' ? { card: '0004' } : kind === 'threeds' ? { card: '0002' } : {}),
   });
+  // the platform rejects the payout after the capture: the money must go back
+  if (kind === 'payoutReject')
+    input.recipient = { ...input.recipient, customer: { ...input.recipient.customer, lastName: 'Payout-Reject' } };
+  return input;
+};
 
 /** What in-order delivery of the platform's events gives each kind (test/e2e: happy/magic-value paths). */
 export const IN_ORDER: Record<Kind, string[]> = {
@@ -111,6 +117,7 @@ export const IN_ORDER: Record<Kind, string[]> = {
   declined: ['DECLINED'],
   review: ['AUTHORIZED'], // waits for the manual compliance decision (legitimately waiting)
   threeds: ['ACTION_REQUIRED'], // waits for the customer's 3DS challenge (legitimately waiting)
+  payoutReject: ['REFUNDED'], // captured, the payout rejected, every cent back with the sender
 };
 
 export const CREATE = `mutation($i: CreateTransferInput!) { createTransfer(input: $i) { ${VIEW_FIELDS} } }`;

@@ -137,7 +137,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-export const TERMINAL = ['COMPLETED', 'REJECTED', 'DECLINED', 'VOIDED', 'EXPIRED', 'FAILED'];
+export const TERMINAL = ['COMPLETED', 'REJECTED', 'DECLINED', 'VOIDED', 'EXPIRED', 'FAILED', 'REFUNDED'];
 /** Status order for "never backwards": a later rank never precedes an earlier one in a subscriber's stream. */
 export const RANK: Record<string, number> = {
   PENDING: 0,
@@ -145,7 +145,9 @@ export const RANK: Record<string, number> = {
   AUTHORIZED: 1,
   CAPTURED: 2,
   PAYOUT_PENDING: 3,
+  REFUND_PENDING: 3.5, // the money on its way back (from CAPTURED or PAYOUT_PENDING); then REFUNDED, or COMPLETED if paid first
   COMPLETED: 4,
+  REFUNDED: 4,
   REJECTED: 4,
   DECLINED: 4,
   VOIDED: 4,

@@ -9,6 +9,9 @@
  * authorized total = captured + released (voids, auto-cancels, uncaptured rest of partial captures) +
  * still authorized; and the service's status agrees with the gateway: captured ⇔ CAPTURED/PAYOUT_PENDING/
  * COMPLETED (same amount), still authorized ⇔ AUTHORIZED, no authorization left hanging behind any other state.
+ * Money back: no refund without a capture; refunds never exceed the capture; each refund id refunds once; the
+ * service's refundedAmount is what the gateway refunded; a REFUNDED transfer's refunds sum to what was captured;
+ * money taken ends with the recipient (COMPLETED) or back with the sender (REFUNDED), never in FAILED.
  */
 import Decimal from 'decimal.js';
 import type { SandboxCall, SandboxContext, PaymentFacts } from '@remittance-bff/sandbox';
@@ -21,6 +24,8 @@ interface Entry {
   captured: Decimal[];
   voided: number;
   cancelled: number;
+  /** Refunds committed, by externalRefundId (a second one under the same id would be a double refund). */
+  refunds: Map<string, Decimal[]>;
 }
 
 export interface TransferView {
@@ -28,6 +33,7 @@ export interface TransferView {
   status: string;
   sendAmount: { amount: string; currency: string };
   capturedAmount: { amount: string; currency: string } | null;
+  refundedAmount?: { amount: string; currency: string } | null;
   version?: number;
 }
 
@@ -37,6 +43,7 @@ export interface MoneyFigures {
   captured: string;
   released: string;
   stillAuthorized: string;
+  refunded: string;
 }
 
 export class PaymentLedger {
@@ -55,14 +62,18 @@ export class PaymentLedger {
           captured: [],
           voided: 0,
           cancelled: 0,
+          refunds: new Map(),
         };
         this.byKey.set(f.externalPaymentId, e);
       }
       return e;
     };
-    const on = <K extends 'payment.authorized' | 'payment.declined' | 'payment.captured' | 'payment.voided' | 'payment.cancelled'>(
+    const on = <
+      K extends
+        'payment.authorized' | 'payment.declined' | 'payment.captured' | 'payment.voided' | 'payment.cancelled' | 'payment.refunded',
+    >(
       name: K,
-      fn: (f: PaymentFacts & { capturedAmount?: number }) => void,
+      fn: (f: PaymentFacts & { capturedAmount?: number; refundAmount?: number; externalRefundId?: string }) => void,
     ) => {
       ctx.bus.on(name, fn as never);
       this.off.push(() => ctx.bus.off(name, fn as never));
@@ -72,6 +83,10 @@ export class PaymentLedger {
     on('payment.captured', (f) => entry(f).captured.push(new Decimal(f.capturedAmount!)));
     on('payment.voided', (f) => entry(f).voided++);
     on('payment.cancelled', (f) => entry(f).cancelled++);
+    on('payment.refunded', (f) => {
+      const refunds = entry(f).refunds;
+      refunds.set(f.externalRefundId!, [...(refunds.get(f.externalRefundId!) ?? []), new Decimal(f.refundAmount!)]);
+    });
   }
 
   detach(): void {
@@ -83,14 +98,16 @@ export class PaymentLedger {
     let authorized = 0,
       captured = 0,
       released = 0,
-      declined = 0;
+      declined = 0,
+      refunds = 0;
     for (const e of this.byKey.values()) {
       authorized += e.authorized;
       captured += e.captured.length;
       released += e.voided + e.cancelled;
       declined += e.declined;
+      for (const r of e.refunds.values()) refunds += r.length;
     }
-    return { authorized, captured, released, declined };
+    return { authorized, captured, released, declined, refunds };
   }
 
   check(calls: SandboxCall[], transfers: TransferView[]): { violations: string[]; figures: MoneyFigures } {
@@ -99,7 +116,8 @@ export class PaymentLedger {
     let authorized = new Decimal(0),
       captured = new Decimal(0),
       released = new Decimal(0),
-      still = new Decimal(0);
+      still = new Decimal(0),
+      refundedTotal = new Decimal(0);
     for (const [key, e] of this.byKey) {
       const t = known.get(key);
       if (!t) v.push(`payment ${key}: the gateway holds a payment for no transfer we created`);
@@ -107,6 +125,21 @@ export class PaymentLedger {
       if (e.captured.length > 1) v.push(`payment ${key}: ${e.captured.length} captures`);
       if (e.voided + e.cancelled > 1) v.push(`payment ${key}: ${e.voided + e.cancelled} releases`);
       if (e.captured.length > 0 && e.voided + e.cancelled > 0) v.push(`payment ${key}: both captured and released`);
+      // money back
+      let refunded = new Decimal(0);
+      for (const [rid, amounts] of e.refunds) {
+        if (amounts.length > 1) v.push(`payment ${key}: refund ${rid} made ${amounts.length} times`);
+        for (const a of amounts) refunded = refunded.plus(a);
+      }
+      refundedTotal = refundedTotal.plus(refunded);
+      if (e.refunds.size > 0 && e.captured.length === 0) v.push(`payment ${key}: refunded without a capture`);
+      if (e.captured[0] && refunded.gt(e.captured[0])) v.push(`payment ${key}: refunded ${refunded} of a capture of ${e.captured[0]}`);
+      if (t) {
+        const said = new Decimal(t.refundedAmount?.amount ?? 0);
+        if (!said.eq(refunded)) v.push(`transfer ${key}: the gateway refunded ${refunded}, the service says ${said}`);
+        if (t.status === 'REFUNDED' && (!e.captured[0] || !refunded.eq(e.captured[0])))
+          v.push(`transfer ${key}: REFUNDED but refunds ${refunded} ≠ captured ${e.captured[0] ?? 0}`);
+      }
       if (e.authorized === 0) continue;
       authorized = authorized.plus(e.amount);
       const cap = e.captured[0];
@@ -120,7 +153,7 @@ export class PaymentLedger {
       if (!e.amount.eq(t.sendAmount.amount) || e.currency !== t.sendAmount.currency)
         v.push(`transfer ${key}: authorized ${e.amount} ${e.currency}, send amount ${t.sendAmount.amount} ${t.sendAmount.currency}`);
       const gw = cap ? 'captured' : isReleased ? 'released' : 'authorized';
-      if (['CAPTURED', 'PAYOUT_PENDING', 'COMPLETED'].includes(t.status)) {
+      if (['CAPTURED', 'PAYOUT_PENDING', 'COMPLETED', 'REFUND_PENDING', 'REFUNDED'].includes(t.status)) {
         if (gw !== 'captured') v.push(`transfer ${key}: ${t.status} but the gateway payment is ${gw}`);
         else if (!t.capturedAmount || !cap!.eq(t.capturedAmount.amount))
           v.push(`transfer ${key}: captured ${cap} upstream, service says ${t.capturedAmount?.amount ?? 'nothing'}`);
@@ -128,7 +161,8 @@ export class PaymentLedger {
         if (gw !== 'authorized') v.push(`transfer ${key}: AUTHORIZED but the gateway payment is ${gw}`);
       } else if (gw === 'authorized') {
         v.push(`transfer ${key}: ${t.status} with its authorization still held at the gateway`);
-      } else if (gw === 'captured' && t.status !== 'FAILED') {
+      } else if (gw === 'captured') {
+        // money taken ends with the recipient or back with the sender: never FAILED, VOIDED, …
         v.push(`transfer ${key}: ${t.status} but the gateway captured the payment`);
       }
     }
@@ -162,6 +196,7 @@ export class PaymentLedger {
         captured: captured.toFixed(2),
         released: released.toFixed(2),
         stillAuthorized: still.toFixed(2),
+        refunded: refundedTotal.toFixed(2),
       },
     };
   }

@@ -26,8 +26,9 @@ export interface Mix {
   declined: number;
   review: number;
   threeds: number;
+  payoutReject?: number;
 }
-export const DEFAULT_MIX: Mix = { happy: 0.5, reject: 0.15, declined: 0.1, review: 0.25, threeds: 0 };
+export const DEFAULT_MIX: Mix = { happy: 0.45, reject: 0.15, declined: 0.1, review: 0.2, threeds: 0, payoutReject: 0.1 };
 
 export function plan(r: Rng, n: number, prefix: string, mix: Mix = DEFAULT_MIX): Item[] {
   const kinds = Object.entries(mix) as [Kind, number][];

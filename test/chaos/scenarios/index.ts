@@ -4,6 +4,7 @@ import { concurrency } from './concurrency';
 import { dependencyLoss } from './dependency-loss';
 import { hostileInput } from './hostile-input';
 import { killStorm } from './kill-storm';
+import { moneyBack } from './money-back';
 import { unknownOutcomes } from './unknown-outcomes';
 import { webhookChaos } from './webhook-chaos';
 
@@ -17,4 +18,5 @@ export const SCENARIOS: { id: number; name: string; run: Scenario }[] = [
   { id: 6, name: 'hostile input', run: hostileInput },
   { id: 7, name: 'auth attacks', run: authAttacks },
   { id: 8, name: 'auth attacks (production)', run: authAttacksProduction },
+  { id: 9, name: 'money back', run: moneyBack },
 ];

@@ -611,6 +611,11 @@ export function registerPayments(app: FastifyInstance, { ctx, state }: GatewayDe
       createdAtMs: ctx.nowMs(),
     };
     refunds.set(refund.externalRefundId, refund);
+    try {
+      ctx.bus.emit('payment.refunded', { ...facts(p), refundAmount: num(value), externalRefundId: refund.externalRefundId });
+    } catch (err) {
+      request.log.warn({ err }, 'payment.refunded listener failed');
+    }
     if (dropAfterCommit(ctx, request, reply, externalPaymentId)) return reply;
     return refundView(refund);
   });
