@@ -264,6 +264,14 @@ describe('too late, and who may', () => {
     const trail = asStaff.events.edges.map((e: any) => e.node);
     expect(trail.filter((e: any) => e.action === 'refundTransfer' || e.action === 'refund').length).toBeGreaterThanOrEqual(2);
     expect(trail).toContainEqual(expect.objectContaining({ action: 'refund', actor: 'money-back-staff', cause: 'mutation' }));
+    // who asked and why, kept with the audit event
+    const events = await t.app.db.prisma.transferEvent.findMany({ where: { transferId: completed } });
+    expect(
+      events.some((e) => {
+        const d = e.detail as { action?: string; reason?: string; requestedBy?: string } | null;
+        return d?.action === 'refund' && d.reason === 'goodwill: late delivery' && d.requestedBy === 'money-back-staff';
+      }),
+    ).toBe(true);
     // the customer sees the refunds, not who made them
     const asOwner = await read(completed);
     expect(asOwner.refunds.map((r: any) => r.requestedBy)).toEqual([null, null]);

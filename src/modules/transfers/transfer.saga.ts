@@ -590,7 +590,7 @@ export class TransferSaga {
       t,
       undefined,
       ctx,
-      { action: 'refund', step: s.step, amount: req.amount, kind: req.kind, requestedBy: req.requestedBy },
+      { action: 'refund', step: s.step, amount: req.amount, kind: req.kind, requestedBy: req.requestedBy, reason: req.reason },
       { refundedAmount: formatAmount(refunded, t.sendCurrency) },
       undefined,
       settled,
