@@ -34,11 +34,6 @@ registerEnumType(TransferStatusEnum, {
         'The money taken is on its way back to the sender: the payout failed, or the sender cancelled after the capture (see failure and refunds).',
     },
     REFUNDED: { description: 'Final: every cent taken went back to the sender (refundedAmount equals capturedAmount).' },
-    REFUND_PENDING: {
-      description:
-        'The money taken is on its way back to the sender: the payout failed, or the sender cancelled after the capture (see failure and refunds).',
-    },
-    REFUNDED: { description: 'Final: every cent taken went back to the sender (refundedAmount equals capturedAmount).' },
   },
 });
 
