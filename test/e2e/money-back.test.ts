@@ -11,6 +11,7 @@
 import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { collect, wsClient } from '../helpers/ws';
 import { waitFor } from '../helpers/wait';
+import { decideReview } from '../helpers/sandbox';
 import { createTransfer, newPerson, newQuote, RECIPIENT, transferInput, waitForStatus } from './transfer-helpers';
 
 jest.setTimeout(60_000);
@@ -93,6 +94,15 @@ it('a payout rejected after the capture is refunded on its own: REFUND_PENDING â
   expect(await calls(`/payments/${await extOf(id)}/refund`)).toHaveLength(1);
 });
 
+/** Back-office captures a held transfer; its status after the call. */
+async function captureByStaff(id: string): Promise<string> {
+  const captured = await gql<any>(t.url, 'mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { status } }', {
+    token: staff,
+    variables: { i: { transferId: id, idempotencyKey: key('capture') } },
+  });
+  return captured.body.data.captureTransfer.status;
+}
+
 async function extOf(id: string): Promise<string> {
   return (await t.app.db.prisma.transfer.findUniqueOrThrow({ where: { id } })).externalPaymentId;
 }
@@ -123,11 +133,7 @@ it('the owner cancels after the capture, inside the window: the payout is stoppe
   const step = sandbox.ctx.options.lifecycleStepMs;
   sandbox.ctx.options.lifecycleStepMs = 1_500; // the payout takes its time: the cancellation reaches it first
   try {
-    const captured = await gql<any>(t.url, 'mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { status } }', {
-      token: staff,
-      variables: { i: { transferId: id, idempotencyKey: key('capture') } },
-    });
-    expect(captured.body.data.captureTransfer.status).toBe('CAPTURED');
+    expect(await captureByStaff(id)).toBe('CAPTURED');
     const r = await cancel(id);
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.cancelTransfer.status).toBe('REFUND_PENDING');
@@ -159,25 +165,11 @@ it('a payout that wins the race with a cancellation: COMPLETED, no refund â€” mo
     body: JSON.stringify({ webhookDelayMs: 2_000 }),
   });
   try {
-    const captured = await gql<any>(t.url, 'mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { status } }', {
-      token: staff,
-      variables: { i: { transferId: id, idempotencyKey: key('capture') } },
-    });
-    expect(captured.body.data.captureTransfer.status).toBe('CAPTURED');
+    expect(await captureByStaff(id)).toBe('CAPTURED');
     const ext = await extOf(id);
     const o = sandbox.ctx.options;
     // the review ends: the platform goes on to pay out
-    await waitFor(
-      async () =>
-        (
-          await fetch(`${sandbox.url}/__sandbox/transactions/${ext}/compliance`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ decision: 'Approved' }),
-          })
-        ).status < 300,
-      { timeoutMs: 10_000, intervalMs: 50, what: 'the review decision' },
-    );
+    await decideReview(sandbox.url, ext, 'Approved');
     await waitFor(
       async () => {
         const res = await fetch(`${sandbox.url}/remittances/organizations/${o.remittancesTenantId}/fx/transactions/${ext}`, {

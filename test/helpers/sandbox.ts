@@ -8,6 +8,7 @@
  *   await sb.close();
  */
 import { request as undiciRequest, type Dispatcher } from 'undici';
+import { waitFor } from './wait';
 import {
   startSandbox,
   type RunningSandbox,
@@ -120,4 +121,22 @@ export async function startTestSandbox(opts: SandboxServerOptions = {}): Promise
 /** A card token UUID ending in the given 4 characters (sandbox magic values, e.g. '0002' for 3DS). */
 export function cardToken(suffix = '1234', prefix = 'aaaaaaaa-bbbb-4ccc-8ddd'): string {
   return `${prefix}-${'0'.repeat(12 - suffix.length)}${suffix}`.toLowerCase();
+}
+
+/**
+ * Takes the manual-review decision for a transaction held by the sandbox (sender Compliance-Review): 409 until the
+ * platform's own lifecycle has put it in ManualReview, so it is retried until taken.
+ */
+export async function decideReview(sandboxUrl: string, externalPaymentId: string, decision: 'Approved' | 'Rejected', timeoutMs = 15_000) {
+  await waitFor(
+    async () =>
+      (
+        await fetch(`${sandboxUrl}/__sandbox/transactions/${externalPaymentId}/compliance`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ decision }),
+        })
+      ).status < 300,
+    { timeoutMs, intervalMs: 50, what: `the review decision (${decision})` },
+  );
 }

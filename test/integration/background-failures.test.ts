@@ -8,6 +8,7 @@ import { TransferLeases } from '../../src/modules/transfers/transfer.leases';
 import { TransferRepository } from '../../src/modules/transfers/transfer.repository';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { waitFor } from '../helpers/wait';
+import { decideReview } from '../helpers/sandbox';
 import { createTransfer, newPerson, newQuote, transferInput } from '../e2e/transfer-helpers';
 
 let t: TestApp;
@@ -40,18 +41,7 @@ it('a decision whose kick and wake-up both fail leaves nothing unhandled; the wo
   const wake = jest.spyOn(TransferRepository.prototype, 'wake').mockImplementation(unreachable);
   try {
     const sandbox = t.app.sandbox!;
-    // 409 until the platform's own lifecycle has put the transaction in ManualReview
-    await waitFor(
-      async () =>
-        (
-          await fetch(`${sandbox.url}/__sandbox/transactions/${externalPaymentId}/compliance`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ decision: 'Approved' }),
-          })
-        ).status < 300,
-      { timeoutMs: 15_000, intervalMs: 100, what: 'the review decision to be taken' },
-    );
+    await decideReview(sandbox.url, externalPaymentId, 'Approved');
     // the decision's delivery reached the receipt path, whose kick ran (and failed) with its wake-up
     await waitFor(() => wake.mock.calls.some(([transferId]) => transferId === id), {
       timeoutMs: 10_000,

@@ -19,7 +19,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t.close());
 
-const FIELDS = 'id status version nextAction { type redirectUrl } capturedAmount { amount currency } failure { code }';
+const FIELDS =
+  'id status version nextAction { type redirectUrl } capturedAmount { amount currency } refundedAmount { amount } failure { code }';
 const SUB = `subscription($id: ID!, $after: Int) { transferUpdated(transferId: $id, afterVersion: $after) { ${FIELDS} } }`;
 const MY = `subscription($since: DateTime) { myTransfers(changedSince: $since) { ${FIELDS} } }`;
 const repo = () => t.app.transfers.repository;
@@ -120,23 +121,34 @@ test('resume after a disconnect is gap-free: afterVersion replays exactly the ap
   await fact(tr.id, { payoutStatus: 'Processing' });
   await repo().transition({
     transferId: tr.id,
-    to: 'FAILED',
+    to: 'REFUND_PENDING',
     cause: 'webhook',
     actor: 'webhook',
     patch: { failureCode: 'PAYOUT_FAILED', failureMessage: 'The payout failed' },
   });
+  await repo().transition({ transferId: tr.id, to: 'REFUNDED', cause: 'worker', actor: 'worker', patch: { refundedAmount: '60.00' } });
   await waitFor(() => again.completed, { timeoutMs: 5_000, intervalMs: 20, what: 'the again stream to complete' });
   const all = [...first.results, ...again.results].map((r) => r.data.transferUpdated);
-  expect(all.map((s) => `${s.version}:${s.status}`)).toEqual(['1:PENDING', '2:AUTHORIZED', '3:CAPTURED', '4:PAYOUT_PENDING', '5:FAILED']);
+  expect(all.map((s) => `${s.version}:${s.status}`)).toEqual([
+    '1:PENDING',
+    '2:AUTHORIZED',
+    '3:CAPTURED',
+    '4:PAYOUT_PENDING',
+    '5:REFUND_PENDING',
+    '6:REFUNDED',
+  ]);
   expect(all[4].failure).toEqual({ code: 'PAYOUT_FAILED' });
 
   // each replayed version is shown as it was then (not with later fields): v2 had nothing captured, v3 no failure
   const replay = collect<any>(client, SUB, { id: tr.id, after: 1 });
   await waitFor(() => replay.completed, { timeoutMs: 5_000, intervalMs: 20, what: 'the replay stream to complete' });
   const views = replay.results.map((r) => r.data.transferUpdated);
-  expect(views.map((s) => s.version)).toEqual([2, 3, 4, 5]);
+  expect(views.map((s) => s.version)).toEqual([2, 3, 4, 5, 6]);
   expect(views[0]).toMatchObject({ status: 'AUTHORIZED', capturedAmount: null, failure: null });
   expect(views[1]).toMatchObject({ status: 'CAPTURED', capturedAmount: { amount: '60.00', currency: 'USD' }, failure: null });
+  // what was refunded, as it was at each version
+  expect(views[3]).toMatchObject({ status: 'REFUND_PENDING', refundedAmount: { amount: '0.00' }, failure: { code: 'PAYOUT_FAILED' } });
+  expect(views[4]).toMatchObject({ status: 'REFUNDED', refundedAmount: { amount: '60.00' } });
   await client.dispose();
 });
 

@@ -179,11 +179,15 @@ describe('transfer_events', () => {
     const shown = {
       status: 'ACTION_REQUIRED',
       nextAction: { type: 'THREE_DS_CHALLENGE', redirectUrl: 'u' },
-      capturedAmount: null,
+      capturedAmount: '100',
+      refundedAmount: '25',
       failureCode: null,
       failureMessage: null,
     };
     expect(eventShown(stored(shown))).toEqual(shown);
+    // a version recorded before refunds existed showed nothing refunded
+    const { refundedAmount: _none, ...older } = shown;
+    expect(eventShown(stored(older))).toEqual({ ...older, refundedAmount: '0' });
     expect(eventShown(null)).toBeNull();
     expect(refusal(() => eventShown(stored({ nextAction: null })))).toBe('transfer_events.shown: status is not a string');
   });
