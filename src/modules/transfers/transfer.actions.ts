@@ -2,14 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '../../generated/prisma/client';
 import type { Caller } from '../../auth/auth.types';
 import type { Clock } from '../../shared/clock';
-import { AppError } from '../../shared/errors';
+import { AppError, badInput } from '../../shared/errors';
 import type { IdempotencyService } from '../../db/idempotency.service';
 import { eventDetail, moneyStepRequest, NO_NEXT_ACTION, refundStepRequest } from './transfer.columns';
 import { nextRefundStep } from './transfer.saga';
 import { isRefundStep } from './transfer.steps';
 import { paidOut, payoutStopped } from './transfer.platform';
 import { formatAmount } from '../../shared/money';
-import { badInput } from '../../shared/errors';
 import { WAKE, type TransferRepository, type TransferRow } from './transfer.repository';
 import type { SagaContext, TransferSaga } from './transfer.saga';
 

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { PrismaClient, TransferEvent, TransferRefusal } from '../../generated/prisma/client';
+import type { PrismaClient, SagaStep, TransferEvent, TransferRefusal } from '../../generated/prisma/client';
 
 /** How many refused transitions a transfer shows (the most recent). */
 export const REFUSALS_SHOWN = 50;
@@ -20,12 +20,25 @@ export interface EventsPage {
  * Per-request loaders. `events` batches every Transfer.events page of one request into ONE query per distinct
  * (after, first) pair — a list of N transfers with their events costs a constant number of queries.
  */
+const NO_CACHE = { cache: false } as const;
+
 export class TransferLoaders {
   readonly events: DataLoader<EventsPageKey, EventsPage, string>;
   /** The refused transitions of each transfer, newest first (at most REFUSALS_SHOWN): one query per request. */
   readonly refusals: DataLoader<string, TransferRefusal[]>;
+  /** The refund steps (refund:<n>) of each transfer, oldest first: one query per request. */
+  readonly refunds: DataLoader<string, SagaStep[]>;
 
   constructor(prisma: PrismaClient) {
+    this.refunds = new DataLoader<string, SagaStep[]>(async (ids) => {
+      const rows = await prisma.sagaStep.findMany({
+        where: { transferId: { in: [...ids] }, step: { startsWith: 'refund:' } },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      });
+      const by = new Map<string, SagaStep[]>();
+      for (const r of rows) by.set(r.transferId, [...(by.get(r.transferId) ?? []), r]);
+      return ids.map((id) => by.get(id) ?? []);
+    }, NO_CACHE);
     this.refusals = new DataLoader<string, TransferRefusal[]>(async (ids) => {
       const rows = await prisma.transferRefusal.findMany({
         where: { transferId: { in: [...ids] } },
@@ -38,7 +51,7 @@ export class TransferLoaders {
         by.set(r.transferId, list);
       }
       return ids.map((id) => by.get(id) ?? []);
-    });
+    }, NO_CACHE);
     this.events = new DataLoader<EventsPageKey, EventsPage, string>(
       async (keys) => {
         const groups = new Map<string, EventsPageKey[]>();
@@ -68,12 +81,16 @@ export class TransferLoaders {
         }
         return keys.map((k) => pages.get(`${k.transferId}:${k.afterSeq}:${k.first}`)!);
       },
-      { cacheKeyFn: (k) => `${k.transferId}:${k.afterSeq}:${k.first}` },
+      { ...NO_CACHE, cacheKeyFn: (k) => `${k.transferId}:${k.afterSeq}:${k.first}` },
     );
   }
 }
 
-/** Loaders live as long as the request's context object (no change to the shared context type needed). */
+/**
+ * Loaders live as long as the request's context object (no change to the shared context type needed) — over
+ * graphql-ws that is a whole subscription, so they batch the loads of one execution but cache nothing: each event's
+ * execution reads afresh (a cached refunds or refusals list would show the first event's forever).
+ */
 const perContext = new WeakMap<object, TransferLoaders>();
 export function loadersFor(ctx: object, prisma: PrismaClient): TransferLoaders {
   let l = perContext.get(ctx);

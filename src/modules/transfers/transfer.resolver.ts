@@ -7,7 +7,7 @@ import { isStaff, type Caller } from '../../auth/auth.types';
 import { forbidden } from '../../shared/errors';
 import { eventDetail } from './transfer.columns';
 import { loadersFor, REFUSALS_SHOWN } from './transfer.loaders';
-import { TransferService } from './transfer.service';
+import { refundView, TransferService } from './transfer.service';
 import type { TransferRow } from './transfer.repository';
 import { LIST_REPLAY_LIMIT, transferSubscriptionsFor } from './transfer.subscriptions';
 import {
@@ -90,7 +90,11 @@ export class TransferResolver {
   })
   async refunds(@Root() t: Transfer, @Ctx() ctx: GraphQLContext): Promise<Refund[]> {
     const staff = isStaff(requireCaller(ctx));
-    return (await this.service.refundsOf(t.id)).map((r) => ({ ...r, requestedBy: staff ? r.requestedBy : null }));
+    const steps = await loadersFor(ctx, this.prisma).refunds.load(t.id);
+    return steps.map((s) => {
+      const r = refundView(s, t.sendAmount.currency);
+      return { ...r, requestedBy: staff ? r.requestedBy : null };
+    });
   }
 
   @FieldResolver(() => Date, {

@@ -370,16 +370,6 @@ export class TransferService implements TransferEventSink {
     return this.actions.cancellableUntil(t);
   }
 
-  /** The refunds of a transfer, oldest first. */
-  async refundsOf(transferId: string): Promise<RefundView[]> {
-    const steps = await this.prisma.sagaStep.findMany({
-      where: { transferId, step: { startsWith: 'refund:' } },
-      orderBy: { createdAt: 'asc' },
-    });
-    const t = await this.repo.get(transferId);
-    return steps.map((s) => refundView(s, t?.sendCurrency ?? 'USD'));
-  }
-
   /**
    * Refunds that need a person, oldest first: refused by the gateway (FAILED), or not settled after `staleMs`
    * (the gateway keeps failing). At most `limit`.
@@ -435,7 +425,8 @@ export interface RefundView {
   updatedAt: Date;
 }
 
-function refundView(s: SagaStep, currency: string): RefundView {
+/** A refund step as the API shows it, in the transfer's send currency. */
+export function refundView(s: SagaStep, currency: string): RefundView {
   const r = refundStepRequest(s.request);
   return {
     id: s.idempotencyKey,
