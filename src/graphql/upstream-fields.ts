@@ -107,7 +107,7 @@ export const LOCAL_FIELDS: Readonly<Record<string, readonly string[]>> = {
   ],
   Mutation: ['publishSystemNotice', 'requeueWebhookEvent'],
   Subscription: ['systemNotices', 'transferUpdated', 'myTransfers'],
-  Transfer: ['events', 'refusals', 'refunds', 'cancellableUntil'],
+  Transfer: ['events', 'refusals', 'refunds', 'cancellableUntil', 'sender', 'recipient'],
 };
 
 const upstream = new Map(Object.entries(UPSTREAM_FIELDS).map(([type, fields]) => [type, new Set(fields)]));

@@ -170,9 +170,15 @@ describe('transfer_events', () => {
     expect(eventDetail(stored({ action: 'resumeTransfer', idempotencyKey: 'k-12345678' }))).toEqual({
       action: 'resumeTransfer',
       idempotencyKey: 'k-12345678',
+      value: null,
     });
-    expect(eventDetail(stored({ action: 3 }))).toEqual({ action: null, idempotencyKey: null });
-    expect(eventDetail(null)).toEqual({ action: null, idempotencyKey: null });
+    expect(eventDetail(stored({ action: 'platform status', value: 'PaymentCaptured' }))).toEqual({
+      action: 'platform status',
+      idempotencyKey: null,
+      value: 'PaymentCaptured',
+    });
+    expect(eventDetail(stored({ action: 3, value: 4 }))).toEqual({ action: null, idempotencyKey: null, value: null });
+    expect(eventDetail(null)).toEqual({ action: null, idempotencyKey: null, value: null });
   });
 
   it('shown: what an app showed at that version; null for an audit-only fact', () => {

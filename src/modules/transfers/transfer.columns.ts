@@ -227,10 +227,14 @@ export function paymentStatus(json: Prisma.JsonValue | null): string | null {
 
 // ── transfer_events ────────────────────────────────────────────────────────────────────────────────
 
-/** The audit detail's fields read back: the action (e.g. authorize, resumeTransfer) and a mutation's idempotencyKey. */
+/**
+ * The audit detail's fields read back: the action (e.g. authorize, resumeTransfer), a mutation's idempotencyKey, and
+ * the value a platform fact reported (e.g. PaymentCaptured, DECLINED, Approved).
+ */
 export interface EventDetail {
   action: string | null;
   idempotencyKey: string | null;
+  value: string | null;
 }
 
 /** transfer_events.detail → EventDetail (fields other than strings count as absent: the detail is free-form). */
@@ -239,6 +243,7 @@ export function eventDetail(json: Prisma.JsonValue | null): EventDetail {
   return {
     action: typeof d.action === 'string' ? d.action : null,
     idempotencyKey: typeof d.idempotencyKey === 'string' ? d.idempotencyKey : null,
+    value: typeof d.value === 'string' ? d.value : null,
   };
 }
 

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { PrismaClient, SagaStep, TransferEvent, TransferRefusal } from '../../generated/prisma/client';
+import type { Prisma, PrismaClient, SagaStep, TransferEvent, TransferRefusal } from '../../generated/prisma/client';
 
 /** How many refused transitions a transfer shows (the most recent). */
 export const REFUSALS_SHOWN = 50;
@@ -26,10 +26,17 @@ export class TransferLoaders {
   readonly events: DataLoader<EventsPageKey, EventsPage, string>;
   /** The refused transitions of each transfer, newest first (at most REFUSALS_SHOWN): one query per request. */
   readonly refusals: DataLoader<string, TransferRefusal[]>;
+  /** Each transfer's sender person and details (who sends, who receives): one query per request. */
+  readonly parties: DataLoader<string, { personId: string; details: Prisma.JsonValue } | null>;
   /** The refund steps (refund:<n>) of each transfer, oldest first: one query per request. */
   readonly refunds: DataLoader<string, SagaStep[]>;
 
   constructor(prisma: PrismaClient) {
+    this.parties = new DataLoader(async (ids) => {
+      const rows = await prisma.transfer.findMany({ where: { id: { in: [...ids] } }, select: { id: true, personId: true, details: true } });
+      const by = new Map(rows.map((r) => [r.id, { personId: r.personId, details: r.details }]));
+      return ids.map((id) => by.get(id) ?? null);
+    }, NO_CACHE);
     this.refunds = new DataLoader<string, SagaStep[]>(async (ids) => {
       const rows = await prisma.sagaStep.findMany({
         where: { transferId: { in: [...ids] }, step: { startsWith: 'refund:' } },

@@ -5,7 +5,7 @@ import { connectionOf, decodeKeyset, decodeSeq, keysetCursor, PageArgs, pageSize
 import type { PrismaClient } from '../../generated/prisma/client';
 import { isStaff, type Caller } from '../../auth/auth.types';
 import { forbidden } from '../../shared/errors';
-import { eventDetail } from './transfer.columns';
+import { eventDetail, transferDetails } from './transfer.columns';
 import { loadersFor, REFUSALS_SHOWN } from './transfer.loaders';
 import { refundView, TransferService } from './transfer.service';
 import type { TransferRow } from './transfer.repository';
@@ -21,11 +21,13 @@ import {
   Transfer,
   TransferConnection,
   TransferEventConnection,
+  TransferRecipient,
   TransferRefusalNode,
+  TransferSender,
   TransferFilter,
   VoidTransferInput,
 } from './transfer.types';
-import { toTransfer } from './transfer.view';
+import { partiesOf, toTransfer } from './transfer.view';
 
 @Resolver(() => Transfer)
 export class TransferResolver {
@@ -78,11 +80,29 @@ export class TransferResolver {
         cause: e.cause,
         actor: actorShownTo(caller, e.actor, e.cause),
         upstreamRef: e.upstreamRef,
-        action: eventDetail(e.detail).action,
+        ...actionAndValue(e.detail),
         at: e.at,
       },
     }));
     return connectionOf(edges, p.hasNextPage, afterSeq > 0);
+  }
+
+  @FieldResolver(() => TransferSender, { description: 'Who sends the money (the KYC person it was created for), as it was then.' })
+  async sender(@Root() t: Transfer, @Ctx() ctx: GraphQLContext): Promise<TransferSender> {
+    return (await this.partiesOf(t, ctx)).sender;
+  }
+
+  @FieldResolver(() => TransferRecipient, {
+    description: 'Who receives the money and where (masked for display), as given when the transfer was created.',
+  })
+  async recipient(@Root() t: Transfer, @Ctx() ctx: GraphQLContext): Promise<TransferRecipient> {
+    return (await this.partiesOf(t, ctx)).recipient;
+  }
+
+  private async partiesOf(t: Transfer, ctx: GraphQLContext) {
+    const row = await loadersFor(ctx, this.prisma).parties.load(t.id);
+    if (!row) throw new Error(`transfer ${t.id} has no row`);
+    return partiesOf(row.personId, transferDetails(row.details));
   }
 
   @FieldResolver(() => [Refund], {
@@ -274,4 +294,10 @@ function actorShownTo(caller: Caller, actor: string | null, cause: string): stri
   if (caller.role !== 'customer' || actor === null) return actor;
   if (cause !== 'mutation') return 'system';
   return actor === caller.userId ? 'you' : 'support';
+}
+
+/** What an audit event did, and the value a platform fact reported. */
+function actionAndValue(detail: Parameters<typeof eventDetail>[0]): { action: string | null; value: string | null } {
+  const d = eventDetail(detail);
+  return { action: d.action, value: d.value };
 }

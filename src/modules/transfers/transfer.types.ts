@@ -416,6 +416,12 @@ export class TransferEventNode {
   upstreamRef!: string | null;
   @Field(() => String, { nullable: true, description: 'What happened, e.g. authorize, capture, void, compliance Approved.' }) action!:
     string | null;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The value a platform fact reported (its transaction, payout or compliance status, e.g. PaymentCaptured, DECLINED, Approved); null for other events.',
+  })
+  value!: string | null;
   @Field({ description: 'When it happened.' }) at!: Date;
 }
 
@@ -451,6 +457,29 @@ export const TransferEventConnection = connectionType(TransferEventNode, {
   simpleResolvers: true,
 });
 export type TransferEventConnection = Connection<TransferEventNode>;
+
+@ObjectType({
+  simpleResolvers: true,
+  description: 'Who sends the money: the KYC person the transfer was created for, as it was then (a snapshot).',
+})
+export class TransferSender {
+  @Field(() => ID, { description: 'The KYC person (createPerson).' }) personId!: string;
+  @Field({ description: 'First and last name.' }) name!: string;
+}
+
+@ObjectType({
+  simpleResolvers: true,
+  description: 'Who receives the money, as given when the transfer was created (a snapshot: history never changes).',
+})
+export class TransferRecipient {
+  @Field({ description: 'First and last name.' }) name!: string;
+  @Field(() => DestinationType, { description: 'WALLET or PIX.' }) destinationType!: string;
+  @Field({
+    description:
+      'Where the money goes, masked for display: a PIX e-mail as m•••@example.com, other PIX keys and wallet ids by their last four characters (•••• 1234).',
+  })
+  destination!: string;
+}
 
 @ObjectType({ simpleResolvers: true, description: 'A cross-border transfer.' })
 export class Transfer {

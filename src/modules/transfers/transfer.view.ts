@@ -1,5 +1,5 @@
 import { formatAmount, formatRate } from '../../shared/money';
-import { nextAction } from './transfer.columns';
+import { nextAction, type TransferDetails } from './transfer.columns';
 import type { TransferRow } from './transfer.repository';
 import type { Transfer } from './transfer.types';
 
@@ -28,4 +28,31 @@ export function toTransfer(t: TransferRow): Transfer {
     cancelRequestedAt: t.cancelRequestedAt,
     payoutStatus: t.payoutStatus,
   };
+}
+
+/** Who sends and who receives, as the transfer's details recorded them at creation. */
+export function partiesOf(
+  personId: string,
+  details: Pick<TransferDetails, 'sender' | 'recipient'>,
+): { sender: { personId: string; name: string }; recipient: { name: string; destinationType: string; destination: string } } {
+  const nameOf = (c: { firstName: string; lastName: string }) => `${c.firstName} ${c.lastName}`.trim();
+  const d = details.recipient.destination;
+  return {
+    sender: { personId, name: nameOf(details.sender.customer) },
+    recipient: { name: nameOf(details.recipient.customer), destinationType: d.type, destination: maskDestination(d) },
+  };
+}
+
+/**
+ * A destination an app can show without repeating it whole: a PIX e-mail keeps its first letter and its domain
+ * (m•••@example.com); any other key, and a wallet id, its last four characters (•••• 1234).
+ */
+export function maskDestination(d: TransferDetails['recipient']['destination']): string {
+  const value = (d.type === 'PIX' ? d.pixKey : d.walletId) ?? '';
+  if (d.type === 'PIX' && d.pixKeyType === 'EMAIL') {
+    const at = value.lastIndexOf('@');
+    if (at > 0) return `${value[0]}•••${value.slice(at)}`;
+  }
+  const tail = value.replace(/[^0-9A-Za-z]/g, '').slice(-4);
+  return `•••• ${tail}`;
 }
