@@ -48,7 +48,8 @@ function parseDateTime(value: unknown): Date | null {
 
 export const DateTimeScalar = new GraphQLScalarType<Date, string>({
   name: 'DateTime',
-  description: 'A date and time in ISO 8601 with a time zone, always answered in UTC, e.g. "2026-11-21T10:00:00.000Z".',
+  description:
+    'A date and time in ISO 8601 with a time zone, always answered in UTC, e.g. "2026-11-21T10:00:00.000Z". Inputs: between the years 0001 and 9999 UTC (what the database stores); others are BAD_USER_INPUT.',
   serialize(value) {
     const d = value instanceof Date ? value : typeof value === 'string' || typeof value === 'number' ? new Date(value) : null;
     if (!d || Number.isNaN(d.getTime())) throw new TypeError('DateTime cannot serialize an invalid date');

@@ -16,7 +16,7 @@ export type Scalars = {
   Boolean: { input: boolean; output: boolean; }
   Int: { input: number; output: number; }
   Float: { input: number; output: number; }
-  /** A date and time in ISO 8601 with a time zone, always answered in UTC, e.g. "2026-11-21T10:00:00.000Z". */
+  /** A date and time in ISO 8601 with a time zone, always answered in UTC, e.g. "2026-11-21T10:00:00.000Z". Inputs: between the years 0001 and 9999 UTC (what the database stores); others are BAD_USER_INPUT. */
   DateTime: { input: string; output: string; }
   /** An exact decimal number as a string, e.g. "100.10", no exponent, never a float. Inputs: up to 14 integer digits and 8 decimals (amounts: no more decimals than their currency has); outputs up to 20 integer digits. */
   Decimal: { input: string; output: string; }
