@@ -88,6 +88,17 @@ export function seedFromEnv(): number {
 /** The in-process service's log level in the scenarios (CHAOS_SERVICE_LOG_LEVEL, default error: kept in memory, shown when a scenario crashes). */
 export const serviceLogLevel = () => process.env.CHAOS_SERVICE_LOG_LEVEL ?? 'error';
 
+/** The in-process service of the saga scenarios: a fast worker and inbox, and budgets a workload never meets. */
+export const fastSagaEnv = (): Record<string, string> => ({
+  LOG_LEVEL: serviceLogLevel(),
+  SAGA_POLL_INTERVAL_MS: '50',
+  SAGA_RETRY_BASE_MS: '50',
+  SAGA_RETRY_MAX_MS: '500',
+  WEBHOOK_POLL_INTERVAL_MS: '50',
+  RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
+  RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
+});
+
 /** A scenario that crashed names the service's own errors (error-level log lines, first few) next to its own. */
 export function withServiceErrors(e: unknown, logs: readonly string[]): Error {
   const errors = logs.filter((l) => /"level":(50|60)/.test(l)).slice(0, 5);

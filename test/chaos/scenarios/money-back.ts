@@ -9,7 +9,7 @@
  */
 import { startTestApp } from '../../helpers/app';
 import { code, CREATE, gqlRaw, kindInput, newPerson, newQuote, readTransfers, VIEW_FIELDS } from '../lib/client';
-import { pool, rng, serviceLogLevel, sleep, type Scenario, withServiceErrors } from '../lib/common';
+import { pool, rng, fastSagaEnv, sleep, type Scenario, withServiceErrors } from '../lib/common';
 import { PaymentLedger, type TransferView } from '../lib/ledger';
 import { statusCounts } from '../lib/workload';
 
@@ -21,17 +21,7 @@ const TRANSIENT = new Set(['SERVICE_UNAVAILABLE', 'UPSTREAM_UNAVAILABLE', 'IDEMP
 export const moneyBack: Scenario = async ({ seed, long, log }) => {
   const n = long ? 120 : 16;
   const r = rng(seed);
-  const app = await startTestApp({
-    LOG_LEVEL: serviceLogLevel(),
-    SAGA_POLL_INTERVAL_MS: '50',
-    SAGA_RETRY_BASE_MS: '50',
-    SAGA_RETRY_MAX_MS: '500',
-    SAGA_RECONCILE_AFTER_MS: '1000',
-    WEBHOOK_POLL_INTERVAL_MS: '50',
-    UPSTREAM_PAYMENT_TIMEOUT_MS: '5000',
-    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
-    RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
-  });
+  const app = await startTestApp({ ...fastSagaEnv(), SAGA_RECONCILE_AFTER_MS: '1000', UPSTREAM_PAYMENT_TIMEOUT_MS: '5000' });
   const ctx = app.app.sandbox!.ctx;
   const ledger = new PaymentLedger(ctx);
   const violations: string[] = [];

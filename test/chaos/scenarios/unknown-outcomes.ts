@@ -5,23 +5,14 @@
  */
 import { startTestApp } from '../../helpers/app';
 import { newPerson } from '../lib/client';
-import { pool, rng, serviceLogLevel, type Scenario, withServiceErrors } from '../lib/common';
+import { pool, rng, fastSagaEnv, type Scenario, withServiceErrors } from '../lib/common';
 import { PaymentLedger } from '../lib/ledger';
 import { awaitFinal, createOne, decideReviews, oracle, plan, statusCounts, type Target } from '../lib/workload';
 
 export const unknownOutcomes: Scenario = async ({ seed, long, log }) => {
   const n = long ? 500 : 24;
   const r = rng(seed);
-  const app = await startTestApp({
-    LOG_LEVEL: serviceLogLevel(),
-    SAGA_POLL_INTERVAL_MS: '50',
-    SAGA_RETRY_BASE_MS: '50',
-    SAGA_RETRY_MAX_MS: '500',
-    WEBHOOK_POLL_INTERVAL_MS: '50',
-    UPSTREAM_PAYMENT_TIMEOUT_MS: '5000',
-    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
-    RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
-  });
+  const app = await startTestApp({ ...fastSagaEnv(), UPSTREAM_PAYMENT_TIMEOUT_MS: '5000' });
   const ctx = app.app.sandbox!.ctx;
   const ledger = new PaymentLedger(ctx);
   try {

@@ -12,7 +12,7 @@ import { startTestApp } from '../../helpers/app';
 import { collect, wsClient } from '../../helpers/ws';
 import { waitFor } from '../../helpers/wait';
 import { newPerson, readTransfers } from '../lib/client';
-import { pool, RANK, rng, serviceLogLevel, TERMINAL, type Scenario, withServiceErrors } from '../lib/common';
+import { pool, RANK, rng, fastSagaEnv, TERMINAL, type Scenario, withServiceErrors } from '../lib/common';
 import { PaymentLedger } from '../lib/ledger';
 import { awaitFinal, createOne, decideReviews, oracle, plan, statusCounts, type Target } from '../lib/workload';
 
@@ -43,13 +43,7 @@ export const webhookChaos: Scenario = async ({ seed, long, log }) => {
   const n = long ? 500 : 20;
   const r = rng(seed);
   const app = await startTestApp({
-    LOG_LEVEL: serviceLogLevel(),
-    SAGA_POLL_INTERVAL_MS: '50',
-    SAGA_RETRY_BASE_MS: '50',
-    SAGA_RETRY_MAX_MS: '500',
-    WEBHOOK_POLL_INTERVAL_MS: '50',
-    RATE_LIMIT_MUTATIONS_PER_MINUTE: '1000000',
-    RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '1000000',
+    ...fastSagaEnv(),
   });
   const sbUrl = app.app.sandbox!.url;
   const ctx = app.app.sandbox!.ctx;
