@@ -198,6 +198,30 @@ it('a payout that wins the race with a cancellation: COMPLETED, no refund — mo
   }
 });
 
+it('a captured transfer the platform holds no transaction for (a token PULL) is cancelled and refunded', async () => {
+  const check = await gql<any>(t.url, 'mutation($i: CheckBankAccountInput!) { checkBankAccount(input: $i) { accountToken } }', {
+    token: alice,
+    variables: { i: { linked: { accountCheckToken: 'public-sandbox-money-back', accountCheckId: 'acc-money-back-1', countryCode: 'US' } } },
+  });
+  const accountToken = check.body.data.checkBankAccount.accountToken as string;
+  const quoteId = await newQuote(t.url, alice, '75.00', 'BANK_ACCOUNT');
+  const created = await createTransfer(
+    t.url,
+    alice,
+    transferInput({ quoteId, personId, key: key('token'), funding: { type: 'ACCOUNT_TOKEN', accountToken } }),
+  );
+  const id: string = created.body.data.createTransfer.id;
+  await waitForStatus(t, alice, id, ['AUTHORIZED'], 15_000);
+  expect(await captureByStaff(id)).toBe('CAPTURED');
+  const r = await cancel(id);
+  expect(r.body.errors).toBeUndefined();
+  await waitForStatus(t, alice, id, ['REFUNDED'], 20_000);
+  const done = await read(id);
+  expect(done.refundedAmount).toEqual({ amount: '75.00', currency: 'USD' });
+  expect(done.refunds).toEqual([expect.objectContaining({ status: 'SUCCEEDED', kind: 'CANCELLED' })]);
+  expect(await calls(`/payments/${await extOf(id)}/refund`)).toHaveLength(1);
+});
+
 describe('too late, and who may', () => {
   let completed: string;
   beforeAll(async () => {

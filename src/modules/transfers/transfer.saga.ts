@@ -511,7 +511,9 @@ export class TransferSaga {
   private async refundPending(t: TransferRow, steps: Map<string, SagaStep>, ctx: SagaContext): Promise<Next> {
     const refunds = [...steps.values()].filter((s) => isRefundStep(s.step));
     const made = refunds.filter((s) => s.state !== 'FAILED');
-    const stopped = payoutStopped(t);
+    // the platform has no transaction to pay out (e.g. a token PULL opens none): nothing will reach a recipient
+    const noPayout = steps.get('cancel')?.state === 'SUCCEEDED' && paymentStatus(steps.get('cancel')!.response) === 'NoTransaction';
+    const stopped = payoutStopped(t) ?? (noPayout ? 'PAYOUT_NONE' : null);
     if (!stopped && paidOut(t)) {
       if (made.length) {
         // the platform contradicts itself (paid after it stopped the payout, or a refund already went out): a person decides
@@ -609,6 +611,11 @@ export class TransferSaga {
     try {
       await this.platform.cancel(t.externalPaymentId);
     } catch (e) {
+      if (isUpstreamError(e) && e.status === 404) {
+        // the platform holds no transaction for this payment (a token PULL opens none): no payout to stop
+        await this.settle(s, 'SUCCEEDED', { status: 'NoTransaction' });
+        return 'again';
+      }
       if (isUpstreamError(e) && !e.retryable && (e.kind === 'rejected' || e.kind === 'not_found' || e.status === 409)) {
         await this.settle(s, 'FAILED', undefined, errorText(e));
         // already cancelled (an earlier attempt whose answer was lost), or too late: what the platform says decides
