@@ -104,6 +104,7 @@ export const LOCAL_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'rejectedWebhookEvents',
     'webhookSigningSecrets',
     'refundsNeedingAttention',
+    'persons',
   ],
   Mutation: ['publishSystemNotice', 'requeueWebhookEvent'],
   Subscription: ['systemNotices', 'transferUpdated', 'myTransfers'],

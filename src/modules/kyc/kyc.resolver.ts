@@ -1,12 +1,26 @@
-import { Arg, Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context';
 import { requireCaller } from '../../graphql/auth-checker';
+import { connectionOf, decodeKeyset, keysetCursor, PageArgs, pageSize } from '../../graphql/relay';
 import { KycService } from './kyc.service';
-import { PersonInput, PersonResult, type PersonStatus } from './kyc.types';
+import { PersonConnection, PersonInput, PersonResult, type PersonStatus } from './kyc.types';
 
 @Resolver(() => PersonResult)
 export class KycResolver {
   constructor(private readonly kyc: KycService) {}
+
+  @Authorized()
+  @Query(() => PersonConnection, {
+    description:
+      'Any authenticated caller: the caller\'s own KYC persons (createPerson), newest first, with their KYC status — an app shows "verified" from it without keeping a copy. Relay connection (`first` 1 to 100, default 20).',
+  })
+  async persons(@Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<PersonConnection> {
+    const size = pageSize(page.first);
+    const after = page.after ? decodeKeyset(page.after) : null;
+    const r = await this.kyc.listPersons(requireCaller(ctx).userId, after, size);
+    const edges = r.rows.map((p) => ({ cursor: keysetCursor(p), node: { ...p, status: p.status as PersonStatus } }));
+    return connectionOf(edges, r.hasNextPage, Boolean(after));
+  }
 
   @Authorized()
   @Mutation(() => PersonResult, {

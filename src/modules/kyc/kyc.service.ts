@@ -118,6 +118,37 @@ export class KycService {
     return sender;
   }
 
+  /**
+   * The owner's persons, newest first, after a keyset position (createdAt, id): `size` of them and whether more follow.
+   * Only the owner's: another customer's persons are never listed.
+   */
+  async listPersons(
+    ownerId: string,
+    after: { createdAt: Date; id: string } | null,
+    size: number,
+  ): Promise<{ rows: PersonSummary[]; hasNextPage: boolean }> {
+    const rows = await this.prisma.person.findMany({
+      where: {
+        ownerId,
+        ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}),
+      },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: size + 1,
+      select: { id: true, status: true, message: true, countryCode: true, details: true, createdAt: true },
+    });
+    return {
+      rows: rows.slice(0, size).map((p) => ({
+        id: p.id,
+        name: nameOf(p.details),
+        status: p.status,
+        message: p.message,
+        countryCode: p.countryCode || null,
+        createdAt: p.createdAt,
+      })),
+      hasNextPage: rows.length > size,
+    };
+  }
+
   async createPerson(ownerId: string, args: PersonArgs): Promise<PersonResultView> {
     const req = this.request(args);
     const r = await this.gateway.createPerson(req);
@@ -135,4 +166,22 @@ export class KycService {
     });
     return { id: row.id, status: r.status, message: null };
   }
+}
+
+/** A stored person as the owner's list shows it. */
+export interface PersonSummary {
+  id: string;
+  /** First and last name, or the company's name; null for rows from before the details were kept. */
+  name: string | null;
+  status: string;
+  message: string | null;
+  countryCode: string | null;
+  createdAt: Date;
+}
+
+function nameOf(details: Prisma.JsonValue | null): string | null {
+  const d = (details ?? {}) as { firstName?: unknown; lastName?: unknown; companyName?: unknown };
+  if (typeof d.companyName === 'string' && d.companyName) return d.companyName;
+  const parts = [d.firstName, d.lastName].filter((x): x is string => typeof x === 'string' && x.length > 0);
+  return parts.length ? parts.join(' ') : null;
 }

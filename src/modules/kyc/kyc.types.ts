@@ -1,6 +1,7 @@
 import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
 import { IsEmail, IsIn, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
 import { AddressInput } from '../../graphql/address.types';
+import { AFTER_CURSOR_HINT, type Connection, connectionType } from '../../graphql/relay';
 import { E164, E164_MESSAGE } from '../checks/checks.types';
 
 export enum PersonStatus {
@@ -92,3 +93,24 @@ export class PersonResult {
   @Field(() => PersonStatus, { description: 'The KYC decision.' }) status!: PersonStatus;
   @Field(() => String, { nullable: true, description: 'Why the person was rejected.' }) message!: string | null;
 }
+
+@ObjectType({ simpleResolvers: true, description: 'A KYC person the caller created (createPerson): the sender of its transfers.' })
+export class Person {
+  @Field(() => ID, { description: 'Pass it as createTransfer.personId (an APPROVED person).' }) id!: string;
+  @Field(() => String, { nullable: true, description: 'First and last name, or the company name.' }) name!: string | null;
+  @Field(() => PersonStatus, { description: 'The KYC decision: APPROVED persons may send.' }) status!: PersonStatus;
+  @Field(() => String, { nullable: true, description: 'What the KYC check said, when it said something.' }) message!: string | null;
+  @Field(() => String, { nullable: true, description: 'ISO 3166-1 alpha-2 country of the address, when one was given.' })
+  countryCode!: string | null;
+  @Field({ description: 'When it was created.' }) createdAt!: Date;
+}
+
+export const PersonConnection = connectionType(Person, {
+  name: 'PersonConnection',
+  description: "A page of the caller's persons, newest first (Relay connection).",
+  edges: 'The persons of this page.',
+  pageInfo: 'Where this page sits in the whole list.',
+  edge: { name: 'PersonEdge', description: 'An edge of a person connection.', cursor: AFTER_CURSOR_HINT, node: 'The person.' },
+  simpleResolvers: true,
+});
+export type PersonConnection = Connection<Person>;
