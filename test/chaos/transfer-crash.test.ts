@@ -46,7 +46,6 @@ const DEFAULT_POINTS = [
   'void:before',
   'void:after',
   'cancel:after',
-  'refund:before',
   'refund:after',
 ] as const;
 const POINTS: readonly (typeof ALL_POINTS)[number][] = process.env.CRASH_ALL_POINTS === '1' ? ALL_POINTS : DEFAULT_POINTS;
