@@ -16,26 +16,19 @@ const isInvalidText = (s: string): boolean => INVALID_TEXT.test(s);
  * value's size (a JSON value has no shared parts).
  */
 function hasInvalidText(value: unknown): boolean {
-  if (typeof value === 'string') return isInvalidText(value);
-  if (value === null || typeof value !== 'object') return false;
-  const stack: object[] = [value];
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    if (Array.isArray(next)) {
-      for (const v of next as unknown[]) {
-        if (typeof v === 'string') {
-          if (isInvalidText(v)) return true;
-        } else if (v !== null && typeof v === 'object') stack.push(v);
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (isInvalidText(v)) return true;
+    } else if (Array.isArray(v)) {
+      for (const x of v as unknown[]) stack.push(x);
+    } else if (v !== null && typeof v === 'object')
+      for (const k in v) {
+        if (!Object.hasOwn(v, k)) continue;
+        if (isInvalidText(k)) return true;
+        stack.push((v as Record<string, unknown>)[k]);
       }
-      continue;
-    }
-    for (const k in next) {
-      if (!Object.hasOwn(next, k)) continue;
-      if (isInvalidText(k)) return true;
-      const v = (next as Record<string, unknown>)[k];
-      if (typeof v === 'string') {
-        if (isInvalidText(v)) return true;
-      } else if (v !== null && typeof v === 'object') stack.push(v);
-    }
   }
   return false;
 }

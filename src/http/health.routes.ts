@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Metrics } from '../shared/metrics';
 
 export interface ReadinessCheck {
@@ -45,12 +45,10 @@ export function registerHealthRoutes(
   const probe = readinessProbe(opts);
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (req, reply) => {
-    const details = opts.isAdmin ? await opts.isAdmin(req.headers.authorization).catch(() => false) : false;
-    const r = details ? await probe.evaluate() : await probe.cached();
-    return reply
-      .code(r.ready ? 200 : 503)
-      .header('cache-control', 'no-store')
-      .send(details ? { status: r.status, checks: r.checks } : { status: r.status });
+    // a token is looked at only when one is sent: the common probe costs no verification
+    const header = req.headers.authorization;
+    const details = header && opts.isAdmin ? await opts.isAdmin(header).catch(() => false) : false;
+    return sendReadiness(reply, details ? await probe.evaluate() : await probe.cached(), details);
   });
   if (opts.metrics) registerMetricsRoute(app, opts.metrics);
   return probe;
@@ -91,6 +89,14 @@ function readinessProbe(opts: { checks: ReadinessCheck[]; isDraining: () => bool
   };
 }
 
+/** 200 when ready, else 503; the status alone, or with every check and its details. */
+function sendReadiness(reply: FastifyReply, r: Readiness, details: boolean) {
+  return reply
+    .code(r.ready ? 200 : 503)
+    .header('cache-control', 'no-store')
+    .send(details ? { status: r.status, checks: r.checks } : { status: r.status });
+}
+
 function registerMetricsRoute(app: FastifyInstance, metrics: Metrics): void {
   app.get('/metrics', async (_req, reply) => {
     const body = await metrics.text();
@@ -106,13 +112,6 @@ function registerMetricsRoute(app: FastifyInstance, metrics: Metrics): void {
 export function createMetricsServer(metrics: Metrics, readiness?: ReadinessProbe): FastifyInstance {
   const app = Fastify({ logger: false, forceCloseConnections: true });
   registerMetricsRoute(app, metrics);
-  if (readiness)
-    app.get('/readyz', async (_req, reply) => {
-      const r = await readiness.evaluate();
-      return reply
-        .code(r.ready ? 200 : 503)
-        .header('cache-control', 'no-store')
-        .send({ status: r.status, checks: r.checks });
-    });
+  if (readiness) app.get('/readyz', async (_req, reply) => sendReadiness(reply, await readiness.evaluate(), true));
   return app;
 }

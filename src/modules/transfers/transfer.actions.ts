@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { PrismaClient } from '../../generated/prisma/client';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client';
 import type { Caller } from '../../auth/auth.types';
 import type { Clock } from '../../shared/clock';
 import { AppError, badInput } from '../../shared/errors';
@@ -60,12 +60,18 @@ export class TransferActions {
    * Until when the owner may cancel `t`, or null once it can no longer be (a final status, a cancellation already
    * asked for, money on its way back, the platform paid out, or past the window from its creation).
    */
-  cancellableUntil(
-    t: Pick<TransferRow, 'status' | 'cancelRequestedAt' | 'createdAt' | 'upstreamTransactionStatus' | 'payoutStatus'>,
-  ): Date | null {
-    if (!CANCELLABLE.has(t.status) || t.cancelRequestedAt || paidOut(t) || payoutStopped(t)) return null;
-    const until = new Date(t.createdAt.getTime() + this.opts.cancelWindowMs);
-    return this.clock.nowMs() < until.getTime() ? until : null;
+  cancellableUntil(t: CancelFacts): Date | null {
+    return this.cancelRefusal(t) === null ? new Date(t.createdAt.getTime() + this.opts.cancelWindowMs) : null;
+  }
+
+  /** Why the owner may not cancel `t` now, in words an app can show; null when they may. */
+  private cancelRefusal(t: CancelFacts): string | null {
+    if (t.cancelRequestedAt) return 'This transfer is already being cancelled';
+    if (!CANCELLABLE.has(t.status) || paidOut(t) || payoutStopped(t))
+      return 'This transfer can no longer be cancelled: it has been paid out or has ended';
+    if (this.clock.nowMs() >= t.createdAt.getTime() + this.opts.cancelWindowMs)
+      return 'This transfer can no longer be cancelled: the time to cancel it has passed';
+    return null;
   }
 
   /**
@@ -77,16 +83,8 @@ export class TransferActions {
     const key = input.idempotencyKey;
     const operation = 'cancelTransfer';
     const check = async (t: TransferRow) => {
-      if (this.cancellableUntil(t) === null)
-        throw new AppError(
-          'INVALID_STATE',
-          t.cancelRequestedAt
-            ? 'This transfer is already being cancelled'
-            : CANCELLABLE.has(t.status) && !paidOut(t) && !payoutStopped(t)
-              ? 'This transfer can no longer be cancelled: the time to cancel it has passed'
-              : 'This transfer can no longer be cancelled: it has been paid out or has ended',
-          { cancellable: false },
-        );
+      const refusal = this.cancelRefusal(t);
+      if (refusal) throw new AppError('INVALID_STATE', refusal, { cancellable: false });
     };
     return this.run({
       operation,
@@ -120,6 +118,8 @@ export class TransferActions {
   refund(caller: Caller, t0: TransferRow, input: { idempotencyKey: string; reason: string }, amount: string | null): Promise<TransferRow> {
     const key = input.idempotencyKey;
     const operation = 'refundTransfer';
+    // what the check found on the transfer read under the lease, for record() right after it
+    let found: { steps: { step: string }[]; left: Prisma.Decimal } | null = null;
     const check = async (t: TransferRow) => {
       if (t.status !== 'COMPLETED' && t.status !== 'REFUND_PENDING')
         throw new AppError(
@@ -138,7 +138,7 @@ export class TransferActions {
         throw badInput(`amount is above what is left to refund (${formatAmount(left, t.sendCurrency)} ${t.sendCurrency})`, {
           maxAmount: formatAmount(left, t.sendCurrency),
         });
-      return { steps, left };
+      return (found = { steps, left });
     };
     return this.run({
       operation,
@@ -150,7 +150,7 @@ export class TransferActions {
       doneMeanwhile: (t) => this.doneByKey(t.id, caller, operation, key),
       check: async (t) => void (await check(t)),
       record: async (t) => {
-        const { steps, left } = await check(t);
+        const { steps, left } = found ?? (await check(t));
         const s = await this.saga.recordIntent(t, nextRefundStep(steps), {
           amount: amount ?? formatAmount(left, t.sendCurrency),
           kind: 'BACKOFFICE',
@@ -335,6 +335,9 @@ export class TransferActions {
       );
   }
 }
+
+/** What decides whether a transfer may be cancelled. */
+type CancelFacts = Pick<TransferRow, 'status' | 'cancelRequestedAt' | 'createdAt' | 'upstreamTransactionStatus' | 'payoutStatus'>;
 
 /** Statuses an owner may cancel from (within the window, before the payout completes). */
 const CANCELLABLE: ReadonlySet<string> = new Set(['PENDING', 'ACTION_REQUIRED', 'AUTHORIZED', 'CAPTURED', 'PAYOUT_PENDING']);

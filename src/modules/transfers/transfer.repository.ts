@@ -145,6 +145,11 @@ export class TransferRepository {
     return this.prisma.transfer.findUnique({ where: { id } });
   }
 
+  /** Several transfers by id, in one query (those that exist, in no particular order). */
+  getMany(ids: readonly string[]): Promise<TransferRow[]> {
+    return this.prisma.transfer.findMany({ where: { id: { in: [...ids] } } });
+  }
+
   /**
    * What createTransfer is decided on: its quote and its sender, in one statement — each only if `ownerId` owns it
    * (null otherwise, as when there is no such row: another customer's person is never read).

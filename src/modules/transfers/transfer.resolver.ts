@@ -29,6 +29,9 @@ import {
 } from './transfer.types';
 import { partiesOf, toTransfer } from './transfer.view';
 
+/** The parties of a transfer view (what a transfer recorded at creation never changes). */
+const partiesByView = new WeakMap<Transfer, Promise<ReturnType<typeof partiesOf>>>();
+
 @Resolver(() => Transfer)
 export class TransferResolver {
   constructor(
@@ -99,10 +102,23 @@ export class TransferResolver {
     return (await this.partiesOf(t, ctx)).recipient;
   }
 
-  private async partiesOf(t: Transfer, ctx: GraphQLContext) {
-    const row = await loadersFor(ctx, this.prisma).parties.load(t.id);
-    if (!row) throw new Error(`transfer ${t.id} has no row`);
-    return partiesOf(row.personId, transferDetails(row.details));
+  /** Both parties of the transfer this view shows, read and parsed once for both fields. */
+  private partiesOf(t: Transfer, ctx: GraphQLContext): Promise<ReturnType<typeof partiesOf>> {
+    let parties = partiesByView.get(t);
+    if (!parties) {
+      parties = loadersFor(ctx, this.prisma)
+        .parties.load(t.id)
+        .then((row) => {
+          if (!row) throw new Error(`transfer ${t.id} has no row`);
+          return partiesOf(row.personId, transferDetails(row.details));
+        })
+        .catch((err: unknown) => {
+          partiesByView.delete(t); // a failed read (the database away) is not kept: the next execution reads again
+          throw err;
+        });
+      partiesByView.set(t, parties);
+    }
+    return parties;
   }
 
   @FieldResolver(() => [Refund], {

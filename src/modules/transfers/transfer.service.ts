@@ -387,12 +387,11 @@ export class TransferService implements TransferEventSink {
       orderBy: { updatedAt: 'asc' },
       take: limit,
     });
-    const out = [];
-    for (const s of steps) {
-      const t = await this.repo.get(s.transferId);
-      if (t) out.push({ transfer: t, refund: refundView(s, t.sendCurrency), lastError: s.lastError, attempts: s.attempts });
-    }
-    return out;
+    const transfers = new Map((await this.repo.getMany([...new Set(steps.map((s) => s.transferId))])).map((t) => [t.id, t]));
+    return steps.flatMap((s) => {
+      const t = transfers.get(s.transferId);
+      return t ? [{ transfer: t, refund: refundView(s, t.sendCurrency), lastError: s.lastError, attempts: s.attempts }] : [];
+    });
   }
 
   // ── TransferEventSink ─────────────────────────────────────────────────────────────────────────────
