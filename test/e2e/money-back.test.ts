@@ -343,3 +343,40 @@ it('a refund whose answer is lost is an unknown outcome: retried with the same r
   const step = await t.app.db.prisma.sagaStep.findFirstOrThrow({ where: { transferId: id, step: 'refund:1' } });
   expect(step.idempotencyKey).toBe(`${ext}:refund:1`); // the externalRefundId both calls carried
 });
+
+it('a refund the gateway refuses is FAILED, listed for a person (refundsNeedingAttention) and counted', async () => {
+  const id = await newTransfer();
+  await waitForStatus(t, alice, id, ['COMPLETED'], 20_000);
+  const ext = await extOf(id);
+  // the whole capture was refunded outside the service (at the gateway directly): the service's refund is refused
+  const sandbox = t.app.sandbox!;
+  const token = (
+    (await await fetch(`${sandbox.url}/gateway/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ clientId: sandbox.ctx.options.gatewayClientId, secretID: sandbox.ctx.options.gatewayClientSecret }),
+    }).then((r) => r.json())) as { access_token: string }
+  ).access_token;
+  const outside = await fetch(`${sandbox.url}/gateway/payments/${ext}/refund`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ externalRefundId: 'out-of-band-1' }),
+  });
+  expect(outside.status).toBe(200);
+  const r = await refund(id, { amount: '10.00', reason: 'goodwill, refused upstream' });
+  expect(r.body.data.refundTransfer.refunds).toEqual([expect.objectContaining({ status: 'FAILED' })]);
+  const listed = await gql<any>(
+    t.url,
+    '{ refundsNeedingAttention { transferId transferStatus attempts lastError refund { status amount { amount } } } }',
+    { token: staff },
+  );
+  expect(listed.body.data.refundsNeedingAttention).toContainEqual(
+    expect.objectContaining({ transferId: id, transferStatus: 'COMPLETED', refund: { status: 'FAILED', amount: { amount: '10.00' } } }),
+  );
+  expect((await gql<any>(t.url, '{ refundsNeedingAttention { transferId } }', { token: alice })).body.errors?.[0]?.extensions?.code).toBe(
+    'FORBIDDEN',
+  );
+  const metrics = await (await fetch(`${t.url}/metrics`)).text();
+  expect(metrics).toMatch(/^transfer_refunds_total\{outcome="failed"\} [1-9]/m);
+  expect(metrics).toMatch(/^transfer_refunds_total\{outcome="requested"\} [1-9]/m);
+});

@@ -29,7 +29,12 @@ function rawConnection(t: TestApp): Promise<{ socket: Socket; closed: Promise<st
 describe('time bounds at the HTTP edge', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ HTTP_HEADERS_TIMEOUT_MS: '400', HTTP_REQUEST_TIMEOUT_MS: '800', WS_CONNECTION_INIT_TIMEOUT_MS: '5000' });
+    t = await startTestApp({
+      HTTP_HEADERS_TIMEOUT_MS: '400',
+      HTTP_REQUEST_TIMEOUT_MS: '800',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '500',
+      WS_CONNECTION_INIT_TIMEOUT_MS: '5000',
+    });
   });
   afterAll(() => t?.close());
 
@@ -60,6 +65,25 @@ describe('time bounds at the HTTP edge', () => {
       clearInterval(trickle);
       socket.destroy();
     }
+  });
+
+  it('a websocket upgrade whose headers never finish is cut off too', async () => {
+    const { socket, closed } = await rawConnection(t);
+    socket.write('GET /graphql HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n');
+    const trickle = setInterval(() => socket.writable && socket.write('X-Slow: 1\r\n'), 100);
+    try {
+      expect(await within(closed, 10_000)).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      clearInterval(trickle);
+      socket.destroy();
+    }
+  });
+
+  it('an idle keep-alive connection is closed after HTTP_KEEP_ALIVE_TIMEOUT_MS', async () => {
+    const { socket, closed } = await rawConnection(t);
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
+    // answered, then left idle: the server ends it (bounded by the test's own wait)
+    expect(await within(closed, 10_000)).toMatch(/^HTTP\/1\.1 200/);
   });
 
   it('a websocket open longer than the request timeouts stays open and answers', async () => {
