@@ -320,10 +320,14 @@ async function checkInvariants(final: boolean): Promise<void> {
     expect(ok('capture') + ok('void')).toBeLessThanOrEqual(1);
     if (final) {
       // once settled, our record agrees with the gateway (mid-flight an answer may not be recorded yet)
-      if (ok('capture')) expect(['CAPTURED', 'PAYOUT_PENDING', 'COMPLETED', 'FAILED']).toContain(t.status);
+      // money captured ends with the recipient or back with the sender (a failed payout: REFUND_PENDING → REFUNDED), never FAILED
+      if (ok('capture')) expect(['CAPTURED', 'PAYOUT_PENDING', 'COMPLETED', 'REFUND_PENDING', 'REFUNDED']).toContain(t.status);
       if (ok('void')) expect(['VOIDED', 'EXPIRED']).toContain(t.status);
       // no lost transfer: terminal, or waiting on the customer / the platform, with nothing left unsettled
-      if (!(isTerminal(t.status as TransferStatus) || ['ACTION_REQUIRED', 'AUTHORIZED', 'CAPTURED', 'PAYOUT_PENDING'].includes(t.status))) {
+      if (!(
+        isTerminal(t.status as TransferStatus) ||
+        ['ACTION_REQUIRED', 'AUTHORIZED', 'CAPTURED', 'PAYOUT_PENDING', 'REFUND_PENDING'].includes(t.status)
+      )) {
         const steps = await prisma.sagaStep.findMany({ where: { transferId: t.id } });
         throw new Error(
           `lost transfer ${t.id}: ${t.status} after draining; steps: ${steps.map((s) => `${s.step} ${s.state} attempts ${s.attempts} ${s.lastError ?? ''} ${JSON.stringify(s.response)}`).join(', ') || 'none'}; ` +
