@@ -151,7 +151,8 @@ test('a check answered between createTransfer reading the card and writing the t
       const waiting = async () =>
         (
           await other.query(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+            // only sessions this one blocks: other suites share the database and may wait on their own locks
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))`,
           )
         ).rows[0].n as number;
       for (let i = 0; i < 100 && (await waiting()) === 0; i++) await new Promise((r) => setTimeout(r, 50));
