@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseCorridors, type CorridorRule } from './shared/money';
+import { FEE_ROUNDINGS, parseDeliveryTimes, parseFees, type Pricing } from './shared/pricing';
 import { trustedProxies } from './shared/trust-proxy';
 import { DEFAULT_PREPARED_STATEMENTS } from './db/statement-names';
 
@@ -56,6 +57,10 @@ const nonEmpty = z.string().trim().min(1, 'must not be empty');
 const httpUrl = url(['http:', 'https:']);
 /** The sandbox's corridor (USD → BRL) from 1 to 10,000 USD; any other corridor up to 10,000 of its source currency. */
 const DEFAULT_CORRIDORS = 'USD>BRL=1..10000,*=..10000';
+/** A visible fee on the sandbox's corridor (cards cost more than bank accounts); none elsewhere. */
+const DEFAULT_FEES = 'USD>BRL:CARD=2.99+1%,USD>BRL:BANK_ACCOUNT=0.99,*=0';
+/** PIX and wallet payouts are near-instant; anything else: within three days. */
+const DEFAULT_DELIVERY_TIMES = 'USD>BRL:PIX=..1h,USD>BRL:WALLET=..10m,*=1h..3d';
 const bool = z
   .string()
   .trim()
@@ -712,6 +717,79 @@ const schema = z.object({
         { default: `\`${DEFAULT_CORRIDORS}\``, example: DEFAULT_CORRIDORS },
       ),
     ),
+  TRANSFER_FEES: z
+    .string()
+    .default(DEFAULT_FEES)
+    .transform((v, ctx) => {
+      const parsed = parseFees(v);
+      if ('rules' in parsed) return parsed.rules;
+      ctx.addIssue({
+        code: 'custom',
+        message: `entries not understood: ${parsed.invalid.length}; use e.g. USD>BRL:CARD=2.99+1%,USD>BRL:BANK_ACCOUNT=0.99,*=0`,
+      });
+      return z.NEVER;
+    })
+    .register(
+      configDocs,
+      doc(
+        'transfers',
+        "What the service charges per transfer, in the source currency, as `SRC>DST[/CC][:FUNDING]=FEE` entries matched like `TRANSFER_CORRIDORS` (an entry with `:CARD` or `:BANK_ACCOUNT` beats one without; a linked account is `BANK_ACCOUNT`); `FEE` is `FIXED`, `PERCENT%` or `FIXED+PERCENT%` (e.g. `2.99+1%`). fee = FIXED + amount × PERCENT / 100, rounded once to the source currency's minor units with `TRANSFER_FEE_ROUNDING`; total = amount + fee is what the gateway pulls. No `*`: `*=0` is added. Shown by `createQuote` (`fee`, `total`) and the `corridor` queries (`fees`, `price`); a transfer keeps its quote's fee.",
+        { default: `\`${DEFAULT_FEES}\``, example: DEFAULT_FEES },
+      ),
+    ),
+  TRANSFER_FEE_ROUNDING: z
+    .enum(Object.keys(FEE_ROUNDINGS) as [keyof typeof FEE_ROUNDINGS, ...(keyof typeof FEE_ROUNDINGS)[]])
+    .default('HALF_UP')
+    .register(
+      configDocs,
+      doc(
+        'transfers',
+        "How a fee is rounded to the source currency's minor units: `HALF_UP` (0.005 → 0.01), `HALF_EVEN` (to the even unit on a tie), `UP` (away from zero: never less than the exact fee) or `DOWN` (toward zero: never more).",
+      ),
+    ),
+  TRANSFER_DELIVERY_TIMES: z
+    .string()
+    .default(DEFAULT_DELIVERY_TIMES)
+    .transform((v, ctx) => {
+      const parsed = parseDeliveryTimes(v);
+      if ('rules' in parsed) return parsed.rules;
+      ctx.addIssue({
+        code: 'custom',
+        message: `entries not understood: ${parsed.invalid.length}; use e.g. USD>BRL:PIX=..1h,USD>BRL:WALLET=..10m,*=1h..3d`,
+      });
+      return z.NEVER;
+    })
+    .register(
+      configDocs,
+      doc(
+        'transfers',
+        "How long a payout takes, as `SRC>DST[/CC][:DESTINATION]=MIN..MAX` entries matched like `TRANSFER_CORRIDORS` (`:PIX` or `:WALLET` beats no destination type); durations `0`, `90s`, `30m`, `2h`, `3d` (no MIN: 0). The platform gives no delivery time of its own: this is the estimate `createQuote` and the `corridor` queries show (a quote without `destinationType`: the widest window over the destination types) and the transfer keeps from its quote. No `*`: `*=0..3d` is added.",
+        { default: `\`${DEFAULT_DELIVERY_TIMES}\``, example: DEFAULT_DELIVERY_TIMES },
+      ),
+    ),
+  SUPPORT_NAME: nonEmpty
+    .default('remittance-bff')
+    .register(configDocs, doc('transfers', 'The operator as receipts name it (the business the customer deals with).')),
+  SUPPORT_EMAIL: z
+    .string()
+    .trim()
+    .email('must be an e-mail address')
+    .optional()
+    .register(
+      configDocs,
+      doc('transfers', "The operator's support e-mail on every receipt. Production needs `SUPPORT_EMAIL`, `SUPPORT_PHONE` or `SUPPORT_URL`.", {
+        default: 'production: none; elsewhere `support@example.com`',
+      }),
+    ),
+  SUPPORT_PHONE: z
+    .string()
+    .trim()
+    .regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number such as +18005550100')
+    .optional()
+    .register(configDocs, doc('transfers', "The operator's support phone (E.164) on every receipt.")),
+  SUPPORT_URL: httpUrl
+    .optional()
+    .register(configDocs, doc('transfers', "The operator's support page on every receipt (`https://`).")),
 });
 
 /** The credentials the built-in sandbox accepts; used only while the upstreams are a sandbox, never in production. */
@@ -872,6 +950,10 @@ export interface Config {
   /** The most one transfer may send, in its source currency: `byCurrency[currency] ?? default` (decimal strings). */
   /** Corridor rules (TRANSFER_CORRIDORS), the `*` default included. */
   corridors: CorridorRule[];
+  /** Fees and delivery times per corridor (TRANSFER_FEES, TRANSFER_FEE_ROUNDING, TRANSFER_DELIVERY_TIMES). */
+  pricing: Pricing;
+  /** The operator's support contact, as receipts show it (at least one of email, phone, url). */
+  support: { name: string; email: string | null; phone: string | null; url: string | null };
   /** OpenTelemetry: spans exported over OTLP/HTTP to `<otlpEndpoint>/v1/traces`; null = tracing off (no SDK started). */
   tracing: { otlpEndpoint: string | null; serviceName: string };
 }
@@ -963,6 +1045,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       });
   }
   if (production) {
+    if (!e.SUPPORT_EMAIL && !e.SUPPORT_PHONE && !e.SUPPORT_URL)
+      problems.push({ variable: 'SUPPORT_EMAIL', problem: 'SUPPORT_EMAIL, SUPPORT_PHONE or SUPPORT_URL is required in production (every receipt names the support contact)' });
     if (!e.AUTH_ISSUER) problems.push({ variable: 'AUTH_ISSUER', problem: 'is required in production (the expected iss of every token)' });
     if (!e.AUTH_AUDIENCE)
       problems.push({ variable: 'AUTH_AUDIENCE', problem: 'is required in production (the expected aud of every token)' });
@@ -1112,6 +1196,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     graphqlJit: e.GRAPHQL_JIT,
     metrics: { port: e.METRICS_PORT ?? (production ? 9464 : null), host: e.METRICS_HOST, onApiPort: !production },
     corridors: e.TRANSFER_CORRIDORS,
+    pricing: { fees: e.TRANSFER_FEES, rounding: e.TRANSFER_FEE_ROUNDING, delivery: e.TRANSFER_DELIVERY_TIMES },
+    support: {
+      name: e.SUPPORT_NAME,
+      email: e.SUPPORT_EMAIL ?? (production || e.SUPPORT_PHONE || e.SUPPORT_URL ? null : 'support@example.com'),
+      phone: e.SUPPORT_PHONE ?? null,
+      url: e.SUPPORT_URL ?? null,
+    },
     tracing: { otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null, serviceName: e.OTEL_SERVICE_NAME },
   };
 }

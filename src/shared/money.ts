@@ -76,11 +76,7 @@ export function fitsMinorUnits(v: DecimalLike, currency: string): boolean {
  * corridor — source currency → destination currency, optionally for one destination country. The most specific
  * rule applies: `USD>MXN/MX`, then `USD>MXN`, then `USD>*`, then `*` (the default, always present).
  */
-export interface CorridorRule {
-  /** Null in the `*` default and in `SRC>*`. */
-  sourceCurrency: string | null;
-  destinationCurrency: string | null;
-  destinationCountry: string | null;
+export interface CorridorRule extends CorridorKey {
   /** Decimal strings; no minimum given → the source currency's smallest unit. */
   min: string | null;
   max: string;
@@ -118,24 +114,31 @@ export function parseCorridors(text: string): { rules: CorridorRule[] } | { inva
   return { rules };
 }
 
+/** Which corridor a rule is for: null source currency is the `*` default, null destination currency `SRC>*`. */
+export interface CorridorKey {
+  sourceCurrency: string | null;
+  destinationCurrency: string | null;
+  destinationCountry: string | null;
+}
+
+/**
+ * How specifically a rule matches a corridor: 3 its country, 2 its currency pair, 1 its source currency, 0 the `*`
+ * default; -1 another corridor.
+ */
+export function corridorScore(r: CorridorKey, c: { sourceCurrency: string; destinationCurrency: string; destinationCountry?: string | null }): number {
+  if (r.sourceCurrency === null) return 0;
+  if (r.sourceCurrency !== c.sourceCurrency) return -1;
+  if (r.destinationCurrency === null) return 1;
+  if (r.destinationCurrency !== c.destinationCurrency) return -1;
+  if (r.destinationCountry === null) return 2;
+  return r.destinationCountry === c.destinationCountry ? 3 : -1;
+}
+
 /** The rule for one corridor: the most specific that matches (see CorridorRule). */
 export function corridorRule(rules: readonly CorridorRule[], source: string, destination: string, country?: string | null): CorridorRule {
-  const score = (r: CorridorRule) =>
-    r.sourceCurrency === null
-      ? 0
-      : r.sourceCurrency !== source
-        ? -1
-        : r.destinationCurrency === null
-          ? 1
-          : r.destinationCurrency !== destination
-            ? -1
-            : r.destinationCountry === null
-              ? 2
-              : r.destinationCountry === country
-                ? 3
-                : -1;
+  const c = { sourceCurrency: source, destinationCurrency: destination, destinationCountry: country ?? null };
   let best = rules[0]!;
-  for (const r of rules) if (score(r) > score(best)) best = r;
+  for (const r of rules) if (corridorScore(r, c) > corridorScore(best, c)) best = r;
   return best;
 }
 

@@ -115,7 +115,7 @@ afterAll(async () => {
 });
 
 async function newQuote(): Promise<string> {
-  const fx = new FxService(app.db.sql, app.upstream.gateway, clock, app.config.corridors);
+  const fx = new FxService(app.db.sql, app.upstream.gateway, clock, app.config.corridors, app.config.pricing);
   return (
     await fx.createQuote(alice.userId, { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '40.00' })
   ).id;

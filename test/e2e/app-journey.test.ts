@@ -150,7 +150,7 @@ test('happy path: corridors → quote → person → card and bank checks → tr
   expect(transfer).toMatchObject({
     status: 'COMPLETED',
     version: all.at(-1)!.version,
-    capturedAmount: { amount: '100.00', currency: 'USD' },
+    capturedAmount: { amount: '103.99', currency: 'USD' }, // the total: 100.00 + the 3.99 fee
   });
   const history = await send(TransferHistoryDocument, { first: 10, after: null, filter: null });
   expect(history.transfers.edges.map((e) => e.node.id)).toContain(created.id);

@@ -71,11 +71,12 @@ it('a payout rejected after the capture is refunded on its own: REFUND_PENDING â
     expect(statuses.slice(-2)).toEqual(['REFUND_PENDING', 'REFUNDED']);
     expect(statuses).toContain('CAPTURED');
     const last = sub.results.at(-1)!.data.transferUpdated;
-    expect(last.refundedAmount).toEqual({ amount: '100.00', currency: 'USD' });
+    // everything the sender paid goes back, the fee included: 100.00 + 3.99
+    expect(last.refundedAmount).toEqual({ amount: '103.99', currency: 'USD' });
     expect(last.failure.code).toMatch(/^PAYOUT_/);
     expect(last.refunds).toEqual([
       expect.objectContaining({
-        amount: { amount: '100.00', currency: 'USD' },
+        amount: { amount: '103.99', currency: 'USD' },
         status: 'SUCCEEDED',
         kind: 'PAYOUT_FAILED',
         requestedBy: null,
@@ -217,7 +218,7 @@ it('a captured transfer the platform holds no transaction for (a token PULL) is 
   expect(r.body.errors).toBeUndefined();
   await waitForStatus(t, alice, id, ['REFUNDED'], 20_000);
   const done = await read(id);
-  expect(done.refundedAmount).toEqual({ amount: '75.00', currency: 'USD' });
+  expect(done.refundedAmount).toEqual({ amount: '75.99', currency: 'USD' }); // 75.00 + the 0.99 bank fee
   expect(done.refunds).toEqual([expect.objectContaining({ status: 'SUCCEEDED', kind: 'CANCELLED' })]);
   expect(await calls(`/payments/${await extOf(id)}/refund`)).toHaveLength(1);
 });
@@ -259,10 +260,11 @@ describe('too late, and who may', () => {
     const first = await refund(completed, { amount: '30.00', reason: 'goodwill: late delivery' });
     expect(first.body.errors).toBeUndefined();
     expect(first.body.data.refundTransfer).toMatchObject({ status: 'COMPLETED', refundedAmount: { amount: '30.00', currency: 'USD' } });
-    const beyond = await refund(completed, { amount: '70.01' });
-    expect(beyond.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', maxAmount: '70.00' });
+    // captured: the total, 103.99 (100.00 + 3.99 fee)
+    const beyond = await refund(completed, { amount: '74.00' });
+    expect(beyond.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', maxAmount: '73.99' });
     const rest = await refund(completed, { reason: 'dispute settled in the senderâ€™s favour' });
-    expect(rest.body.data.refundTransfer.refundedAmount).toEqual({ amount: '100.00', currency: 'USD' });
+    expect(rest.body.data.refundTransfer.refundedAmount).toEqual({ amount: '103.99', currency: 'USD' });
     const none = await refund(completed, { amount: '0.01' });
     expect(none.body.errors?.[0]?.extensions?.code).toBe('INVALID_STATE');
     const asStaff = await read(completed, staff);
@@ -275,7 +277,7 @@ describe('too late, and who may', () => {
         requestedBy: 'money-back-staff',
         reason: 'goodwill: late delivery',
       }),
-      expect.objectContaining({ amount: { amount: '70.00', currency: 'USD' }, status: 'SUCCEEDED', kind: 'BACKOFFICE' }),
+      expect.objectContaining({ amount: { amount: '73.99', currency: 'USD' }, status: 'SUCCEEDED', kind: 'BACKOFFICE' }),
     ]);
     const trail = asStaff.events.edges.map((e: any) => e.node);
     expect(trail.filter((e: any) => e.action === 'refundTransfer' || e.action === 'refund').length).toBeGreaterThanOrEqual(2);

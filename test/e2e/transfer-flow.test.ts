@@ -136,7 +136,8 @@ test('happy path over GraphQL (typed documents): quote, person, card check, PEND
   const doneR = await execute(t.url, TransferDocument, { token: alice, variables: { id: tr.id } });
   const done = doneR.data!.transfer!;
   expect(done.status).toBe('COMPLETED');
-  expect(done.capturedAmount).toEqual({ amount: '100.00', currency: 'USD' });
+  // the total is captured: 100.00 + the embedded USD>BRL card fee (2.99 + 1 %)
+  expect(done.capturedAmount).toEqual({ amount: '103.99', currency: 'USD' });
   const trail = done.events.edges.map((e) => e.node);
   expect(trail[0]).toMatchObject({ seq: 1, fromStatus: null, toStatus: 'PENDING', cause: 'mutation', actor: 'you' }); // the customer's own request
   const path = trail.filter((e) => e.fromStatus !== e.toStatus).map((e) => e.toStatus);
@@ -210,7 +211,8 @@ test('ACCOUNT_TOKEN funding: check-account form A gives an accountToken; the tok
     variables: { input: { transferId: id, idempotencyKey: 'cap-account-token-1' } },
   });
   expect(cap.errors).toBeUndefined();
-  expect(cap.data!.captureTransfer).toMatchObject({ status: 'CAPTURED', capturedAmount: { amount: '75.00', currency: 'USD' } });
+  // 75.00 + the embedded USD>BRL bank fee (0.99)
+  expect(cap.data!.captureTransfer).toMatchObject({ status: 'CAPTURED', capturedAmount: { amount: '75.99', currency: 'USD' } });
   const replay = await execute(t.url, CaptureTransferDocument, {
     token: staff,
     variables: { input: { transferId: id, idempotencyKey: 'cap-account-token-1' } },
@@ -322,12 +324,13 @@ test('back-office partial capture (never more than authorized) and customer void
   ).body.data.createTransfer;
   await waitForStatus(t, alice, a.id, ['AUTHORIZED']);
   const CAP = `mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { status capturedAmount { amount currency } } }`;
+  // authorized: the total, 50.00 + 3.49 (2.99 + 1 %); one cent more is refused
   expect(
     (await gql<any>(t.url, CAP, { token: alice, variables: { i: { transferId: a.id, idempotencyKey: 'cap-by-customer' } } })).body
       .errors?.[0]?.extensions?.code,
   ).toBe('FORBIDDEN');
   expect(
-    (await gql<any>(t.url, CAP, { token: staff, variables: { i: { transferId: a.id, idempotencyKey: 'cap-too-much', amount: '50.01' } } }))
+    (await gql<any>(t.url, CAP, { token: staff, variables: { i: { transferId: a.id, idempotencyKey: 'cap-too-much', amount: '53.50' } } }))
       .body.errors?.[0]?.extensions?.code,
   ).toBe('BAD_USER_INPUT');
   const cap = await gql<any>(t.url, CAP, {

@@ -75,7 +75,7 @@ test('validatePerson and createPerson: the nullable person fields given as null 
 });
 
 test('createQuote: sourceAmount and destinationCountry given as null are not sent, and stored as absent', async () => {
-  const fx = new FxService(db.sql, gateway, new ManualClock(), []);
+  const fx = new FxService(db.sql, gateway, new ManualClock(), [], { fees: [], rounding: 'HALF_UP', delivery: [] });
   const q = await fx.createQuote('alice', {
     sourceCurrency: 'USD',
     destinationCurrency: 'BRL',

@@ -98,7 +98,7 @@ afterAll(async () => {
 });
 
 async function newTransfer(key: string): Promise<string> {
-  const fx = new FxService(app.db.sql, app.upstream.gateway, clock, app.config.corridors);
+  const fx = new FxService(app.db.sql, app.upstream.gateway, clock, app.config.corridors, app.config.pricing);
   const quoteId = (
     await fx.createQuote(alice.userId, { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '25.00' })
   ).id;

@@ -169,13 +169,24 @@ describe('POST /v2/payment (PULLPUSH)', () => {
     expect(notJson.body.error.code).toBe('INVALID_REQUEST');
   });
 
+  test('a push worth less than the pull at the rate is accepted: the difference is the originator’s fee', async () => {
+    const { body, quote: q } = await pullPushBody(sb);
+    // the sender pays 100 + a 3.99 fee; the recipient gets 100 × rate
+    const r = await sb.gateway('POST', '/v2/payment', { ...body, amount: { total: 103.99, currency: 'USD' } });
+    expect(r.status).toBe(200);
+    expect(r.body.approved).toBe(true);
+    expect(r.body.amount).toBe(103.99);
+    expect(q.destinationCurrencyAmount).toBeGreaterThan(0);
+  });
+
   test('rate lock: unknown fxId, expired quote, rate ≠ quote rate, currencies, amounts → 422, nothing stored', async () => {
     const { body } = await pullPushBody(sb);
     const unknown = await sb.gateway('POST', '/v2/payment', { ...body, fxId: 'no-such-quote' });
     expect([unknown.status, unknown.body.error.code]).toEqual([422, 'QUOTE_NOT_FOUND']);
     const rate = await sb.gateway('POST', '/v2/payment', { ...body, exchangeRate: 5.1 });
     expect([rate.status, rate.body.error.code]).toEqual([422, 'EXCHANGE_RATE_MISMATCH']);
-    const amount = await sb.gateway('POST', '/v2/payment', { ...body, recipientAmount: { total: 400, currency: 'BRL' } });
+    // more pushed than pulled is refused; less is the originator's fee (see 'a push worth less than the pull' below)
+    const amount = await sb.gateway('POST', '/v2/payment', { ...body, recipientAmount: { total: 4000, currency: 'BRL' } });
     expect([amount.status, amount.body.error.code]).toEqual([422, 'AMOUNT_MISMATCH']);
     const mxn = await quote(sb, 100, 'MXN');
     const mismatch = await sb.gateway('POST', '/v2/payment', { ...body, fxId: mxn.fxId });

@@ -18,6 +18,8 @@ import {
 const row: PaymentFields = {
   externalPaymentId: '7b0c6f5e-5d1c-4b8e-9a51-0a4c2b3d4e5f',
   sendAmount: new Prisma.Decimal('100'),
+  // the fee is pulled with the amount sent; the recipient gets sendAmount × rate
+  feeAmount: new Prisma.Decimal('3.99'),
   sendCurrency: 'USD',
   receiveAmount: new Prisma.Decimal('501.23'),
   receiveCurrency: 'BRL',
@@ -76,7 +78,7 @@ describe('paymentRequest: the authorization of a CARD or BANK_ACCOUNT transfer',
       externalPaymentId: row.externalPaymentId,
       ipAddress: '203.0.113.7',
       capture: false,
-      amount: { total: '100.00', currency: 'USD' },
+      amount: { total: '103.99', currency: 'USD' },
       recipientAmount: { total: '501.23', currency: 'BRL' },
       exchangeRate: '5.0123',
       fxId: 'fx-1',
@@ -135,7 +137,7 @@ it('tokenPullPaymentRequest: an ACCOUNT_TOKEN transfer pulls by the linked accou
     externalPaymentId: row.externalPaymentId,
     ipAddress: '203.0.113.7',
     capture: false,
-    amount: { total: '100.00', currency: 'USD' },
+    amount: { total: '103.99', currency: 'USD' },
     sender: { firstName: 'Jane', lastName: 'Doe', paymentMethod: { type: 'BANK_DEPOSIT', accountTokenId: 'acct-tok-1' } },
   });
 });

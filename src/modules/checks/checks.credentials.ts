@@ -60,12 +60,21 @@ export class FundingCredentials {
    * (null for any other outcome, which also forgets an earlier approval). One statement, so two customers checking
    * the same token at once cannot both own it: the loser gets `credentialNotFound` (and not the result of the check).
    */
-  async bind(kind: CredentialKind, token: string, ownerId: string, approvedHolder: string | null = null): Promise<void> {
+  async bind(
+    kind: CredentialKind,
+    token: string,
+    ownerId: string,
+    approvedHolder: string | null = null,
+    /** The last four digits the gateway answered (kept when an answer has none). */
+    lastFour: string | null = null,
+  ): Promise<void> {
     const now = this.clock.now();
+    const four = lastFour !== null && /^\d{4}$/.test(lastFour) ? lastFour : null;
     const rows = await this.sql.query<{ owner_id: string }>`
-      INSERT INTO funding_credentials (token_hash, kind, owner_id, checked_at, approved_holder, created_at)
-      VALUES (${digest(kind, token)}, ${kind}, ${ownerId}, ${now}, ${approvedHolder}, ${now})
-      ON CONFLICT (token_hash) DO UPDATE SET checked_at = EXCLUDED.checked_at, approved_holder = EXCLUDED.approved_holder
+      INSERT INTO funding_credentials (token_hash, kind, owner_id, checked_at, approved_holder, last_four, created_at)
+      VALUES (${digest(kind, token)}, ${kind}, ${ownerId}, ${now}, ${approvedHolder}, ${four}, ${now})
+      ON CONFLICT (token_hash) DO UPDATE SET checked_at = EXCLUDED.checked_at, approved_holder = EXCLUDED.approved_holder,
+          last_four = COALESCE(EXCLUDED.last_four, funding_credentials.last_four)
         WHERE funding_credentials.owner_id = EXCLUDED.owner_id
       RETURNING owner_id`;
     if (rows.length !== 1) throw credentialNotFound(kind);
@@ -74,16 +83,28 @@ export class FundingCredentials {
   /**
    * Before a transfer is created: the caller's own, and a card checked recently enough.
    * For a card, returns when its latest check was APPROVED for `holder` (a digest, holderDigest) if that is at most
-   * `cardCheckReuseMs` ago — the transfer reuses that check — else null (the saga checks the card again).
+   * `cardCheckReuseMs` ago — the transfer reuses that check — else null (the saga checks the card again); and the last
+   * four digits the gateway answered for it, when it did.
    */
-  async assertUsable(kind: CredentialKind, token: string, ownerId: string, holder?: string): Promise<Date | null> {
-    const [row] = await this.sql.query<{ kind: string; owner_id: string; checked_at: Date; approved_holder: string | null }>`
-      SELECT kind, owner_id, checked_at, approved_holder FROM funding_credentials WHERE token_hash = ${digest(kind, token)}`;
+  async assertUsable(
+    kind: CredentialKind,
+    token: string,
+    ownerId: string,
+    holder?: string,
+  ): Promise<{ approvedAt: Date | null; lastFour: string | null }> {
+    const [row] = await this.sql.query<{
+      kind: string;
+      owner_id: string;
+      checked_at: Date;
+      approved_holder: string | null;
+      last_four: string | null;
+    }>`
+      SELECT kind, owner_id, checked_at, approved_holder, last_four FROM funding_credentials WHERE token_hash = ${digest(kind, token)}`;
     const age = row === undefined ? Infinity : this.clock.nowMs() - row.checked_at.getTime();
     const fresh = kind !== 'card' || age <= this.opts.cardCheckMaxAgeMs;
     if (!row || row.owner_id !== ownerId || row.kind !== kind || !fresh) throw credentialNotFound(kind);
     const reusable = kind === 'card' && holder !== undefined && row.approved_holder === holder && age <= this.opts.cardCheckReuseMs;
-    return reusable ? row.checked_at : null;
+    return { approvedAt: reusable ? row.checked_at : null, lastFour: row.last_four };
   }
 
   /**

@@ -222,7 +222,13 @@ export class ChecksService {
     // claim it, nor count as a fresh check for funding. An approval (no 3-D Secure) is remembered for this holder: a
     // transfer soon after reuses it instead of checking the card again.
     if (view.status !== 'FAILED')
-      await this.credentials.bind('card', args.cardToken, ownerId, view.status === 'APPROVED' ? holderDigest(args.sender) : null);
+      await this.credentials.bind(
+        'card',
+        args.cardToken,
+        ownerId,
+        view.status === 'APPROVED' ? holderDigest(args.sender) : null,
+        view.lastFour,
+      );
     return view;
   }
 
@@ -259,7 +265,7 @@ export class ChecksService {
     });
     if (r.approved) {
       await this.credentials.bind('link_token', linked.accountCheckToken, ownerId);
-      await this.credentials.bind('account_token', r.accountTokenId, ownerId);
+      await this.credentials.bind('account_token', r.accountTokenId, ownerId, null, r.accountNumberMasked?.match(/(\d{4})$/)?.[1] ?? null);
     }
     return {
       status: r.approved ? 'VERIFIED' : 'DECLINED',

@@ -1,8 +1,9 @@
-import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { DecimalScalar } from '../../graphql/scalars';
 import type { GraphQLContext } from '../../graphql/context';
 import { requireCaller } from '../../graphql/auth-checker';
 import { FxService } from './fx.service';
-import { Corridor, CreateQuoteInput, Quote } from './fx.types';
+import { Corridor, CreateQuoteInput, FeeFundingType, Price, Quote } from './fx.types';
 
 @Resolver(() => Quote)
 export class FxResolver {
@@ -41,5 +42,22 @@ export class FxResolver {
     destinationCountry?: string | null,
   ): Corridor {
     return this.fx.corridor(sourceCurrency, destinationCurrency, destinationCountry);
+  }
+}
+
+@Resolver(() => Corridor)
+export class CorridorResolver {
+  constructor(private readonly fx: FxService) {}
+
+  @FieldResolver(() => Price, {
+    description:
+      'What sending sendAmount through this corridor costs with one funding type: the fee and the total, as a quote would price them (a calculator; no rate: that needs createQuote). BAD_USER_INPUT outside the corridor bounds.',
+  })
+  price(
+    @Root() corridor: Corridor,
+    @Arg('sendAmount', () => DecimalScalar, { description: 'The amount to send, in the source currency.' }) sendAmount: string,
+    @Arg('fundingType', () => FeeFundingType, { description: 'CARD or BANK_ACCOUNT.' }) fundingType: FeeFundingType,
+  ): Price {
+    return this.fx.price(corridor, sendAmount, fundingType);
   }
 }

@@ -13,6 +13,18 @@ import {
   sendAmountProblem,
   type CorridorRule,
 } from '../../shared/money';
+import {
+  deliveryEstimate,
+  deliveryWindow,
+  DELIVERY_DESTINATIONS,
+  feeFunding,
+  feeRule,
+  FEE_FUNDINGS,
+  priceOf,
+  type DeliveryDestination,
+  type FeeFunding,
+  type Pricing,
+} from '../../shared/pricing';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { PaymentMethod } from '../../upstream/gateway/gateway.types';
 
@@ -23,6 +35,10 @@ interface QuoteView {
   rate: string;
   source: { amount: string; currency: string } | null;
   destination: { amount: string; currency: string } | null;
+  fee: { amount: string; currency: string } | null;
+  total: { amount: string; currency: string } | null;
+  deliveryEstimate: { earliest: Date; latest: Date };
+  destinationType: string | null;
   paymentMethod: string;
   expiresAt: Date;
   usedByTransferId: string | null;
@@ -35,6 +51,7 @@ interface CreateQuoteArgs {
   /** Nullable in GraphQL: null is the same as left out. */
   sourceAmount?: string | null;
   destinationCountry?: string | null;
+  destinationType?: DeliveryDestination | null;
 }
 
 interface CorridorView {
@@ -43,16 +60,35 @@ interface CorridorView {
   destinationCountry: string | null;
   minAmount: { amount: string; currency: string };
   maxAmount: { amount: string; currency: string };
+  /** What each funding type is charged (TRANSFER_FEES), and how the fee is rounded. */
+  fees: { fundingType: FeeFunding; fixed: { amount: string; currency: string }; percent: string }[];
+  feeRounding: string;
+  /** How long a payout takes to each destination type (TRANSFER_DELIVERY_TIMES). */
+  deliveryTimes: { destinationType: DeliveryDestination; minSeconds: number; maxSeconds: number }[];
 }
 
 function corridorView(
   rule: CorridorRule,
+  pricing: Pricing,
   sourceCurrency: string,
   destinationCurrency: string,
   destinationCountry: string | null,
 ): CorridorView {
   const { min, max } = corridorBounds(rule, sourceCurrency);
-  return { sourceCurrency, destinationCurrency, destinationCountry, minAmount: min, maxAmount: max };
+  const c = { sourceCurrency, destinationCurrency, destinationCountry };
+  return {
+    sourceCurrency,
+    destinationCurrency,
+    destinationCountry,
+    minAmount: min,
+    maxAmount: max,
+    fees: FEE_FUNDINGS.map((fundingType) => {
+      const r = feeRule(pricing, c, fundingType);
+      return { fundingType, fixed: { amount: formatAmount(r.fixed, sourceCurrency), currency: sourceCurrency }, percent: r.percent };
+    }),
+    feeRounding: pricing.rounding,
+    deliveryTimes: DELIVERY_DESTINATIONS.map((destinationType) => ({ destinationType, ...deliveryWindow(pricing, c, destinationType) })),
+  };
 }
 
 /** FX v2 quotes: asked from the gateway, stored for the caller (single use, see TransferService). */
@@ -63,23 +99,41 @@ export class FxService {
     private readonly gateway: GatewayClient,
     private readonly clock: Clock,
     private readonly corridors: readonly CorridorRule[],
+    private readonly pricing: Pricing,
   ) {}
 
   /** The configured corridors (the `*` and `SRC>*` defaults left out), with their bounds. */
   listCorridors(): CorridorView[] {
     return this.corridors
       .filter((r) => r.sourceCurrency !== null && r.destinationCurrency !== null)
-      .map((r) => corridorView(r, r.sourceCurrency!, r.destinationCurrency!, r.destinationCountry));
+      .map((r) => corridorView(r, this.pricing, r.sourceCurrency!, r.destinationCurrency!, r.destinationCountry));
   }
 
   /** The rule that applies to one corridor (a configured one, else the default). */
   corridor(sourceCurrency: string, destinationCurrency: string, destinationCountry?: string | null): CorridorView {
     return corridorView(
       corridorRule(this.corridors, sourceCurrency, destinationCurrency, destinationCountry),
+      this.pricing,
       sourceCurrency,
       destinationCurrency,
       destinationCountry ?? null,
     );
+  }
+
+  /**
+   * What sending `sendAmount` through a corridor costs with one funding type — the fee and the total — without a
+   * quote (a calculator). The amount must be one a transfer may send (BAD_USER_INPUT otherwise, as createQuote).
+   */
+  price(
+    corridor: { sourceCurrency: string; destinationCurrency: string; destinationCountry: string | null },
+    sendAmount: string,
+    fundingType: FeeFunding,
+  ): { fundingType: FeeFunding; fee: { amount: string; currency: string }; total: { amount: string; currency: string } } {
+    const problem = sendAmountProblem('sendAmount', sendAmount, corridor, this.corridors);
+    if (problem) throw badInput(problem.message, problem.details);
+    const { fee, total } = priceOf(this.pricing, corridor, fundingType, sendAmount);
+    const currency = corridor.sourceCurrency;
+    return { fundingType, fee: { amount: fee, currency }, total: { amount: total, currency } };
   }
 
   async createQuote(ownerId: string, args: CreateQuoteArgs): Promise<QuoteView> {
@@ -99,12 +153,18 @@ export class FxService {
     const expiresAt = new Date(q.quoteIdExpiryDateTime);
     if (!inStoredRange(expiresAt)) throw new AppError('UPSTREAM_UNAVAILABLE', 'The FX quote had no valid expiry');
     const destinationAmount = q.destinationCurrencyAmount !== undefined ? fromJsonNumber(q.destinationCurrencyAmount) : null;
+    const corridor = { sourceCurrency: args.sourceCurrency, destinationCurrency: args.destinationCurrency, destinationCountry };
+    const fee = sourceAmount !== undefined ? priceOf(this.pricing, corridor, feeFunding(args.paymentMethod), sourceAmount).fee : null;
+    const now = this.clock.now();
+    const delivery = deliveryEstimate(this.pricing, corridor, args.destinationType ?? null, now);
     const [raw] = await this.sql.query`
       INSERT INTO quotes (id, owner_id, fx_id, rate, source_currency, destination_currency, source_amount, destination_amount,
-                          payment_method, destination_country, expires_at, created_at)
+                          payment_method, destination_country, destination_type, fee_amount, delivery_earliest, delivery_latest,
+                          expires_at, created_at)
       VALUES (${randomUUID()}, ${ownerId}, ${q.fxId}, ${fromJsonNumber(q.conversionRate)}::numeric, ${args.sourceCurrency},
               ${args.destinationCurrency}, ${sourceAmount ?? null}::numeric, ${destinationAmount}::numeric, ${args.paymentMethod},
-              ${destinationCountry ?? null}, ${expiresAt}::timestamptz, ${this.clock.now()}::timestamptz)
+              ${destinationCountry ?? null}, ${args.destinationType ?? null}, ${fee}::numeric, ${delivery.earliest}::timestamptz,
+              ${delivery.latest}::timestamptz, ${expiresAt}::timestamptz, ${now}::timestamptz)
       RETURNING ${quoteColumns()}`;
     const row = modelFromSql<Quote>(raw!);
     return toQuoteView(row);
@@ -115,7 +175,12 @@ export class FxService {
 export const quoteColumns = modelColumns(Prisma.QuoteScalarFieldEnum);
 
 function toQuoteView(row: Quote): QuoteView {
+  const money = (v: { toString(): string }) => ({ amount: formatAmount(v, row.sourceCurrency), currency: row.sourceCurrency });
   return {
+    fee: row.feeAmount !== null ? money(row.feeAmount) : null,
+    total: row.feeAmount !== null && row.sourceAmount !== null ? money(row.sourceAmount.plus(row.feeAmount)) : null,
+    deliveryEstimate: { earliest: row.deliveryEarliest, latest: row.deliveryLatest },
+    destinationType: row.destinationType,
     id: row.id,
     ownerId: row.ownerId,
     fxId: row.fxId,

@@ -7,6 +7,7 @@ import type { IdempotencyService } from '../../db/idempotency.service';
 import { eventDetail, moneyStepRequest, NO_NEXT_ACTION, refundStepRequest } from './transfer.columns';
 import { nextRefundStep } from './transfer.saga';
 import { isRefundStep } from './transfer.steps';
+import { totalOf } from './transfer.requests';
 import { paidOut, payoutStopped } from './transfer.platform';
 import { formatAmount } from '../../shared/money';
 import { WAKE, type TransferRepository, type TransferRow } from './transfer.repository';
@@ -132,7 +133,7 @@ export class TransferActions {
         throw new AppError('INVALID_STATE', 'A refund of this transfer is in progress; retry once it settled');
       if (t.status === 'REFUND_PENDING' && !refunds.some((s) => s.state === 'FAILED'))
         throw new AppError('INVALID_STATE', 'The money of this transfer is already on its way back');
-      const left = (t.capturedAmount ?? t.sendAmount).minus(t.refundedAmount);
+      const left = (t.capturedAmount ?? totalOf(t)).minus(t.refundedAmount);
       if (left.lte(0)) throw new AppError('INVALID_STATE', 'Everything captured has been refunded already');
       if (amount !== null && left.lt(amount))
         throw badInput(`amount is above what is left to refund (${formatAmount(left, t.sendCurrency)} ${t.sendCurrency})`, {

@@ -52,6 +52,8 @@ export interface TransferDetails {
     accountToken?: string | null;
     /** CARD: when the customer's checkCard of this card for this sender was APPROVED, if recent enough to be reused. */
     approvedCheckAt?: string | null;
+    /** The last four digits of the card or account, when known at creation (receipts; back-office search). */
+    lastFour?: string | null;
   };
   fxId: string;
   quoteExpiresAt: string;
@@ -91,7 +93,7 @@ function assertDetails(v: unknown): asserts v is TransferDetails {
   s.optionalStrings(dest, 'recipient.destination', ['walletId', 'pixKeyType', 'pixKey']);
   const f = s.object(d.funding, 'funding');
   s.oneOf(f.type, 'funding.type', FUNDING_TYPES);
-  s.optionalStrings(f, 'funding', ['cardToken', 'accountToken', 'approvedCheckAt']);
+  s.optionalStrings(f, 'funding', ['cardToken', 'accountToken', 'approvedCheckAt', 'lastFour']);
   if (f.bankAccount != null)
     s.strings(s.object(f.bankAccount, 'funding.bankAccount'), 'funding.bankAccount', [
       'accountType',

@@ -136,7 +136,7 @@ export const transfersModule = defineModule({
       metrics,
     });
     return {
-      resolvers: [new TransferResolver(transfers.service, prisma)],
+      resolvers: [new TransferResolver(transfers.service, prisma, config.support)],
       onSchema: (schema) => registerTransferSubscriptions(schema, transfers.subscriptions),
       start: () => {
         if (config.saga.workerEnabled) transfers.worker.start();

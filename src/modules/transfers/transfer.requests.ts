@@ -4,7 +4,9 @@
  * and, at creation, the details themselves from the person's sender and the quote. No I/O: every body is
  * rebuilt identically on every attempt (the gateway checks a replayed payment against the first one).
  */
-import type { Quote } from '../../generated/prisma/client';
+import type { Prisma, Quote } from '../../generated/prisma/client';
+
+type Decimal = Prisma.Decimal;
 import { gatewayPaymentAddress } from '../../shared/address';
 import { dec, formatAmount, convert } from '../../shared/money';
 import type {
@@ -23,8 +25,14 @@ import type { TransferRow } from './transfer.repository';
 /** The transfer row's fields a payment is built from. */
 export type PaymentFields = Pick<
   TransferRow,
-  'externalPaymentId' | 'sendAmount' | 'sendCurrency' | 'receiveAmount' | 'receiveCurrency' | 'rate'
+  'externalPaymentId' | 'sendAmount' | 'feeAmount' | 'sendCurrency' | 'receiveAmount' | 'receiveCurrency' | 'rate'
 >;
+
+/**
+ * What the sender pays and the gateway pulls: sendAmount + fee, exactly (the recipient gets sendAmount × rate; the
+ * fee stays with the service). What is captured, refunded and cancelled is counted against it.
+ */
+export const totalOf = (t: Pick<TransferRow, 'sendAmount' | 'feeAmount'>): Decimal => t.sendAmount.plus(t.feeAmount);
 
 // ── createTransfer ─────────────────────────────────────────────────────────────────────────────────
 
@@ -101,7 +109,7 @@ export function paymentRequest(t: PaymentFields, d: TransferDetails): PullPushPa
     externalPaymentId: t.externalPaymentId,
     ipAddress: d.ipAddress,
     capture: false,
-    amount: { total: formatAmount(t.sendAmount, t.sendCurrency), currency: t.sendCurrency },
+    amount: { total: formatAmount(totalOf(t), t.sendCurrency), currency: t.sendCurrency },
     recipientAmount: { total: formatAmount(t.receiveAmount, t.receiveCurrency), currency: t.receiveCurrency },
     exchangeRate: dec(t.rate).toFixed(),
     fxId: d.fxId,
@@ -136,7 +144,7 @@ export function tokenPullPaymentRequest(t: PaymentFields, d: TransferDetails): T
     externalPaymentId: t.externalPaymentId,
     ipAddress: d.ipAddress,
     capture: false,
-    amount: { total: formatAmount(t.sendAmount, t.sendCurrency), currency: t.sendCurrency },
+    amount: { total: formatAmount(totalOf(t), t.sendCurrency), currency: t.sendCurrency },
     sender: {
       firstName: d.sender.customer.firstName,
       lastName: d.sender.customer.lastName,

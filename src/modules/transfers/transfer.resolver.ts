@@ -14,6 +14,7 @@ import {
   CancelTransferInput,
   CaptureTransferInput,
   CreateTransferInput,
+  Receipt,
   Refund,
   RefundAttention,
   RefundTransferInput,
@@ -28,6 +29,15 @@ import {
   VoidTransferInput,
 } from './transfer.types';
 import { partiesOf, toTransfer } from './transfer.view';
+import { referenceOf } from './transfer.search';
+
+/** The operator's support contact, as every receipt shows it. */
+export interface SupportContactView {
+  name: string;
+  email: string | null;
+  phone: string | null;
+  url: string | null;
+}
 
 /** The parties of a transfer view (what a transfer recorded at creation never changes). */
 const partiesByView = new WeakMap<Transfer, Promise<ReturnType<typeof partiesOf>>>();
@@ -37,6 +47,7 @@ export class TransferResolver {
   constructor(
     private readonly service: TransferService,
     private readonly prisma: PrismaClient,
+    private readonly support: SupportContactView,
   ) {}
 
   @Authorized()
@@ -100,6 +111,31 @@ export class TransferResolver {
   })
   async recipient(@Root() t: Transfer, @Ctx() ctx: GraphQLContext): Promise<TransferRecipient> {
     return (await this.partiesOf(t, ctx)).recipient;
+  }
+
+  @FieldResolver(() => Receipt, {
+    description:
+      'What the customer keeps: a reference to read out, every figure shown before paying, the parties, the delivery estimate, until when it can be cancelled and the support contact.',
+  })
+  async receipt(@Root() t: Transfer, @Ctx() ctx: GraphQLContext): Promise<Receipt> {
+    const { sender, recipient, funding } = await this.partiesOf(t, ctx);
+    return {
+      reference: referenceOf(t.id),
+      createdAt: t.createdAt,
+      status: t.status,
+      sender,
+      recipient,
+      funding,
+      sendAmount: t.sendAmount,
+      fee: t.fee,
+      total: t.total,
+      rate: t.rate,
+      receiveAmount: t.receiveAmount,
+      deliveryEstimate: t.deliveryEstimate,
+      cancellableUntil: this.cancellableUntil(t),
+      refundedAmount: t.refundedAmount,
+      support: this.support,
+    };
   }
 
   /** Both parties of the transfer this view shows, read and parsed once for both fields. */

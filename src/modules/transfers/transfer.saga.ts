@@ -23,7 +23,7 @@ import { TransferLeases, type LeaseRelease } from './transfer.leases';
 import { paidOut, payoutStopped, platformTarget, type PlatformTarget } from './transfer.platform';
 import { reconcileIfQuiet } from './transfer.reconciler';
 import type { TransferRepository, TransferRow, TransferPatch } from './transfer.repository';
-import { accountCheck, cardCheck, paymentRequest, tokenPullPaymentRequest } from './transfer.requests';
+import { accountCheck, cardCheck, paymentRequest, tokenPullPaymentRequest, totalOf } from './transfer.requests';
 import type { Loaded } from './transfer.rows';
 import {
   isRefundStep,
@@ -540,7 +540,7 @@ export class TransferSaga {
       }
       return this.waitOnPlatform(t, null); // the platform's answer (Cancelled, PayoutRejected, Paid) comes by webhook
     }
-    const captured = t.capturedAmount ?? t.sendAmount;
+    const captured = t.capturedAmount ?? totalOf(t);
     const left = captured.minus(t.refundedAmount);
     if (left.lte(0)) {
       await this.move(t, 'REFUNDED', ctx, { action: 'refunded', amount: formatAmount(t.refundedAmount, t.sendCurrency) }, {}, 'worker');
@@ -932,7 +932,7 @@ export class TransferSaga {
     const req = moneyStepRequest(s.request);
     const detail = { action: step, paymentStatus, requestedBy: req.requestedBy };
     if (paymentStatus === 'CAPTURED') {
-      const captured = req.amount ?? formatAmount(t.sendAmount, t.sendCurrency);
+      const captured = req.amount ?? formatAmount(totalOf(t), t.sendCurrency);
       // next_run_at is left as it is: the next iteration decides when to look again, from the state after the move.
       await this.move(t, 'CAPTURED', ctx, { ...detail, amount: captured }, { capturedAmount: captured }, undefined, settled);
     } else if (paymentStatus === 'VOIDED' || paymentStatus === 'CANCELLED') {

@@ -21,7 +21,8 @@ import type {
   TransferEventSink,
 } from './transfer.ports';
 import type { Shown, TransferRepository, TransferRow } from './transfer.repository';
-import { newTransferDetails, receiveAmountOf } from './transfer.requests';
+import { newTransferDetails, receiveAmountOf, totalOf } from './transfer.requests';
+import { parseSearch, searchTermsOf } from './transfer.search';
 import { transferColumns, transferFromSql } from './transfer.rows';
 import type { TransferSaga } from './transfer.saga';
 import type { TransferStatus } from './transfer.states';
@@ -48,6 +49,8 @@ export interface ListArgs {
     destinationCountry?: string | null;
     minSendAmount?: string | null;
     maxSendAmount?: string | null;
+    /** Back-office: a reference, a name, an e-mail, a PIX key, four digits or a platform transaction id (transfer.search.ts). */
+    search?: string | null;
   } | null;
 }
 
@@ -170,6 +173,15 @@ export class TransferService implements TransferEventSink {
     if ((min && min.isNegative()) || (max && max.isNegative())) throw badInput('minSendAmount and maxSendAmount must not be negative');
     if (min && max && min.gt(max)) throw badInput('minSendAmount must not be greater than maxSendAmount');
     if (min || max) where.sendAmount = { ...(min ? { gte: min.toFixed() } : {}), ...(max ? { lte: max.toFixed() } : {}) };
+    if (f?.search != null) {
+      const q = parseSearch(f.search);
+      if (!q.terms.length && !q.idPrefix) throw badInput('search must hold a word, an e-mail, a key, four digits or a reference', { field: 'search' });
+      const by: Prisma.TransferWhereInput[] = [];
+      if (q.terms.length) by.push({ searchTerms: { hasEvery: q.terms } });
+      if (q.idPrefix) by.push({ id: { gte: q.idPrefix, lt: `${q.idPrefix}\uffff` } });
+      by.push({ externalTransactionId: q.platformId });
+      and.push({ OR: by });
+    }
     if (args.after) {
       const c = args.after;
       and.push({ OR: [{ createdAt: { lt: c.createdAt } }, { createdAt: c.createdAt, id: { lt: c.id } }] });
@@ -248,6 +260,11 @@ export class TransferService implements TransferEventSink {
       this.opts.corridors,
     );
     if (amountProblem) throw badInput(amountProblem.message, amountProblem.details);
+    if (quote.destinationType && quote.destinationType !== a.recipient.destination.type)
+      throw badInput(
+        `quoteId: the quote was priced for a ${quote.destinationType} destination, not ${a.recipient.destination.type}; get a quote with destinationType ${a.recipient.destination.type}`,
+        { field: 'quoteId' },
+      );
     const methods = QUOTE_METHODS_FOR_FUNDING[a.funding.type];
     if (!methods.includes(quote.paymentMethod))
       throw badInput(
@@ -267,15 +284,21 @@ export class TransferService implements TransferEventSink {
     let reuse: Prisma.Sql | null = null;
     if (a.funding.type === 'CARD') {
       const holder = holderDigest(holderOf(sender));
-      const approvedAt = await this.credentials.assertUsable('card', a.funding.cardToken!, caller.userId, holder);
+      const { approvedAt, lastFour } = await this.credentials.assertUsable('card', a.funding.cardToken!, caller.userId, holder);
+      funding = { ...funding, lastFour };
       if (approvedAt) {
-        funding = { ...a.funding, approvedCheckAt: approvedAt.toISOString() };
+        funding = { ...funding, approvedCheckAt: approvedAt.toISOString() };
         reuse = this.credentials.stillApproved(a.funding.cardToken!, holder, approvedAt);
       }
     }
-    if (a.funding.type === 'ACCOUNT_TOKEN') await this.credentials.assertUsable('account_token', a.funding.accountToken!, caller.userId);
+    if (a.funding.type === 'ACCOUNT_TOKEN') {
+      const { lastFour } = await this.credentials.assertUsable('account_token', a.funding.accountToken!, caller.userId);
+      funding = { ...funding, lastFour };
+    }
+    if (a.funding.type === 'BANK_ACCOUNT') funding = { ...funding, lastFour: a.funding.bankAccount!.accountNumber.slice(-4) };
     const receive = receiveAmountOf({ ...quote, sourceAmount: quote.sourceAmount });
-    const details = JSON.stringify(newTransferDetails({ clientIp, sender, recipient: a.recipient, funding, quote }));
+    const detailsObject = newTransferDetails({ clientIp, sender, recipient: a.recipient, funding, quote });
+    const details = JSON.stringify(detailsObject);
     // a reused card check must still be the card's latest when the transfer is written (a check recorded meanwhile —
     // declined — takes the reuse out of the details: the saga checks the card again)
     const detailsSql = reuse
@@ -288,12 +311,14 @@ export class TransferService implements TransferEventSink {
         UPDATE quotes SET used_by_transfer_id = ${id} WHERE id = ${quote.id} AND used_by_transfer_id IS NULL RETURNING id
       ), t AS (
         INSERT INTO transfers (id, owner_id, status, version, event_seq, quote_id, person_id, send_amount, send_currency,
-                               receive_amount, receive_currency, rate, external_payment_id, funding_type, destination_country,
-                               details, next_run_at, created_at, updated_at)
+                               receive_amount, receive_currency, rate, fee_amount, delivery_earliest, delivery_latest,
+                               external_payment_id, funding_type, destination_country, details, search_terms,
+                               next_run_at, created_at, updated_at)
         SELECT ${id}, ${caller.userId}, 'PENDING'::transfer_status, 1, 1, q.id, ${person.id}, ${quote.sourceAmount.toString()}::numeric,
-               ${quote.sourceCurrency}, ${receive}::numeric, ${quote.destinationCurrency}, ${quote.rate.toString()}::numeric, ${id},
-               ${a.funding.type.toLowerCase()}, ${a.recipient.address.countryCode.toUpperCase()}, ${detailsSql},
-               ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+               ${quote.sourceCurrency}, ${receive}::numeric, ${quote.destinationCurrency}, ${quote.rate.toString()}::numeric,
+               ${(quote.feeAmount ?? 0).toString()}::numeric, ${quote.deliveryEarliest}::timestamptz, ${quote.deliveryLatest}::timestamptz,
+               ${id}, ${a.funding.type.toLowerCase()}, ${a.recipient.address.countryCode.toUpperCase()}, ${detailsSql},
+               ${searchTermsOf(detailsObject)}::text[], ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
         FROM q
         RETURNING ${transferColumns()}
       ), e AS (
@@ -329,7 +354,7 @@ export class TransferService implements TransferEventSink {
     if (input.amount != null) {
       if (!dec(input.amount).gt(0)) throw badInput('amount must be greater than 0');
       if (!fitsMinorUnits(input.amount, t0.sendCurrency)) throw badInput(`amount has more decimals than ${t0.sendCurrency} allows`);
-      if (dec(input.amount).gt(dec(t0.sendAmount))) throw badInput('amount must not exceed the authorized amount');
+      if (dec(input.amount).gt(totalOf(t0))) throw badInput('amount must not exceed the authorized amount (the total)');
     }
     const amount = input.amount != null ? formatAmount(input.amount, t0.sendCurrency) : null;
     return this.actions.capture(caller, t0, input, amount);

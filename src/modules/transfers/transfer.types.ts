@@ -1,6 +1,7 @@
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { IsEmail, IsEnum, IsIn, IsISO31661Alpha2, IsOptional, IsString, IsUUID, Length, Matches, ValidateNested } from 'class-validator';
 import { DecimalScalar } from '../../graphql/scalars';
+import { DeliveryEstimate } from '../../graphql/pricing.types';
 import { Money } from '../../graphql/money.types';
 import { AddressInput } from '../../graphql/address.types';
 import { AFTER_CURSOR_HINT, type Connection, connectionType } from '../../graphql/relay';
@@ -367,6 +368,14 @@ export class TransferFilter {
   @Field(() => DecimalScalar, { nullable: true, description: 'sendAmount at most this (inclusive), in the send currency.' })
   @IsOptional()
   maxSendAmount?: string;
+  @Field({
+    nullable: true,
+    description:
+      'What a customer reads out on the phone: the receipt reference (7F3A-9C21-0B4E, dashes and case optional), words of the sender’s or recipient’s name (all must match, whole words, accents ignored: "maria silva"), an e-mail, a PIX key or wallet id, the last four digits of the card or account, or the platform’s transaction id. 1 to 200 characters.',
+  })
+  @IsOptional()
+  @Length(1, 200, { message: 'search must be 1 to 200 characters' })
+  search?: string;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'What the sender must do before the transfer can continue (status ACTION_REQUIRED).' })
@@ -481,6 +490,51 @@ export class TransferRecipient {
   destination!: string;
 }
 
+@ObjectType({ simpleResolvers: true, description: 'How the sender paid, as a receipt shows it.' })
+export class ReceiptFunding {
+  @Field(() => FundingType, { description: 'CARD, BANK_ACCOUNT or ACCOUNT_TOKEN.' }) type!: string;
+  @Field(() => String, { nullable: true, description: 'The last four digits of the card or account, when known.' }) lastFour!:
+    | string
+    | null;
+}
+
+@ObjectType({ simpleResolvers: true, description: 'Where a customer gets help: the operator’s support contact (SUPPORT_*).' })
+export class SupportContact {
+  @Field({ description: 'The operator, as the customer knows it.' }) name!: string;
+  @Field(() => String, { nullable: true, description: 'Support e-mail.' }) email!: string | null;
+  @Field(() => String, { nullable: true, description: 'Support phone (E.164).' }) phone!: string | null;
+  @Field(() => String, { nullable: true, description: 'Support page.' }) url!: string | null;
+}
+
+@ObjectType({
+  simpleResolvers: true,
+  description:
+    'What the customer keeps: every figure shown before paying, the parties, when the money should arrive, until when it can be cancelled and where to get help. The same values as the transfer’s own fields, never recomputed.',
+})
+export class Receipt {
+  @Field({
+    description:
+      'A reference a person can read out (e.g. to support): 12 characters in groups of four, e.g. 7F3A-9C21-0B4E. Back-office finds the transfer by it (TransferFilter.search).',
+  })
+  reference!: string;
+  @Field({ description: 'When the transfer was made.' }) createdAt!: Date;
+  @Field(() => TransferStatusEnum, { description: 'Where the transfer is now.' }) status!: string;
+  @Field(() => TransferSender, { description: 'Who sends.' }) sender!: TransferSender;
+  @Field(() => TransferRecipient, { description: 'Who receives, and where (masked).' }) recipient!: TransferRecipient;
+  @Field(() => ReceiptFunding, { description: 'How the sender paid.' }) funding!: ReceiptFunding;
+  @Field(() => Money, { description: 'The amount sent (Transfer.sendAmount).' }) sendAmount!: Money;
+  @Field(() => Money, { description: 'The fee (Transfer.fee).' }) fee!: Money;
+  @Field(() => Money, { description: 'What the sender paid in all: sendAmount + fee (Transfer.total).' }) total!: Money;
+  @Field(() => DecimalScalar, { description: 'The exchange rate (Transfer.rate).' }) rate!: string;
+  @Field(() => Money, { description: 'What the recipient gets (Transfer.receiveAmount).' }) receiveAmount!: Money;
+  @Field(() => DeliveryEstimate, { nullable: true, description: 'When the money should be available (Transfer.deliveryEstimate).' })
+  deliveryEstimate!: DeliveryEstimate | null;
+  @Field(() => Date, { nullable: true, description: 'Until when it can be cancelled for a full refund (Transfer.cancellableUntil).' })
+  cancellableUntil!: Date | null;
+  @Field(() => Money, { description: 'What went back to the sender so far (Transfer.refundedAmount).' }) refundedAmount!: Money;
+  @Field(() => SupportContact, { description: 'Where to get help.' }) support!: SupportContact;
+}
+
 @ObjectType({ simpleResolvers: true, description: 'A cross-border transfer.' })
 export class Transfer {
   @Field(() => ID, { description: 'The transfer id (a UUID).' }) id!: string;
@@ -492,11 +546,19 @@ export class Transfer {
   version!: number;
   @Field(() => Int, { description: 'Back-office: the seq of the latest audit event (+1 on every recorded change, shown or not).' })
   lastEventSeq!: number;
-  @Field(() => Money, { description: 'What the sender pays, in the source currency (from the quote).' }) sendAmount!: Money;
+  @Field(() => Money, { description: 'The amount sent, in the source currency (from the quote): what the recipient’s amount is converted from.' })
+  sendAmount!: Money;
+  @Field(() => Money, { description: 'What the service charges, in the source currency, exactly as quoted.' }) fee!: Money;
+  @Field(() => Money, {
+    description: 'What the sender pays in all: sendAmount + fee, exactly — the amount the gateway takes from the card or account.',
+  })
+  total!: Money;
+  @Field(() => DeliveryEstimate, { nullable: true, description: 'When the money should be available to the recipient, as quoted.' })
+  deliveryEstimate!: DeliveryEstimate | null;
   @Field(() => Money, { description: 'What the recipient gets, in the destination currency (from the quote).' }) receiveAmount!: Money;
   @Field(() => DecimalScalar, { description: 'Units of the destination currency per unit of the source currency, locked by the quote.' })
   rate!: string;
-  @Field(() => Money, { nullable: true, description: 'What was captured (partial captures are smaller than sendAmount).' })
+  @Field(() => Money, { nullable: true, description: 'What was captured (the total; a partial capture is smaller).' })
   capturedAmount!: Money | null;
   @Field(() => Money, { description: 'What went back to the sender: the sum of the refunds that succeeded (0 when none).' })
   refundedAmount!: Money;

@@ -1,4 +1,5 @@
 import { formatAmount, formatRate } from '../../shared/money';
+import { totalOf } from './transfer.requests';
 import { nextAction, type TransferDetails } from './transfer.columns';
 import type { TransferRow } from './transfer.repository';
 import type { Transfer } from './transfer.types';
@@ -14,6 +15,9 @@ export function toTransfer(t: TransferRow): Transfer {
     sendAmount: { amount: formatAmount(t.sendAmount, t.sendCurrency), currency: t.sendCurrency },
     receiveAmount: { amount: formatAmount(t.receiveAmount, t.receiveCurrency), currency: t.receiveCurrency },
     rate: formatRate(t.rate),
+    fee: { amount: formatAmount(t.feeAmount, t.sendCurrency), currency: t.sendCurrency },
+    total: { amount: formatAmount(totalOf(t), t.sendCurrency), currency: t.sendCurrency },
+    deliveryEstimate: t.deliveryEarliest && t.deliveryLatest ? { earliest: t.deliveryEarliest, latest: t.deliveryLatest } : null,
     capturedAmount: t.capturedAmount !== null ? { amount: formatAmount(t.capturedAmount, t.sendCurrency), currency: t.sendCurrency } : null,
     refundedAmount: { amount: formatAmount(t.refundedAmount, t.sendCurrency), currency: t.sendCurrency },
     nextAction: next?.type ? ({ type: next.type, redirectUrl: next.redirectUrl } as Transfer['nextAction']) : null,
@@ -33,13 +37,18 @@ export function toTransfer(t: TransferRow): Transfer {
 /** Who sends and who receives, as the transfer's details recorded them at creation. */
 export function partiesOf(
   personId: string,
-  details: Pick<TransferDetails, 'sender' | 'recipient'>,
-): { sender: { personId: string; name: string }; recipient: { name: string; destinationType: string; destination: string } } {
+  details: Pick<TransferDetails, 'sender' | 'recipient' | 'funding'>,
+): {
+  sender: { personId: string; name: string };
+  recipient: { name: string; destinationType: string; destination: string };
+  funding: { type: string; lastFour: string | null };
+} {
   const nameOf = (c: { firstName: string; lastName: string }) => `${c.firstName} ${c.lastName}`.trim();
   const d = details.recipient.destination;
   return {
     sender: { personId, name: nameOf(details.sender.customer) },
     recipient: { name: nameOf(details.recipient.customer), destinationType: d.type, destination: maskDestination(d) },
+    funding: { type: details.funding.type, lastFour: details.funding.lastFour ?? null },
   };
 }
 

@@ -142,7 +142,7 @@ serveCommands(
       }
       const directory = new DirectoryService(gateway as never, systemClock, { bankTtlMs: 0 });
       const instances = new Map<Function, object>([
-        [TransferResolver, new TransferResolver(transfers as never, prisma)],
+        [TransferResolver, new TransferResolver(transfers as never, prisma, { name: 'bench', email: null, phone: null, url: null })],
         [DirectoryResolver, new DirectoryResolver(directory)],
         [AliasAccountResolver, new AliasAccountResolver(directory)],
       ]);

@@ -66,7 +66,7 @@ export async function gqlRaw<T = any>(
 export const code = (r: GqlResult) => (r.body?.errors?.[0]?.extensions?.code as string | undefined) ?? null;
 
 export const VIEW_FIELDS =
-  'id status version sendAmount { amount currency } capturedAmount { amount currency } refundedAmount { amount currency } complianceStatus';
+  'id status version sendAmount { amount currency } fee { amount currency } total { amount currency } capturedAmount { amount currency } refundedAmount { amount currency } complianceStatus';
 
 export async function newPerson(url: string, token: string, lastName = 'Doe'): Promise<string> {
   const r = await gqlRaw(url, 'mutation($i: PersonInput!) { createPerson(input: $i) { id status } }', { i: personInput(lastName) }, token);

@@ -32,6 +32,8 @@ export interface TransferView {
   id: string;
   status: string;
   sendAmount: { amount: string; currency: string };
+  fee: { amount: string; currency: string };
+  total: { amount: string; currency: string };
   capturedAmount: { amount: string; currency: string } | null;
   refundedAmount?: { amount: string; currency: string } | null;
   version?: number;
@@ -150,8 +152,11 @@ export class PaymentLedger {
       } else if (isReleased) released = released.plus(e.amount);
       else still = still.plus(e.amount);
       if (!t) continue;
-      if (!e.amount.eq(t.sendAmount.amount) || e.currency !== t.sendAmount.currency)
-        v.push(`transfer ${key}: authorized ${e.amount} ${e.currency}, send amount ${t.sendAmount.amount} ${t.sendAmount.currency}`);
+      // the gateway pulls the total (sendAmount + fee), exactly
+      if (!e.amount.eq(t.total.amount) || e.currency !== t.total.currency)
+        v.push(`transfer ${key}: authorized ${e.amount} ${e.currency}, total ${t.total.amount} ${t.total.currency}`);
+      if (!new Decimal(t.sendAmount.amount).plus(t.fee.amount).eq(t.total.amount))
+        v.push(`transfer ${key}: total ${t.total.amount} ≠ sendAmount ${t.sendAmount.amount} + fee ${t.fee.amount}`);
       const gw = cap ? 'captured' : isReleased ? 'released' : 'authorized';
       if (['CAPTURED', 'PAYOUT_PENDING', 'COMPLETED', 'REFUND_PENDING', 'REFUNDED'].includes(t.status)) {
         if (gw !== 'captured') v.push(`transfer ${key}: ${t.status} but the gateway payment is ${gw}`);

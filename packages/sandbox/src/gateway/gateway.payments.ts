@@ -9,7 +9,8 @@
  * - Rate lock: with fxId the quote must exist (else 422 QUOTE_NOT_FOUND), be unexpired on the sandbox clock
  *   (else 422 QUOTE_EXPIRED), match the currencies (else 422 QUOTE_MISMATCH) and exchangeRate must equal its
  *   conversionRate (else 422 EXCHANGE_RATE_MISMATCH). Without fxId, exchangeRate must equal the reference rate.
- *   recipientAmount.total must be amount.total × exchangeRate within one minor unit (else 422 AMOUNT_MISMATCH).
+ *   recipientAmount.total must not exceed amount.total × exchangeRate by more than one minor unit (else 422
+ *   AMOUNT_MISMATCH): the pull may be worth more than the push — the sender's fee, which the originator keeps.
  * - Declined authorization (magic card tokens, see gateway.cards.ts; bank account number ending 0000; bad ABA
  *   checksum; 3DS card not yet authenticated) → HTTP 200 with approved false, status DECLINED, message; stored.
  * - Idempotency on externalPaymentId: the same body again → 200 with the payment's current state (what a
@@ -413,10 +414,11 @@ export function registerPayments(app: FastifyInstance, { ctx, state }: GatewayDe
     }
     const expected = amount.total.mul(exchangeRate);
     const oneUnit = new Decimal(1).div(new Decimal(10).pow(minorUnits(recipientAmount.currency)));
-    if (recipientAmount.total.minus(expected).abs().gt(oneUnit)) {
+    // the push may be worth less than the pull (the originator keeps its fee), never more
+    if (recipientAmount.total.minus(expected).gt(oneUnit)) {
       throw unprocessable(
         'AMOUNT_MISMATCH',
-        `recipientAmount.total must be amount.total × exchangeRate (${convert(amount.total, exchangeRate, recipientAmount.currency).toString()})`,
+        `recipientAmount.total must not exceed amount.total × exchangeRate (${convert(amount.total, exchangeRate, recipientAmount.currency).toString()})`,
       );
     }
     if (destination.type === 'WALLET') {
