@@ -293,7 +293,7 @@ describe('too late, and who may', () => {
     // the customer sees the refunds, not who made them
     const asOwner = await read(completed);
     expect(asOwner.refunds.map((r: any) => r.requestedBy)).toEqual([null, null]);
-    expect(asOwner.refundedAmount).toEqual({ amount: '100.00', currency: 'USD' });
+    expect(asOwner.refundedAmount).toEqual({ amount: '103.99', currency: 'USD' });
     // two refunds at the gateway, never more
     expect((await calls(`/payments/${await extOf(completed)}/refund`)).length).toBe(2);
   });
