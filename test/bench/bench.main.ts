@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: runs the six benchmarks, prints the table, writes bench-results.json (BENCH_OUTPUT).
+ * `npm run bench`: runs the seven benchmarks (7: back-office search at BENCH_SEARCH_ROWS transfers, test/bench/search.ts), prints the table, writes bench-results.json (BENCH_OUTPUT).
  *
  *   BENCH_DURATION_S=10 BENCH_WARMUP_S=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=100
  *   BENCH_SUBSCRIBERS=1000 (or --subscribers=10000)  BENCH_SAGA_TRANSFERS=300  BENCH_LATENCY_USERS=20  BENCH_ONLY=1,2,3,4,5,6
@@ -8,7 +8,8 @@
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { defaultOptions, formatTable, runBenchmarks } from './bench';
+import { defaultOptions, formatTable, postgresUrl, runBenchmarks } from './bench';
+import { formatSearchTable, searchBenchmark } from './search';
 import { ROOT } from './rpc';
 
 async function main() {
@@ -22,10 +23,11 @@ async function main() {
     else throw new Error(`unknown option ${a} (--subscribers=N --duration=S --rounds=N --only=1,2,…)`);
   }
   const t0 = Date.now();
-  const report = await runBenchmarks(o);
-  const table = formatTable(report);
+  const report = await runBenchmarks({ ...o, only: o.only.filter((n) => n !== 7) });
+  const search = o.only.includes(7) ? await searchBenchmark({ postgresUrl: await postgresUrl() }) : null;
+  const table = formatTable(report) + (search ? `\n\n${formatSearchTable(search)}` : '');
   const out = process.env.BENCH_OUTPUT ?? path.join(ROOT, 'bench-results.json');
-  writeFileSync(out, `${JSON.stringify({ ...report, table }, null, 2)}\n`);
+  writeFileSync(out, `${JSON.stringify({ ...report, search, table }, null, 2)}\n`);
   const la = (x: number[]) => x.map((v) => v.toFixed(2)).join(' ');
   process.stdout.write(
     `\n${table}\n\nmachine: ${report.machine.cpu}, ${report.machine.cores} cores, ${report.machine.memoryGiB} GiB, Node ${report.machine.node}; ${report.pinning.note}\n` +

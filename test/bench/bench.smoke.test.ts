@@ -7,6 +7,7 @@
  * no warm-up, small sizes. Uses dist/ (built by `pretest`).
  */
 import { defaultOptions, formatTable, runBenchmarks, type Report } from './bench';
+import { formatSearchTable, searchBenchmark } from './search';
 
 jest.setTimeout(180_000);
 
@@ -154,4 +155,19 @@ test('the table lists the six benchmarks with their ratios', () => {
   ])
     expect(table).toContain(row);
   expect(table).toMatch(/\d\.\d\d×/);
+});
+
+test('7: the search benchmark seeds, runs the service\'s search and the details scan, and both find the same first page', async () => {
+  const r = await searchBenchmark({
+    rows: 3000,
+    runs: 1,
+    postgresUrl: /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '') ? process.env.DATABASE_URL! : null,
+  });
+  expect(r.rows).toBe(3000);
+  expect(r.results.map((x) => x.search)).toHaveLength(5);
+  for (const x of r.results) {
+    expect(x.matches).toBeGreaterThan(0);
+    expect(finite(x.ratio)).toBe(true);
+  }
+  expect(formatSearchTable(r)).toMatch(/back-office search/);
 });

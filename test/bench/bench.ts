@@ -59,7 +59,7 @@ export const defaultOptions = (env: NodeJS.ProcessEnv = process.env): BenchOptio
   upstreamSampleRequests: Number(env.BENCH_UPSTREAM_SAMPLE ?? 2000),
   smoke: env.BENCH_SMOKE === '1',
   paired: env.BENCH_PAIRED !== '0',
-  only: (env.BENCH_ONLY ?? '1,2,3,4,5,6').split(',').map(Number).filter(Boolean),
+  only: (env.BENCH_ONLY ?? '1,2,3,4,5,6,7').split(',').map(Number).filter(Boolean),
   log: (l) => process.stderr.write(`${l}\n`),
 });
 
@@ -102,7 +102,7 @@ function summarize(rounds: (HttpResult & { cpuUs?: number })[]): Side {
   };
 }
 
-async function postgresUrl(): Promise<string | null> {
+export async function postgresUrl(): Promise<string | null> {
   if (process.env.BENCH_DATABASE === 'pglite') return null;
   const candidates = [process.env.DATABASE_URL, process.env.BENCH_DATABASE_URL, 'postgresql://postgres@127.0.0.1:5432/test'].filter(
     (u): u is string => !!u && /^postgres(ql)?:\/\//.test(u),

@@ -142,7 +142,7 @@ describe('transaction events are bound to the transfer and tenant we know', () =
     const backoffice = await t.token('bo', 'backoffice');
     const listed = await gql<any>(
       t.url,
-      '{ rejectedWebhookEvents(first: 50) { totalCount edges { node { id outcome reason eventName streamKey } } } }',
+      '{ rejectedWebhookEvents(first: 50) { totalCount edges { node { id outcome reason eventName streamKey transferId payload } } } }',
       { token: backoffice },
     );
     expect(listed.body.errors).toBeUndefined();
@@ -153,8 +153,14 @@ describe('transaction events are bound to the transfer and tenant we know', () =
       outcome: 'mismatch',
       reason: 'transaction_conflict',
       eventName: 'TransactionComplianceStatusChangedEvent',
+      // the transfer whose platform transaction it named (X), and what it said, redacted
+      transferId: x.id,
+      payload: expect.objectContaining({ transactionId: x.externalTransactionId, externalTransactionId: y.externalPaymentId }),
     });
-    // never the payload, never a name
+    // the third names a transaction no transfer has: it concerned Y, by the external id it gave
+    const third = listed.body.data.rejectedWebhookEvents.edges.find((e: any) => e.node.id === outcomes[2]!.id).node;
+    expect(third.transferId).toBe(y.id);
+    // never a name, never a tenant
     expect(JSON.stringify(listed.body)).not.toMatch(/Jane|Doe|sandbox-tenant|other-tenant/);
     const customer: any = await gql<any>(t.url, '{ rejectedWebhookEvents(first: 1) { totalCount } }', { token: alice });
     expect(customer.body.errors[0].extensions.code).toBe('FORBIDDEN');

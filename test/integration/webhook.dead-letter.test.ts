@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const LIST =
-  '{ deadLetteredWebhookEvents(first: 10) { totalCount edges { node { id eventName kind streamKey outcome attempts lastError processedAt } } } }';
+  '{ deadLetteredWebhookEvents(first: 10) { totalCount edges { node { id eventName kind streamKey outcome attempts lastError processedAt transferId payload } } } }';
 const REQUEUE = 'mutation($id: ID!) { requeueWebhookEvent(id: $id) { id outcome attempts processedAt } }';
 const metric = (text: string, line: string) => {
   const found = text.split('\n').find((l) => l.startsWith(`${line} `));
@@ -63,7 +63,10 @@ it('an event that keeps failing is dead-lettered and its stream goes on; the bac
     streamKey: `doc:${id}`,
     outcome: 'dead_letter',
     attempts: 3,
+    transferId: null, // a document's event concerns no transfer
   });
+  // its payload, as received but redacted: the ids and statuses stay
+  expect(JSON.stringify(list.body.data!.deadLetteredWebhookEvents.edges[0]!.node.payload)).toContain(id);
   expect((await gql(t.url, LIST, { token: customer })).body.errors![0]!.extensions!.code).toBe('FORBIDDEN');
   expect((await gql(t.url, REQUEUE, { token: customer, variables: { id: dead!.id } })).body.errors![0]!.extensions!.code).toBe('FORBIDDEN');
   expect(await prisma.webhookInbox.findUnique({ where: { id: dead!.id } })).toMatchObject({ outcome: 'dead_letter' });

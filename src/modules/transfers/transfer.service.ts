@@ -108,6 +108,50 @@ export const createTransferId = (ownerId: string, idempotencyKey: string, args: 
   uuidV5(TRANSFER_ID_NAMESPACE, JSON.stringify([ownerId, idempotencyKey, requestHash(args)]));
 
 /**
+ * What `transfers` reads for a caller and its filter (the list's WHERE; also what the search benchmark runs): a customer
+ * only its own transfers — naming another owner is FORBIDDEN, not silently ignored —, staff any or one owner's.
+ */
+export function transferListWhere(caller: Caller, args: ListArgs): Prisma.TransferWhereInput {
+  const where: Prisma.TransferWhereInput = {};
+  const and: Prisma.TransferWhereInput[] = [];
+  const f = args.filter;
+  // owner: staff filter by any owner; a customer always gets its own — naming another owner is FORBIDDEN (not silently ignored).
+  if (!isStaff(caller)) {
+    if (f?.ownerId && f.ownerId !== caller.userId) throw forbidden('A customer can list only its own transfers');
+    where.ownerId = caller.userId;
+  } else if (f?.ownerId) where.ownerId = f.ownerId;
+  if (f?.status?.length) where.status = { in: f.status as TransferStatus[] };
+  if (f?.createdFrom || f?.createdTo)
+    where.createdAt = { ...(f.createdFrom ? { gte: f.createdFrom } : {}), ...(f.createdTo ? { lt: f.createdTo } : {}) };
+  // corridor: source currency → destination currency and/or destination country (each optional)
+  if (f?.sourceCurrency) where.sendCurrency = f.sourceCurrency.toUpperCase();
+  if (f?.destinationCurrency) where.receiveCurrency = f.destinationCurrency.toUpperCase();
+  if (f?.destinationCountry) where.destinationCountry = f.destinationCountry.toUpperCase();
+  // amount range on sendAmount, inclusive, compared as decimals (in the send currency; combine with sourceCurrency)
+  const min = f?.minSendAmount != null ? dec(f.minSendAmount) : null;
+  const max = f?.maxSendAmount != null ? dec(f.maxSendAmount) : null;
+  if ((min && min.isNegative()) || (max && max.isNegative())) throw badInput('minSendAmount and maxSendAmount must not be negative');
+  if (min && max && min.gt(max)) throw badInput('minSendAmount must not be greater than maxSendAmount');
+  if (min || max) where.sendAmount = { ...(min ? { gte: min.toFixed() } : {}), ...(max ? { lte: max.toFixed() } : {}) };
+  if (f?.search != null) {
+    const q = parseSearch(f.search);
+    if (!q.terms.length && !q.idPrefix) throw badInput('search must hold a word, an e-mail, a key, four digits or a reference', { field: 'search' });
+    const by: Prisma.TransferWhereInput[] = [];
+    if (q.terms.length) by.push({ searchTerms: { hasEvery: q.terms } });
+    // the reference is the id's start: a range on the primary key (startsWith keeps it exact under any collation)
+    if (q.idPrefix) by.push({ id: { gte: q.idPrefix, lt: `${q.idPrefix}\uffff`, startsWith: q.idPrefix } });
+    by.push({ externalTransactionId: q.platformId });
+    and.push({ OR: by });
+  }
+  if (args.after) {
+    const c = args.after;
+    and.push({ OR: [{ createdAt: { lt: c.createdAt } }, { createdAt: c.createdAt, id: { lt: c.id } }] });
+  }
+  if (and.length) where.AND = and;
+  return where;
+}
+
+/**
  * The transfer use cases (API-facing) and the TransferEventSink the webhook inbox feeds. Money-moving work is
  * done by the saga under the transfer's lease: mutations record their intent and run the saga inline
  * (TransferActions); platform events are recorded by PlatformFacts; the worker runs whatever is due (new
@@ -152,42 +196,11 @@ export class TransferService implements TransferEventSink {
 
   /** A page of the transfers the caller may see, newest first, after a keyset position (createdAt, id). */
   async list(caller: Caller, args: ListArgs, size: number): Promise<{ rows: TransferRow[]; hasNextPage: boolean }> {
-    const where: Prisma.TransferWhereInput = {};
-    const and: Prisma.TransferWhereInput[] = [];
-    const f = args.filter;
-    // owner: staff filter by any owner; a customer always gets its own — naming another owner is FORBIDDEN (not silently ignored).
-    if (!isStaff(caller)) {
-      if (f?.ownerId && f.ownerId !== caller.userId) throw forbidden('A customer can list only its own transfers');
-      where.ownerId = caller.userId;
-    } else if (f?.ownerId) where.ownerId = f.ownerId;
-    if (f?.status?.length) where.status = { in: f.status as TransferStatus[] };
-    if (f?.createdFrom || f?.createdTo)
-      where.createdAt = { ...(f.createdFrom ? { gte: f.createdFrom } : {}), ...(f.createdTo ? { lt: f.createdTo } : {}) };
-    // corridor: source currency → destination currency and/or destination country (each optional)
-    if (f?.sourceCurrency) where.sendCurrency = f.sourceCurrency.toUpperCase();
-    if (f?.destinationCurrency) where.receiveCurrency = f.destinationCurrency.toUpperCase();
-    if (f?.destinationCountry) where.destinationCountry = f.destinationCountry.toUpperCase();
-    // amount range on sendAmount, inclusive, compared as decimals (in the send currency; combine with sourceCurrency)
-    const min = f?.minSendAmount != null ? dec(f.minSendAmount) : null;
-    const max = f?.maxSendAmount != null ? dec(f.maxSendAmount) : null;
-    if ((min && min.isNegative()) || (max && max.isNegative())) throw badInput('minSendAmount and maxSendAmount must not be negative');
-    if (min && max && min.gt(max)) throw badInput('minSendAmount must not be greater than maxSendAmount');
-    if (min || max) where.sendAmount = { ...(min ? { gte: min.toFixed() } : {}), ...(max ? { lte: max.toFixed() } : {}) };
-    if (f?.search != null) {
-      const q = parseSearch(f.search);
-      if (!q.terms.length && !q.idPrefix) throw badInput('search must hold a word, an e-mail, a key, four digits or a reference', { field: 'search' });
-      const by: Prisma.TransferWhereInput[] = [];
-      if (q.terms.length) by.push({ searchTerms: { hasEvery: q.terms } });
-      if (q.idPrefix) by.push({ id: { gte: q.idPrefix, lt: `${q.idPrefix}\uffff` } });
-      by.push({ externalTransactionId: q.platformId });
-      and.push({ OR: by });
-    }
-    if (args.after) {
-      const c = args.after;
-      and.push({ OR: [{ createdAt: { lt: c.createdAt } }, { createdAt: c.createdAt, id: { lt: c.id } }] });
-    }
-    if (and.length) where.AND = and;
-    const rows = await this.prisma.transfer.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: size + 1 });
+    const rows = await this.prisma.transfer.findMany({
+      where: transferListWhere(caller, args),
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: size + 1,
+    });
     return { rows: rows.slice(0, size), hasNextPage: rows.length > size };
   }
 

@@ -25,6 +25,7 @@
  * requeued: the row becomes unprocessed again with its attempts reset, so it is its stream's head once more
  * (platform facts are forward-only, so applying it after later events is safe).
  */
+import { redactPayload } from './webhook.redact';
 import type { RawSql } from '../../db/raw-sql';
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
@@ -45,6 +46,12 @@ interface InboxEventView {
   reason: string | null;
   attempts: number;
   lastError: string | null;
+}
+
+/** An inbox event as back-office reads it in a list: with the transfer it concerned and its payload, redacted. */
+export interface InboxEventDetailView extends InboxEventView {
+  transferId: string | null;
+  payload: Record<string, unknown>;
 }
 
 const viewSelect = {
@@ -137,41 +144,67 @@ export class WebhookInbox {
   }
 
   /** Dead-lettered events, most recently given up first; and how many there are. */
-  deadLetters(offset: number, limit: number): Promise<{ items: InboxEventView[]; total: number }> {
+  deadLetters(offset: number, limit: number): Promise<{ items: InboxEventDetailView[]; total: number }> {
     return this.withOutcome(DEAD_LETTER, offset, limit);
   }
 
   /** Events that contradicted what we know (outcome mismatch, with their reason), most recent first. */
-  rejected(offset: number, limit: number): Promise<{ items: InboxEventView[]; total: number }> {
+  rejected(offset: number, limit: number): Promise<{ items: InboxEventDetailView[]; total: number }> {
     return this.withOutcome(MISMATCH, offset, limit);
   }
 
-  private async withOutcome(outcome: string, offset: number, limit: number): Promise<{ items: InboxEventView[]; total: number }> {
+  private async withOutcome(outcome: string, offset: number, limit: number): Promise<{ items: InboxEventDetailView[]; total: number }> {
     const where = { outcome };
     const [rows, total] = await Promise.all([
       this.prisma.webhookInbox.findMany({
         where,
-        select: viewSelect,
+        select: { ...viewSelect, payload: true },
         orderBy: [{ processedAt: 'desc' }, { seq: 'desc' }],
         skip: offset,
         take: limit,
       }),
       this.prisma.webhookInbox.count({ where }),
     ]);
-    return { items: rows.map(toView), total };
+    return { items: await this.withTransfers(rows), total };
+  }
+
+  /** Views of inbox rows with the transfer each concerned (by the platform's transaction id, its stream, else the external id it names) and the payload, redacted. */
+  private async withTransfers(rows: (ViewRow & { payload: Prisma.JsonValue })[]): Promise<InboxEventDetailView[]> {
+    const payloads = rows.map((r) => (r.payload !== null && typeof r.payload === 'object' && !Array.isArray(r.payload) ? r.payload : {}));
+    const txIds = rows.map((r) => (r.streamKey.startsWith('tx:') ? r.streamKey.slice(3) : null));
+    const extIds = payloads.map((p) => {
+      const v = (p as Record<string, unknown>).externalTransactionId ?? (p as Record<string, unknown>).externalId;
+      return typeof v === 'string' ? v : null;
+    });
+    const known = await this.prisma.transfer.findMany({
+      where: {
+        OR: [
+          { externalTransactionId: { in: txIds.filter((x): x is string => x !== null) } },
+          { externalPaymentId: { in: extIds.filter((x): x is string => x !== null) } },
+        ],
+      },
+      select: { id: true, externalTransactionId: true, externalPaymentId: true },
+    });
+    const byTx = new Map(known.filter((k) => k.externalTransactionId).map((k) => [k.externalTransactionId!, k.id]));
+    const byExt = new Map(known.map((k) => [k.externalPaymentId, k.id]));
+    return rows.map(({ payload: _payload, ...r }, i) => ({
+        ...toView(r),
+        transferId: (txIds[i] ? byTx.get(txIds[i]) : undefined) ?? (extIds[i] ? byExt.get(extIds[i]) : undefined) ?? null,
+        payload: redactPayload(payloads[i]) as Record<string, unknown>,
+      }));
   }
 
   /**
    * Makes a dead-lettered event unprocessed again, due now, with its attempts reset (last_error kept until
    * the next attempt). 'not_found' for an unknown id, 'not_dead' when the event is not dead-lettered.
    */
-  async requeue(id: string, now: Date): Promise<InboxEventView | 'not_found' | 'not_dead'> {
+  async requeue(id: string, now: Date): Promise<InboxEventDetailView | 'not_found' | 'not_dead'> {
     const n = await this.prisma.webhookInbox.updateMany({
       where: { id, outcome: DEAD_LETTER },
       data: { outcome: null, outcomeReason: null, processedAt: null, attempts: 0, nextAttemptAt: now },
     });
-    const row = await this.prisma.webhookInbox.findUnique({ where: { id }, select: viewSelect });
+    const row = await this.prisma.webhookInbox.findUnique({ where: { id }, select: { ...viewSelect, payload: true } });
     if (!row) return 'not_found';
-    return n.count === 1 ? toView(row) : 'not_dead';
+    return n.count === 1 ? (await this.withTransfers([row]))[0]! : 'not_dead';
   }
 }

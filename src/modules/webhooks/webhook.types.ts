@@ -1,3 +1,4 @@
+import { JSONObjectScalar } from '../../graphql/json.scalar';
 import { ArrayMaxSize, ArrayMinSize, IsBoolean, IsOptional, IsString, Length } from 'class-validator';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { type CountedConnection, connectionType } from '../../graphql/relay';
@@ -118,6 +119,18 @@ export class WebhookInboxEvent {
 
   @Field(() => String, { nullable: true, description: 'The last processing error, if any.' })
   lastError!: string | null;
+
+  @Field(() => ID, {
+    nullable: true,
+    description: 'The transfer it concerned (by its platform transaction id or the external id it names); null when none is known.',
+  })
+  transferId!: string | null;
+
+  @Field(() => JSONObjectScalar, {
+    description:
+      'The payload as received, redacted: ids, statuses, event names, times and amounts kept; any other text (names, e-mails, documents, messages) "[redacted]".',
+  })
+  payload!: Record<string, unknown>;
 }
 
 export const WebhookInboxEventConnection = connectionType(WebhookInboxEvent, {
