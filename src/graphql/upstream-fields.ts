@@ -58,6 +58,8 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'checkCardLegacy',
     'createTransfer',
     'resumeTransfer',
+    // recipients: a PIX key is looked up in the alias directory
+    'createRecipient',
     'captureTransfer',
     'voidTransfer',
     'cancelTransfer',
@@ -105,8 +107,9 @@ export const LOCAL_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'webhookSigningSecrets',
     'refundsNeedingAttention',
     'persons',
+    'recipients',
   ],
-  Mutation: ['publishSystemNotice', 'requeueWebhookEvent'],
+  Mutation: ['publishSystemNotice', 'requeueWebhookEvent', 'deleteRecipient'],
   Subscription: ['systemNotices', 'transferUpdated', 'myTransfers'],
   Transfer: ['events', 'refusals', 'refunds', 'cancellableUntil', 'sender', 'recipient'],
 };

@@ -172,8 +172,10 @@ export type CreateTransferInput = {
   personId: Scalars['ID']['input'];
   /** A quote of yours from createQuote, with a sourceAmount, not expired (QUOTE_EXPIRED) and not used by another transfer (QUOTE_ALREADY_USED), priced for a payment method of the funding (CARD: CARD, CREDIT_CARD, DEBIT_CARD or AFT; BANK_ACCOUNT and ACCOUNT_TOKEN: BANK_ACCOUNT or ACH; else BAD_USER_INPUT). Someone else's quote is NOT_FOUND. */
   quoteId: Scalars['ID']['input'];
-  /** Who receives the money, and where. */
-  recipient: RecipientInput;
+  /** Who receives the money, and where. Give exactly one of recipient and recipientId (both or neither: BAD_USER_INPUT). */
+  recipient?: InputMaybe<RecipientInput>;
+  /** Instead of recipient: a recipient you saved with createRecipient (another caller's, or one deleted, is NOT_FOUND). It is copied into the transfer when it is created: deleting it later does not change the transfer. */
+  recipientId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 /** Runs a verification in one of the caller's sessions. */
@@ -196,7 +198,7 @@ export type CreateWalletInput = {
 
 /** Where the money goes: a wallet, or a PIX key (BRL). */
 export type DestinationInput = {
-  /** PIX: the key itself (1 to 77 characters), e.g. a CPF, an e-mail address or an E.164 phone number. Required for PIX. Check it first with resolveAlias. */
+  /** PIX: the key itself, in the form of its pixKeyType: CPF 11 digits and CNPJ 14 digits (no punctuation), EMAIL an e-mail address (at most 77 characters), PHONE +55 and 10 or 11 digits, EVP the random key (a UUID); another form is BAD_USER_INPUT. Required for PIX. Check it first with resolveAlias. */
   pixKey?: InputMaybe<Scalars['String']['input']>;
   /** PIX: the kind of key, CPF, CNPJ, EMAIL, PHONE or EVP (random key). Required for PIX. */
   pixKeyType?: InputMaybe<Scalars['String']['input']>;
@@ -458,6 +460,27 @@ export type Role =
   | 'BACKOFFICE'
   /** An app user: sends money and sees only what it owns (others' ids answer NOT_FOUND). */
   | 'CUSTOMER';
+
+/** What a person lacks to be the sender of a transfer (createTransfer, checkCard and checkBankAccount refuse it with BAD_USER_INPUT until then). A stored person is not edited: create a person with what is missing (createPerson) and send with that one. */
+export type SenderRequirement =
+  /** address is missing (personRequirements gives the patterns of a country). */
+  | 'ADDRESS'
+  /** email is missing. */
+  | 'EMAIL'
+  /** firstName is missing. */
+  | 'FIRST_NAME'
+  /** identificationType or identification is missing (personRequirements gives what a country accepts). */
+  | 'IDENTIFICATION'
+  /** A BUSINESS cannot send: the sender must be an INDIVIDUAL person. */
+  | 'INDIVIDUAL'
+  /** The person is not APPROVED by KYC. */
+  | 'KYC_APPROVAL'
+  /** lastName is missing. */
+  | 'LAST_NAME'
+  /** The person was stored before senders were kept: create it again with createPerson. */
+  | 'NEW_PERSON'
+  /** phoneNumber (E.164) is missing. */
+  | 'PHONE_NUMBER';
 
 /** Starts an identity-verification session for the caller. */
 export type StartVerificationSessionInput = {

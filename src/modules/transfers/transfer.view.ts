@@ -1,5 +1,5 @@
 import { formatAmount, formatRate } from '../../shared/money';
-import { nextAction, type TransferDetails } from './transfer.columns';
+import { nextAction, type RecipientDetails, type TransferDetails } from './transfer.columns';
 import type { TransferRow } from './transfer.repository';
 import type { Transfer } from './transfer.types';
 
@@ -30,16 +30,32 @@ export function toTransfer(t: TransferRow): Transfer {
   };
 }
 
+const nameOf = (c: { firstName: string; lastName: string }) => `${c.firstName} ${c.lastName}`.trim();
+
 /** Who sends and who receives, as the transfer's details recorded them at creation. */
 export function partiesOf(
   personId: string,
   details: Pick<TransferDetails, 'sender' | 'recipient'>,
-): { sender: { personId: string; name: string }; recipient: { name: string; destinationType: string; destination: string } } {
-  const nameOf = (c: { firstName: string; lastName: string }) => `${c.firstName} ${c.lastName}`.trim();
-  const d = details.recipient.destination;
+): { sender: { personId: string; name: string }; recipient: RecipientShown } {
+  return { sender: { personId, name: nameOf(details.sender.customer) }, recipient: recipientShown(details.recipient) };
+}
+
+/** A recipient as an app may show it: the name, the kind of destination and the destination masked. */
+export interface RecipientShown {
+  name: string;
+  destinationType: string;
+  destination: string;
+  /** The saved recipient a transfer's recipient was copied from (null: given inline). */
+  recipientId: string | null;
+}
+
+/** A recipient (a transfer's, or a saved one) as an app may show it: never the whole key, wallet id or document. */
+export function recipientShown(r: RecipientDetails): RecipientShown {
   return {
-    sender: { personId, name: nameOf(details.sender.customer) },
-    recipient: { name: nameOf(details.recipient.customer), destinationType: d.type, destination: maskDestination(d) },
+    name: nameOf(r.customer),
+    destinationType: r.destination.type,
+    destination: maskDestination(r.destination),
+    recipientId: r.recipientId ?? null,
   };
 }
 
@@ -47,7 +63,7 @@ export function partiesOf(
  * A destination an app can show without repeating it whole: a PIX e-mail keeps its first letter and its domain
  * (m•••@example.com); any other key, and a wallet id, its last four characters (•••• 1234).
  */
-export function maskDestination(d: TransferDetails['recipient']['destination']): string {
+export function maskDestination(d: RecipientDetails['destination']): string {
   const value = (d.type === 'PIX' ? d.pixKey : d.walletId) ?? '';
   if (d.type === 'PIX' && d.pixKeyType === 'EMAIL') {
     const at = value.lastIndexOf('@');
