@@ -608,7 +608,7 @@ const schema = z.object({
     ),
   RATE_LIMIT_ALIAS_LOOKUPS_PER_MINUTE: int(1, 1_000_000)
     .default(10)
-    .register(configDocs, doc('graphql', 'Per caller, `resolveAlias` (the directory has a quota).')),
+    .register(configDocs, doc('graphql', 'Per caller, `resolveAlias` and `createRecipient` together (the alias directory has a quota).')),
   RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: int(1, 1_000_000)
     .default(300)
     .register(

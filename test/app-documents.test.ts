@@ -62,6 +62,10 @@ describe('app documents', () => {
       'transfers',
       'transferUpdated',
       'myTransfers',
+      'persons',
+      'createRecipient',
+      'recipients',
+      'deleteRecipient',
     ])
       expect(documents.some((d) => new RegExp(`^\\s+${op}[ ({]`, 'm').test(d.text))).toBe(true);
     const expected = Object.fromEntries(documents.map((d) => [`sha256:${createHash('sha256').update(d.text).digest('hex')}`, d.text]));

@@ -88,6 +88,7 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
   const rules: RateLimitRules = {
     mutationRule: 'mutation',
     queryRules: { resolveAlias: 'alias' },
+    sharedRules: { createRecipient: { field: 'resolveAlias', rule: 'alias', what: 'alias look-up' } },
     upstream: { rule: 'upstream', cost: (document, operation) => upstreamCost(schema, document, operation) },
   };
   // what may run: the same parser options, validation rules and refusals over HTTP and graphql-ws

@@ -17,6 +17,11 @@ export interface RateLimitRules {
   /** Query root fields that have their own rule (e.g. resolveAlias → the upstream quota). */
   queryRules: Record<string, string>;
   /**
+   * Root fields (of any operation type) that also spend another field's bucket, one point each: e.g. createRecipient,
+   * which looks a PIX key up in the alias directory, spends resolveAlias's (the directory's quota is one for both).
+   */
+  sharedRules?: Record<string, { field: string; rule: string; what: string }>;
+  /**
    * The per-caller upstream budget, whatever the operation type: the rule, and the points an operation costs
    * (its upstream-backed fields, src/graphql/upstream-fields.ts). Checked first.
    */
@@ -46,7 +51,7 @@ export function rateLimitRefusal(
       const [rule, key, n, what] =
         i === 0
           ? [opts.upstream!.rule, caller.userId, points, 'upstream-backed']
-          : [fields[i - 1]!.rule, `${caller.userId}:${fields[i - 1]!.field}`, 1, fields[i - 1]!.field];
+          : [fields[i - 1]!.rule, `${caller.userId}:${fields[i - 1]!.field}`, 1, fields[i - 1]!.what ?? fields[i - 1]!.field];
       const d = limiter.consume(rule, key, n);
       const next = i + 1;
       if (d instanceof Promise)
@@ -61,7 +66,7 @@ export function rateLimitRefusal(
 /** What an operation costs: upstream points, and the root fields counted by a rule of their own (in order). */
 interface Charges {
   points: number;
-  fields: { field: string; rule: string }[];
+  fields: { field: string; rule: string; what?: string }[];
 }
 
 /**
@@ -80,6 +85,8 @@ function chargesOf(opts: RateLimitRules, operation: OperationDefinitionNode, doc
       const rule =
         operation.operation === 'mutation' ? opts.mutationRule : operation.operation === 'query' ? opts.queryRules[field] : undefined;
       if (rule) fields.push({ field, rule });
+      const shared = opts.sharedRules?.[field];
+      if (shared) fields.push(shared);
     }
     byOperation.set(operation, (charges = { points: opts.upstream?.cost(document, operation) ?? 0, fields }));
   }

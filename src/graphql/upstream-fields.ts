@@ -58,6 +58,8 @@ export const UPSTREAM_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'checkCardLegacy',
     'createTransfer',
     'resumeTransfer',
+    // recipients: a PIX key is looked up in the alias directory
+    'createRecipient',
     'captureTransfer',
     'voidTransfer',
     'cancelTransfer',
@@ -105,10 +107,12 @@ export const LOCAL_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'webhookSigningSecrets',
     'refundsNeedingAttention',
     'persons',
+    'recipients',
   ],
-  Mutation: ['publishSystemNotice', 'requeueWebhookEvent'],
+  Mutation: ['publishSystemNotice', 'requeueWebhookEvent', 'deleteRecipient'],
   Subscription: ['systemNotices', 'transferUpdated', 'myTransfers'],
-  Transfer: ['events', 'refusals', 'refunds', 'cancellableUntil', 'sender', 'recipient'],
+  Transfer: ['events', 'refusals', 'refunds', 'cancellableUntil', 'sender', 'recipient', 'receipt'],
+  Corridor: ['price'],
 };
 
 const upstream = new Map(Object.entries(UPSTREAM_FIELDS).map(([type, fields]) => [type, new Set(fields)]));

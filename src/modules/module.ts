@@ -22,7 +22,9 @@ import type { UpstreamClients } from '../upstream/upstream.clients';
 import type { AdminService } from './admin/admin.service';
 import type { FundingCredentials } from './checks/checks.credentials';
 import type { SenderLookup } from './checks/checks.service';
+import type { AliasLookup } from './recipients/recipient.service';
 import type { TransfersModule } from './transfers/transfer.module';
+import type { SavedRecipientLookup } from './transfers/transfer.service';
 import type { WebhooksDeps, WebhooksModule } from './webhooks/webhook.module';
 
 /** What modules offer each other (and the App exposes): each name is provided by exactly one module. */
@@ -31,6 +33,10 @@ export interface Provided {
   senders: SenderLookup;
   /** checks: which customer may fund with which card or account token. */
   credentials: FundingCredentials;
+  /** directory: the alias directory's look-up (masked), e.g. a PIX key checked before it is saved. */
+  aliases: AliasLookup;
+  /** recipients: a caller's saved recipient as createTransfer(recipientId) copies it. */
+  recipients: SavedRecipientLookup;
   /** admin: agents (the platform module's legacy alias creates them too). */
   admin: AdminService;
   /** transfers: the saga's service, worker, repository and subscriptions. */

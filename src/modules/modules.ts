@@ -16,6 +16,7 @@ import { kycModule } from './kyc/kyc.module';
 import { legacyCardModule } from './legacy/legacy-card.module';
 import { noticesModule } from './notices/notice.module';
 import { platformModule } from './platform/platform.module';
+import { recipientsModule } from './recipients/recipient.module';
 import { transfersModule } from './transfers/transfer.module';
 import { verificationModule } from './verification/verification.module';
 import { viewerModule } from './viewer/viewer.module';
@@ -30,9 +31,10 @@ export const MODULES: readonly ModuleDefinition[] = [
   legacyCardModule, // needs credentials
   fxModule,
   fxV1Module,
-  transfersModule, // needs credentials; provides transfers
+  directoryModule, // provides aliases
+  recipientsModule, // needs aliases; provides recipients
+  transfersModule, // needs credentials, recipients; provides transfers
   webhooksModule, // needs transfers (the sink of platform events)
-  directoryModule,
   verificationModule,
   walletsModule,
   adminModule, // provides admin

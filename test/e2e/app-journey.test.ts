@@ -28,6 +28,10 @@ import {
   TransferUpdatedDocument,
   ViewerDocument,
   CancelTransferDocument,
+  CreateRecipientDocument,
+  DeleteRecipientDocument,
+  PersonsDocument,
+  RecipientsDocument,
   type AppTransferFragment,
   type PersonInput,
 } from '../../schema/app/generated';
@@ -264,4 +268,31 @@ test("the customer cancels before capture with the app's CancelTransfer (only mo
     failure: { code: 'CANCELLED_BY_CUSTOMER' },
   });
   expect(cancelTransfer.refundedAmount).toEqual({ amount: '0.00', currency: 'USD' });
+});
+
+test('a saved recipient (only mode): CreateRecipient → Recipients → CreateTransfer with recipientId → DeleteRecipient; Persons says who can send', async () => {
+  const { createRecipient: saved } = await send(CreateRecipientDocument, { input: RECIPIENT as never });
+  expect(saved).toMatchObject({ name: 'Maria Silva', destinationType: 'PIX', destination: 'm•••@example.com', countryCode: 'BR' });
+  expect(saved.holderName).toEqual(expect.any(String));
+  const { recipients } = await send(RecipientsDocument, { first: 20, after: null });
+  expect(recipients.edges.map((e) => e.node)).toContainEqual(saved);
+
+  const { quoteId, personId } = await quoteAndSender('20.00');
+  const { persons } = await send(PersonsDocument, { first: 1, after: null });
+  expect(persons.edges[0]!.node).toMatchObject({ id: personId, requirements: [], canSend: true });
+  const card = cardToken('1234', 'eeeeeeee-0000-4000-8000');
+  await send(CheckCardDocument, { input: { cardToken: card, personId } });
+  const { createTransfer: created } = await send(CreateTransferDocument, {
+    input: { idempotencyKey: 'app-journey-saved', quoteId, personId, recipientId: saved.id, funding: { type: 'CARD', cardToken: card } },
+  });
+  expect(created.recipient).toEqual({
+    name: 'Maria Silva',
+    destinationType: 'PIX',
+    destination: 'm•••@example.com',
+    recipientId: saved.id,
+  });
+
+  expect((await send(DeleteRecipientDocument, { id: saved.id })).deleteRecipient).toBe(true);
+  expect((await send(RecipientsDocument, { first: 20, after: null })).recipients.edges.map((e) => e.node.id)).not.toContain(saved.id);
+  expect((await send(TransferDocument, { id: created.id })).transfer!.recipient).toEqual(created.recipient);
 });

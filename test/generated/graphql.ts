@@ -154,6 +154,8 @@ export type CreateQuoteInput = {
   destinationCountry?: InputMaybe<Scalars['String']['input']>;
   /** ISO 4217 code of the currency received, e.g. "BRL". */
   destinationCurrency: Scalars['String']['input'];
+  /** Where the recipient will receive (WALLET or PIX): the delivery estimate is that destination’s, and a transfer with another destination is refused. Absent: the widest estimate over the destination types. */
+  destinationType?: InputMaybe<DestinationType>;
   /** How the sender will pay (use the funding type of the transfer: CARD for CARD, BANK_ACCOUNT for bank funding). */
   paymentMethod: PaymentMethod;
   /** Amount sent, in sourceCurrency: a Decimal string greater than 0 with no more decimals than the currency has (e.g. "100.10" for USD). Required for a quote used by a transfer. */
@@ -172,8 +174,10 @@ export type CreateTransferInput = {
   personId: Scalars['ID']['input'];
   /** A quote of yours from createQuote, with a sourceAmount, not expired (QUOTE_EXPIRED) and not used by another transfer (QUOTE_ALREADY_USED), priced for a payment method of the funding (CARD: CARD, CREDIT_CARD, DEBIT_CARD or AFT; BANK_ACCOUNT and ACCOUNT_TOKEN: BANK_ACCOUNT or ACH; else BAD_USER_INPUT). Someone else's quote is NOT_FOUND. */
   quoteId: Scalars['ID']['input'];
-  /** Who receives the money, and where. */
-  recipient: RecipientInput;
+  /** Who receives the money, and where. Give exactly one of recipient and recipientId (both or neither: BAD_USER_INPUT). */
+  recipient?: InputMaybe<RecipientInput>;
+  /** Instead of recipient: a recipient you saved with createRecipient (another caller's, or one deleted, is NOT_FOUND). It is copied into the transfer when it is created: deleting it later does not change the transfer. */
+  recipientId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 /** Runs a verification in one of the caller's sessions. */
@@ -196,7 +200,7 @@ export type CreateWalletInput = {
 
 /** Where the money goes: a wallet, or a PIX key (BRL). */
 export type DestinationInput = {
-  /** PIX: the key itself (1 to 77 characters), e.g. a CPF, an e-mail address or an E.164 phone number. Required for PIX. Check it first with resolveAlias. */
+  /** PIX: the key itself, in the form of its pixKeyType: CPF 11 digits and CNPJ 14 digits (no punctuation), EMAIL an e-mail address (at most 77 characters), PHONE +55 and 10 or 11 digits, EVP the random key (a UUID); another form is BAD_USER_INPUT. Required for PIX. Check it first with resolveAlias. */
   pixKey?: InputMaybe<Scalars['String']['input']>;
   /** PIX: the kind of key, CPF, CNPJ, EMAIL, PHONE or EVP (random key). Required for PIX. */
   pixKeyType?: InputMaybe<Scalars['String']['input']>;
@@ -212,6 +216,13 @@ export type DestinationType =
   | 'PIX'
   /** A gateway wallet, by destination.walletId. */
   | 'WALLET';
+
+/** The funding a fee is set for (a quote’s paymentMethod and a transfer’s funding.type map to one). */
+export type FeeFundingType =
+  /** Bank accounts: paymentMethod BANK_ACCOUNT or ACH; funding.type BANK_ACCOUNT or ACCOUNT_TOKEN. */
+  | 'BANK_ACCOUNT'
+  /** Cards: paymentMethod CARD, CREDIT_CARD, DEBIT_CARD or AFT; funding.type CARD. */
+  | 'CARD';
 
 /** A bank account for BANK_ACCOUNT funding (US: ABA routing number). */
 export type FundingBankAccountInput = {
@@ -459,6 +470,27 @@ export type Role =
   /** An app user: sends money and sees only what it owns (others' ids answer NOT_FOUND). */
   | 'CUSTOMER';
 
+/** What a person lacks to be the sender of a transfer (createTransfer, checkCard and checkBankAccount refuse it with BAD_USER_INPUT until then). A stored person is not edited: create a person with what is missing (createPerson) and send with that one. */
+export type SenderRequirement =
+  /** address is missing (personRequirements gives the patterns of a country). */
+  | 'ADDRESS'
+  /** email is missing. */
+  | 'EMAIL'
+  /** firstName is missing. */
+  | 'FIRST_NAME'
+  /** identificationType or identification is missing (personRequirements gives what a country accepts). */
+  | 'IDENTIFICATION'
+  /** A BUSINESS cannot send: the sender must be an INDIVIDUAL person. */
+  | 'INDIVIDUAL'
+  /** The person is not APPROVED by KYC. */
+  | 'KYC_APPROVAL'
+  /** lastName is missing. */
+  | 'LAST_NAME'
+  /** The person was stored before senders were kept: create it again with createPerson. */
+  | 'NEW_PERSON'
+  /** phoneNumber (E.164) is missing. */
+  | 'PHONE_NUMBER';
+
 /** Starts an identity-verification session for the caller. */
 export type StartVerificationSessionInput = {
   /** Where the hosted verification page sends the user back to when done (https URL). */
@@ -488,6 +520,8 @@ export type TransferFilter = {
   minSendAmount?: InputMaybe<Scalars['Decimal']['input']>;
   /** Back-office/admin: only this customer's transfers. A customer may pass only its own id (another → FORBIDDEN). */
   ownerId?: InputMaybe<Scalars['ID']['input']>;
+  /** What a customer reads out on the phone: the receipt reference (7F3A-9C21-0B4E, dashes and case optional), words of the sender’s or recipient’s name (all must match, whole words, accents ignored: "maria silva"), an e-mail, a PIX key or wallet id, the last four digits of the card or account, or the platform’s transaction id. 1 to 200 characters. */
+  search?: InputMaybe<Scalars['String']['input']>;
   /** Corridor: the send currency (ISO 4217), e.g. USD. */
   sourceCurrency?: InputMaybe<Scalars['String']['input']>;
   /** Only transfers in one of these statuses. */

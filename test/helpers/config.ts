@@ -1,6 +1,6 @@
 /**
  * What production requires beyond real dependencies (database, key, upstream URLs): the token issuer and audience,
- * PUBLIC_URL, and every upstream credential (production has no sandbox defaults). For loadConfig-level tests.
+ * PUBLIC_URL, every upstream credential (production has no sandbox defaults) and a support contact for receipts. For loadConfig-level tests.
  */
 export const PRODUCTION_REQUIRED: Record<string, string> = {
   AUTH_ISSUER: 'https://idp.example',
@@ -14,4 +14,5 @@ export const PRODUCTION_REQUIRED: Record<string, string> = {
   REMITTANCES_AGENT_API_KEY: 'agent-key',
   VERIFICATION_CLIENT_ID: 'vs-id',
   VERIFICATION_CLIENT_SECRET: 'vs-secret',
+  SUPPORT_EMAIL: 'support@bff.example',
 };

@@ -149,6 +149,7 @@ export function productionEnv(o: {
     AUTH_PUBLIC_KEY: o.keys.publicPem.replace(/\n/g, '\\n'),
     AUTH_ISSUER: PROD_ISSUER,
     AUTH_AUDIENCE: PROD_AUDIENCE,
+    SUPPORT_EMAIL: 'support@bff.example',
     WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     GATEWAY_BASE_URL: o.sandbox.gatewayUrl,
     GATEWAY_CLIENT_ID: s.gatewayClientId,

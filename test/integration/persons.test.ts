@@ -1,8 +1,9 @@
 /**
- * persons: the caller's own KYC persons, newest first, with their status — never another customer's.
+ * persons: the caller's own KYC persons, newest first, with their status and what each lacks to send money (by the
+ * rule createTransfer applies) — never another customer's.
  */
 import { gql, startTestApp, type TestApp } from '../helpers/app';
-import { personInput } from '../e2e/transfer-helpers';
+import { newQuote, personInput, transferInput } from '../e2e/transfer-helpers';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -45,4 +46,52 @@ it("lists the caller's persons, newest first, page by page; another customer's n
   expect(crossed.edges.every((e: any) => e.node.name === 'Jane Bobs')).toBe(true);
   // anonymous: UNAUTHENTICATED
   expect((await gql<any>(t.url, LIST)).body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+});
+
+describe('Person.requirements: what a person lacks to send, by the rule createTransfer applies', () => {
+  const PERSONS = `{ persons(first: 10) { edges { node { name requirements canSend } } } }`;
+  const TRANSFER = 'mutation($i: CreateTransferInput!) { createTransfer(input: $i) { id } }';
+  const codeOf = (r: { body: { errors?: { extensions?: Record<string, unknown> }[] } }) => r.body.errors?.[0]?.extensions?.code;
+
+  it('lists what each person lacks; createTransfer refuses exactly those that lack something', async () => {
+    const token = await t.token('persons-requirements', 'customer');
+    const make = async (input: Record<string, unknown>) => {
+      const r = await gql<any>(t.url, 'mutation($i: PersonInput!) { createPerson(input: $i) { id status } }', {
+        token,
+        variables: { i: input },
+      });
+      expect(r.body.data.createPerson.status).toBe('APPROVED');
+      return r.body.data.createPerson.id as string;
+    };
+    const full = await make(personInput('Full'));
+    const bare = await make({ type: 'INDIVIDUAL', firstName: 'Ana', lastName: 'Bare' });
+    const { address: _a, ...noAddress } = personInput('NoAddress');
+    await make(noAddress);
+    await make({ type: 'BUSINESS', companyName: 'Acme Ltda' });
+
+    const nodes = (await gql<any>(t.url, PERSONS, { token })).body.data.persons.edges.map((e: any) => e.node);
+    expect(nodes).toEqual([
+      { name: 'Acme Ltda', requirements: ['INDIVIDUAL'], canSend: false },
+      { name: 'Jane NoAddress', requirements: ['ADDRESS'], canSend: false },
+      { name: 'Ana Bare', requirements: ['IDENTIFICATION', 'EMAIL', 'PHONE_NUMBER', 'ADDRESS'], canSend: false },
+      { name: 'Jane Full', requirements: [], canSend: true },
+    ]);
+
+    // the same rule at createTransfer (bank-account funding: no card check in between)
+    const send = async (personId: string, key: string) => {
+      const quoteId = await newQuote(t.url, token, '100.00', 'BANK_ACCOUNT');
+      const funding = {
+        type: 'BANK_ACCOUNT',
+        bankAccount: { accountType: 'CHECKING', accountNumber: '123456789', routingNumber: '011000015' },
+      };
+      return gql<any>(t.url, TRANSFER, { token, variables: { i: { ...transferInput({ quoteId, personId, key, funding }) } } });
+    };
+    const refused = await send(bare, 'persons-req-bare');
+    expect(codeOf(refused)).toBe('BAD_USER_INPUT');
+    expect(refused.body.errors![0]!.message).toMatch(
+      /^personId: the person has no identificationType, identification, email, phoneNumber, address/,
+    );
+    const sent = await send(full, 'persons-req-full');
+    expect(sent.body.errors).toBeUndefined();
+  });
 });

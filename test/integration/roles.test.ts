@@ -41,6 +41,10 @@ const MATRIX: Record<string, RoleName[]> = {
   'Mutation.validatePerson': ANY,
   'Mutation.createPerson': ANY,
   'Query.persons': ANY, // the caller's own
+  // saved recipients: every role for itself (as createTransfer, which takes recipientId); another caller's is NOT_FOUND
+  'Mutation.createRecipient': ANY,
+  'Query.recipients': ANY,
+  'Mutation.deleteRecipient': ANY,
   'Mutation.checkCard': ANY,
   'Mutation.checkBankAccount': ANY,
   'Mutation.createTransfer': ANY,

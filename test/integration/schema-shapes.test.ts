@@ -65,6 +65,13 @@ describe('one shape per concept', () => {
 
   it('createTransfer asks only what the service cannot know: no sender, no ipAddress; the sender is the person', () => {
     const fields = Object.keys((schema.getType('CreateTransferInput') as unknown as { getFields(): Record<string, unknown> }).getFields());
-    expect(fields.sort()).toEqual(['funding', 'idempotencyKey', 'personId', 'quoteId', 'recipient']);
+    expect(fields.sort()).toEqual(['funding', 'idempotencyKey', 'personId', 'quoteId', 'recipient', 'recipientId']);
+  });
+
+  it('a recipient is taken in one shape: createRecipient and createTransfer take the same RecipientInput', () => {
+    const mutation = schema.getMutationType()!.getFields();
+    expect(String(mutation.createRecipient!.args.find((a) => a.name === 'input')!.type)).toBe('RecipientInput!');
+    const transfer = (schema.getType('CreateTransferInput') as unknown as { getFields(): Record<string, { type: unknown }> }).getFields();
+    expect(String(transfer.recipient!.type)).toBe('RecipientInput');
   });
 });

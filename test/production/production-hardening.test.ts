@@ -35,6 +35,7 @@ describe('configuration', () => {
       'REMITTANCES_AGENT_API_KEY',
       'VERIFICATION_CLIENT_ID',
       'VERIFICATION_CLIENT_SECRET',
+      'SUPPORT_EMAIL',
     ];
     for (const v of missing) expect(r.stderr).toContain(`${v}:`);
     expect(r.stderr.match(/Invalid configuration/g)).toHaveLength(1);

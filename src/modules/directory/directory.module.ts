@@ -46,6 +46,9 @@ export const directoryModule = defineModule({
       bankTtlMs: config.directory.bankCacheTtlS * 1000,
       bankCacheMax: config.directory.bankCacheMax,
     });
-    return { resolvers: [new DirectoryResolver(directory), new AliasAccountResolver(directory)] };
+    return {
+      resolvers: [new DirectoryResolver(directory), new AliasAccountResolver(directory)],
+      provides: { aliases: (countryCode, keyType, key) => directory.resolveAlias(countryCode, keyType, key) },
+    };
   },
 });

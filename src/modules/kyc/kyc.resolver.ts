@@ -18,7 +18,10 @@ export class KycResolver {
     const size = pageSize(page.first);
     const after = page.after ? decodeKeyset(page.after) : null;
     const r = await this.kyc.listPersons(requireCaller(ctx).userId, after, size);
-    const edges = r.rows.map((p) => ({ cursor: keysetCursor(p), node: { ...p, status: p.status as PersonStatus } }));
+    const edges = r.rows.map((p) => ({
+      cursor: keysetCursor(p),
+      node: { ...p, status: p.status as PersonStatus, canSend: p.requirements.length === 0 },
+    }));
     return connectionOf(edges, r.hasNextPage, Boolean(after));
   }
 

@@ -37,15 +37,63 @@ export interface Sender {
   address: PostalAddress;
 }
 
-/** The sender built from a stored person, or what the person lacks to send money (for a BAD_USER_INPUT). */
-export function senderOf(details: unknown): Sender | string {
-  const p = (details ?? null) as PersonDetails | null;
-  if (!p) return 'the person was created before senders were kept; create the person again with createPerson';
-  if (p.type !== 'INDIVIDUAL') return 'the person must be an INDIVIDUAL to send money';
-  const missing = (['firstName', 'lastName', 'identificationType', 'identification', 'email', 'phoneNumber', 'address'] as const).filter(
-    (k) => !p[k],
-  );
-  if (missing.length) return `the person has no ${missing.join(', ')}; create a person with them (createPerson)`;
+/**
+ * What a stored person may lack to be the sender of a transfer, in the order an app should ask for it. The one
+ * rule: senderOf (createTransfer, checkCard, checkBankAccount) refuses exactly the persons that lack something, and
+ * `persons` shows the same list (Person.requirements).
+ */
+export const SENDER_REQUIREMENTS = [
+  'KYC_APPROVAL',
+  'NEW_PERSON',
+  'INDIVIDUAL',
+  'FIRST_NAME',
+  'LAST_NAME',
+  'IDENTIFICATION',
+  'EMAIL',
+  'PHONE_NUMBER',
+  'ADDRESS',
+] as const;
+export type SenderRequirement = (typeof SENDER_REQUIREMENTS)[number];
+
+/** The PersonInput fields behind each requirement of an individual's data. */
+const FIELDS_OF: Partial<Record<SenderRequirement, readonly (keyof PersonDetails)[]>> = {
+  FIRST_NAME: ['firstName'],
+  LAST_NAME: ['lastName'],
+  IDENTIFICATION: ['identificationType', 'identification'],
+  EMAIL: ['email'],
+  PHONE_NUMBER: ['phoneNumber'],
+  ADDRESS: ['address'],
+};
+
+/** A stored person as senderOf and senderRequirements read it (persons.status and persons.details). */
+export interface StoredPerson {
+  status: string;
+  details: unknown;
+}
+
+/** What the person lacks to send money (empty: it can send). See SENDER_REQUIREMENTS. */
+export function senderRequirements(person: StoredPerson): SenderRequirement[] {
+  const out: SenderRequirement[] = person.status === 'APPROVED' ? [] : ['KYC_APPROVAL'];
+  const p = (person.details ?? null) as PersonDetails | null;
+  // a row from before the details were kept: nothing to tell from it but that a new person is needed
+  if (!p) return [...out, 'NEW_PERSON'];
+  if (p.type !== 'INDIVIDUAL') return [...out, 'INDIVIDUAL'];
+  for (const [requirement, fields] of Object.entries(FIELDS_OF) as [SenderRequirement, (keyof PersonDetails)[]][])
+    if (fields.some((f) => !p[f])) out.push(requirement);
+  return out;
+}
+
+/** The sender built from a stored person, or what the person lacks to send money (the message of a BAD_USER_INPUT). */
+export function senderOf(person: StoredPerson): Sender | string {
+  const lacks = senderRequirements(person);
+  if (lacks.includes('KYC_APPROVAL')) return 'the person is not APPROVED by KYC';
+  if (lacks.includes('NEW_PERSON')) return 'the person was created before senders were kept; create the person again with createPerson';
+  if (lacks.includes('INDIVIDUAL')) return 'the person must be an INDIVIDUAL to send money';
+  const p = person.details as PersonDetails;
+  if (lacks.length) {
+    const missing = lacks.flatMap((r) => (FIELDS_OF[r] ?? []).filter((f) => !p[f]));
+    return `the person has no ${missing.join(', ')}; create a person with them (createPerson)`;
+  }
   return {
     customer: {
       firstName: p.firstName!,
@@ -112,8 +160,7 @@ export class KycService {
     const [person] = await this.sql.query<{ owner_id: string; status: string; details: Prisma.JsonValue }>`
       SELECT owner_id, status, details FROM persons WHERE id = ${personId}`;
     if (!person || person.owner_id !== ownerId) throw notFound('Person');
-    if (person.status !== 'APPROVED') throw badInput('personId: the person is not APPROVED by KYC', { field: 'personId' });
-    const sender = senderOf(person.details);
+    const sender = senderOf(person);
     if (typeof sender === 'string') throw badInput(`personId: ${sender}`, { field: 'personId' });
     return sender;
   }
@@ -143,6 +190,7 @@ export class KycService {
         status: p.status,
         message: p.message,
         countryCode: p.countryCode || null,
+        requirements: senderRequirements(p),
         createdAt: p.createdAt,
       })),
       hasNextPage: rows.length > size,
@@ -176,6 +224,8 @@ export interface PersonSummary {
   status: string;
   message: string | null;
   countryCode: string | null;
+  /** What it lacks to send money (senderRequirements; empty: it can). */
+  requirements: SenderRequirement[];
   createdAt: Date;
 }
 

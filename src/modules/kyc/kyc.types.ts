@@ -3,6 +3,7 @@ import { IsEmail, IsIn, IsOptional, IsString, Length, Matches, ValidateNested } 
 import { AddressInput } from '../../graphql/address.types';
 import { AFTER_CURSOR_HINT, type Connection, connectionType } from '../../graphql/relay';
 import { E164, E164_MESSAGE } from '../checks/checks.types';
+import { SENDER_REQUIREMENTS } from './kyc.service';
 
 export enum PersonStatus {
   APPROVED = 'APPROVED',
@@ -14,6 +15,26 @@ registerEnumType(PersonStatus, {
   valuesConfig: {
     APPROVED: { description: 'The person passed KYC and may send transfers.' },
     REJECTED: { description: 'The person did not pass KYC (see message); nothing is stored.' },
+  },
+});
+
+export const SenderRequirementEnum = Object.fromEntries(SENDER_REQUIREMENTS.map((r) => [r, r])) as {
+  [K in (typeof SENDER_REQUIREMENTS)[number]]: K;
+};
+registerEnumType(SenderRequirementEnum, {
+  name: 'SenderRequirement',
+  description:
+    'What a person lacks to be the sender of a transfer (createTransfer, checkCard and checkBankAccount refuse it with BAD_USER_INPUT until then). A stored person is not edited: create a person with what is missing (createPerson) and send with that one.',
+  valuesConfig: {
+    KYC_APPROVAL: { description: 'The person is not APPROVED by KYC.' },
+    NEW_PERSON: { description: 'The person was stored before senders were kept: create it again with createPerson.' },
+    INDIVIDUAL: { description: 'A BUSINESS cannot send: the sender must be an INDIVIDUAL person.' },
+    FIRST_NAME: { description: 'firstName is missing.' },
+    LAST_NAME: { description: 'lastName is missing.' },
+    IDENTIFICATION: { description: 'identificationType or identification is missing (personRequirements gives what a country accepts).' },
+    EMAIL: { description: 'email is missing.' },
+    PHONE_NUMBER: { description: 'phoneNumber (E.164) is missing.' },
+    ADDRESS: { description: 'address is missing (personRequirements gives the patterns of a country).' },
   },
 });
 
@@ -102,6 +123,16 @@ export class Person {
   @Field(() => String, { nullable: true, description: 'What the KYC check said, when it said something.' }) message!: string | null;
   @Field(() => String, { nullable: true, description: 'ISO 3166-1 alpha-2 country of the address, when one was given.' })
   countryCode!: string | null;
+  @Field(() => [SenderRequirementEnum], {
+    description:
+      'What the person lacks to send money, in the order to ask for it; empty when it can send (canSend). The same rule createTransfer applies to personId.',
+  })
+  requirements!: string[];
+  @Field({
+    description:
+      'True when the person can be the sender of a transfer (requirements is empty). Paying by card also needs names a card can carry (at most 35 characters each).',
+  })
+  canSend!: boolean;
   @Field({ description: 'When it was created.' }) createdAt!: Date;
 }
 

@@ -33,18 +33,7 @@ export interface TransferDetails {
   /** The customer's address as the service saw the createTransfer request (request.ip, TRUST_PROXY applied). */
   ipAddress: string;
   sender: Sender;
-  recipient: {
-    customer: {
-      firstName: string;
-      lastName: string;
-      email?: string | null;
-      phoneNumber?: string | null;
-      documentNumber?: string | null;
-      documentType?: string | null;
-    };
-    address: PostalAddress;
-    destination: { type: 'WALLET' | 'PIX'; walletId?: string | null; pixKeyType?: string | null; pixKey?: string | null };
-  };
+  recipient: RecipientDetails;
   funding: {
     type: 'CARD' | 'BANK_ACCOUNT' | 'ACCOUNT_TOKEN';
     cardToken?: string | null;
@@ -57,6 +46,26 @@ export interface TransferDetails {
   };
   fxId: string;
   quoteExpiresAt: string;
+}
+
+/**
+ * Who receives the money (PII): as given inline to createTransfer, or as saved with createRecipient
+ * (recipients.details) and copied into the transfer when it is created from it (`recipientId`: that saved
+ * recipient; a later change or deletion of it never reaches the transfer).
+ */
+export interface RecipientDetails {
+  customer: {
+    firstName: string;
+    lastName: string;
+    email?: string | null;
+    phoneNumber?: string | null;
+    documentNumber?: string | null;
+    documentType?: string | null;
+  };
+  address: PostalAddress;
+  destination: { type: 'WALLET' | 'PIX'; walletId?: string | null; pixKeyType?: string | null; pixKey?: string | null };
+  /** In a transfer's details: the saved recipient it was copied from (absent: given inline). */
+  recipientId?: string | null;
 }
 
 export const FUNDING_TYPES = ['CARD', 'BANK_ACCOUNT', 'ACCOUNT_TOKEN'] as const;
@@ -83,14 +92,8 @@ function assertDetails(v: unknown): asserts v is TransferDetails {
     'countryCode',
   ]);
   s.address(sender.address, 'sender.address');
-  const r = s.object(d.recipient, 'recipient');
-  const rc = s.object(r.customer, 'recipient.customer');
-  s.strings(rc, 'recipient.customer', ['firstName', 'lastName']);
-  s.optionalStrings(rc, 'recipient.customer', ['email', 'phoneNumber', 'documentNumber', 'documentType']);
-  s.address(r.address, 'recipient.address');
-  const dest = s.object(r.destination, 'recipient.destination');
-  s.oneOf(dest.type, 'recipient.destination.type', DESTINATION_TYPES);
-  s.optionalStrings(dest, 'recipient.destination', ['walletId', 'pixKeyType', 'pixKey']);
+  assertRecipient(s, d.recipient, 'recipient');
+  s.optionalStrings(s.object(d.recipient, 'recipient'), 'recipient', ['recipientId']);
   const f = s.object(d.funding, 'funding');
   s.oneOf(f.type, 'funding.type', FUNDING_TYPES);
   s.optionalStrings(f, 'funding', ['cardToken', 'accountToken', 'approvedCheckAt', 'lastFour']);
@@ -101,6 +104,25 @@ function assertDetails(v: unknown): asserts v is TransferDetails {
       'routingNumber',
       'countryCode',
     ]);
+}
+
+function assertRecipient(s: Shape, v: unknown, path: string): asserts v is RecipientDetails {
+  const r = s.object(v, path);
+  const rc = s.object(r.customer, join(path, 'customer'));
+  s.strings(rc, join(path, 'customer'), ['firstName', 'lastName']);
+  s.optionalStrings(rc, join(path, 'customer'), ['email', 'phoneNumber', 'documentNumber', 'documentType']);
+  s.address(r.address, join(path, 'address'));
+  const dest = s.object(r.destination, join(path, 'destination'));
+  s.oneOf(dest.type, join(path, 'destination.type'), DESTINATION_TYPES);
+  s.optionalStrings(dest, join(path, 'destination'), ['walletId', 'pixKeyType', 'pixKey']);
+}
+
+// ── recipients.details ─────────────────────────────────────────────────────────────────────────────
+
+/** recipients.details (a saved recipient, createRecipient) → RecipientDetails. */
+export function savedRecipientDetails(json: Prisma.JsonValue): RecipientDetails {
+  assertRecipient(new Shape('recipients.details'), json, '');
+  return json;
 }
 
 // ── transfers.next_action ──────────────────────────────────────────────────────────────────────────

@@ -15,7 +15,7 @@ import { PlatformReconciler } from './transfer.reconciler';
 import { crashHook } from './transfer.faults';
 import { TransferRepository } from './transfer.repository';
 import { TransferSaga } from './transfer.saga';
-import { TransferService } from './transfer.service';
+import { TransferService, type SavedRecipientLookup } from './transfer.service';
 import { TransferSubscriptions } from './transfer.subscriptions';
 import { TransferWorker } from './transfer.worker';
 import { TransferResolver } from './transfer.resolver';
@@ -49,6 +49,8 @@ export function createTransfersModule(deps: {
   logger: Logger;
   /** Where transfer_refunds_total goes (absent: not counted). */
   metrics?: Metrics;
+  /** The callers' saved recipients, for createTransfer(recipientId) (absent: every recipientId is NOT_FOUND). */
+  recipients?: SavedRecipientLookup;
 }): TransfersModule {
   const { config, prisma, pubsub, gateway, clock } = deps;
   const logger = deps.logger.child({ module: 'transfers' });
@@ -97,6 +99,7 @@ export function createTransfersModule(deps: {
     cancelWindowMs: s.cancelWindowMs,
     corridors: config.corridors,
     platform,
+    recipients: deps.recipients,
   });
   const worker = new TransferWorker(saga, idempotency, logger, {
     pollIntervalMs: s.pollIntervalMs,
@@ -131,6 +134,7 @@ export const transfersModule = defineModule({
       gateway: upstream.gateway,
       remittances: upstream.remittances,
       credentials: provided.get('credentials'),
+      recipients: provided.get('recipients'),
       clock,
       logger,
       metrics,

@@ -205,7 +205,7 @@ export class TransferResolver {
   @Authorized()
   @Mutation(() => Transfer, {
     description:
-      'Any authenticated caller, for themselves: creates the transfer (PENDING) and returns at once; checks, authorization and payout continue in the background (follow transferUpdated). Idempotent on idempotencyKey. Errors: BAD_USER_INPUT, NOT_FOUND (quote, person or funding token not yours — the same answer as an unknown one; a card not checked by you with checkCard recently), QUOTE_EXPIRED, QUOTE_ALREADY_USED, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_IN_PROGRESS, RATE_LIMITED.',
+      'Any authenticated caller, for themselves: creates the transfer (PENDING) and returns at once; checks, authorization and payout continue in the background (follow transferUpdated). Idempotent on idempotencyKey. Errors: BAD_USER_INPUT, NOT_FOUND (quote, person, saved recipient or funding token not yours — the same answer as an unknown one; a card not checked by you with checkCard recently), QUOTE_EXPIRED, QUOTE_ALREADY_USED, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_IN_PROGRESS, RATE_LIMITED.',
   })
   async createTransfer(
     @Arg('input', { description: 'The transfer to create.' }) input: CreateTransferInput,

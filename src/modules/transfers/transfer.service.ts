@@ -9,7 +9,8 @@ import { holderDigest, type FundingCredentials } from '../checks/checks.credenti
 import { cardholderNameProblem, holderOf } from '../checks/checks.service';
 import { dec, fitsMinorUnits, formatAmount, sendAmountProblem, type CorridorRule } from '../../shared/money';
 import { TransferActions } from './transfer.actions';
-import { refundStepRequest, type TransferDetails } from './transfer.columns';
+import { refundStepRequest, type RecipientDetails, type TransferDetails } from './transfer.columns';
+import { assertRecipient } from './transfer.recipient';
 import { PlatformFacts } from './transfer.platform-facts';
 import type {
   ApplyOutcome,
@@ -32,9 +33,14 @@ export interface CreateTransferArgs {
   idempotencyKey: string;
   quoteId: string;
   personId: string;
-  recipient: TransferDetails['recipient'];
+  /** Exactly one of recipient (given inline) and recipientId (a saved recipient of the caller). */
+  recipient?: RecipientDetails | null;
+  recipientId?: string | null;
   funding: TransferDetails['funding'];
 }
+
+/** A caller's saved recipient as a transfer copies it (recipientId set), or NOT_FOUND (someone else's, unknown, deleted). */
+export type SavedRecipientLookup = (ownerId: string, recipientId: string) => Promise<RecipientDetails>;
 
 export interface ListArgs {
   /** The last row of the previous page (newest-first order), if any. */
@@ -63,6 +69,8 @@ export interface TransferServiceOptions {
   corridors: readonly CorridorRule[];
   /** Confirms a webhook's platform transaction id before it is first linked to a transfer (absent: webhooks never link). */
   platform?: PlatformTransactionLookup;
+  /** The caller's saved recipients, for createTransfer(recipientId) (absent: every recipientId is NOT_FOUND). */
+  recipients?: SavedRecipientLookup;
 }
 
 /** What an app sees of a transfer just created (its version 1; see Shown). */
@@ -230,10 +238,19 @@ export class TransferService implements TransferEventSink {
     if (f.type === 'CARD' && !f.cardToken) throw badInput('funding.cardToken is required for CARD funding');
     if (f.type === 'BANK_ACCOUNT' && !f.bankAccount) throw badInput('funding.bankAccount is required for BANK_ACCOUNT funding');
     if (f.type === 'ACCOUNT_TOKEN' && !f.accountToken) throw badInput('funding.accountToken is required for ACCOUNT_TOKEN funding');
-    const d = a.recipient.destination;
-    if (d.type === 'WALLET' && !d.walletId) throw badInput('recipient.destination.walletId is required for a WALLET destination');
-    if (d.type === 'PIX' && (!d.pixKeyType || !d.pixKey))
-      throw badInput('recipient.destination.pixKeyType and pixKey are required for a PIX destination');
+    if ((a.recipient == null) === (a.recipientId == null))
+      throw badInput('Give exactly one of recipient (the recipient itself) and recipientId (a recipient saved with createRecipient)', {
+        field: a.recipient == null ? 'recipient' : 'recipientId',
+      });
+    // a saved recipient passed these rules when it was saved (createRecipient applies the same function)
+    if (a.recipient) assertRecipient(a.recipient, 'recipient.');
+  }
+
+  /** The recipient of a new transfer: the one given, or a copy of the caller's saved recipient (NOT_FOUND otherwise). */
+  private async recipientOf(caller: Caller, a: CreateTransferArgs): Promise<RecipientDetails> {
+    if (a.recipient) return a.recipient;
+    if (!this.opts.recipients) throw notFound('Recipient');
+    return this.opts.recipients(caller.userId, a.recipientId!);
   }
 
   /**
@@ -254,13 +271,14 @@ export class TransferService implements TransferEventSink {
     // This very request made it already (the quote is claimed by the transfer in the same statement as its
     // insert; the id derives from the caller, the key and the arguments): the re-run answers it, before any check.
     if (quote?.usedByTransferId === id) return { id, row: null };
+    const recipient = await this.recipientOf(caller, a);
     if (!quote || quote.ownerId !== caller.userId) throw notFound('Quote');
     if (quote.usedByTransferId)
       throw new AppError('QUOTE_ALREADY_USED', 'This quote was already used by another transfer; get a new quote');
     if (quote.expiresAt.getTime() <= now.getTime()) throw new AppError('QUOTE_EXPIRED', 'The quote has expired; get a new quote');
     if (quote.sourceAmount === null) throw badInput('The quote has no sourceAmount; get a quote with the amount to send');
     // The corridor is where the money goes: the recipient's country (a quote priced for another country does not apply)
-    const country = a.recipient.address.countryCode.toUpperCase();
+    const country = recipient.address.countryCode.toUpperCase();
     if (quote.destinationCountry && quote.destinationCountry.toUpperCase() !== country)
       throw badInput(
         `quoteId: the quote was priced for another destination country than recipient.address.countryCode; get a quote with destinationCountry ${country}`,
@@ -273,9 +291,9 @@ export class TransferService implements TransferEventSink {
       this.opts.corridors,
     );
     if (amountProblem) throw badInput(amountProblem.message, amountProblem.details);
-    if (quote.destinationType && quote.destinationType !== a.recipient.destination.type)
+    if (quote.destinationType && quote.destinationType !== recipient.destination.type)
       throw badInput(
-        `quoteId: the quote was priced for a ${quote.destinationType} destination, not ${a.recipient.destination.type}; get a quote with destinationType ${a.recipient.destination.type}`,
+        `quoteId: the quote was priced for a ${quote.destinationType} destination, not ${recipient.destination.type}; get a quote with destinationType ${recipient.destination.type}`,
         { field: 'quoteId' },
       );
     const methods = QUOTE_METHODS_FOR_FUNDING[a.funding.type];
@@ -284,9 +302,8 @@ export class TransferService implements TransferEventSink {
         `quoteId: the quote was priced for paymentMethod ${quote.paymentMethod}, which does not fund a ${a.funding.type} transfer; get a quote with paymentMethod ${methods.join(' or ')} (or change funding.type)`,
       );
     if (!person || person.ownerId !== caller.userId) throw notFound('Person');
-    if (person.status !== 'APPROVED') throw badInput('The sender person is not APPROVED by KYC');
-    const sender = senderOf(person.details);
-    if (typeof sender === 'string') throw badInput(`personId: ${sender}`);
+    const sender = senderOf(person);
+    if (typeof sender === 'string') throw badInput(`personId: ${sender}`, { field: 'personId' });
     if (a.funding.type === 'CARD') {
       const nameProblem = cardholderNameProblem(sender);
       if (nameProblem) throw badInput(nameProblem, { field: 'personId' });
@@ -310,7 +327,7 @@ export class TransferService implements TransferEventSink {
     }
     if (a.funding.type === 'BANK_ACCOUNT') funding = { ...funding, lastFour: a.funding.bankAccount!.accountNumber.slice(-4) };
     const receive = receiveAmountOf({ ...quote, sourceAmount: quote.sourceAmount });
-    const detailsObject = newTransferDetails({ clientIp, sender, recipient: a.recipient, funding, quote });
+    const detailsObject = newTransferDetails({ clientIp, sender, recipient, funding, quote });
     const details = JSON.stringify(detailsObject);
     // a reused card check must still be the card's latest when the transfer is written (a check recorded meanwhile —
     // declined — takes the reuse out of the details: the saga checks the card again)
@@ -330,7 +347,7 @@ export class TransferService implements TransferEventSink {
         SELECT ${id}, ${caller.userId}, 'PENDING'::transfer_status, 1, 1, q.id, ${person.id}, ${quote.sourceAmount.toString()}::numeric,
                ${quote.sourceCurrency}, ${receive}::numeric, ${quote.destinationCurrency}, ${quote.rate.toString()}::numeric,
                ${(quote.feeAmount ?? 0).toString()}::numeric, ${quote.deliveryEarliest}::timestamptz, ${quote.deliveryLatest}::timestamptz,
-               ${id}, ${a.funding.type.toLowerCase()}, ${a.recipient.address.countryCode.toUpperCase()}, ${detailsSql},
+               ${id}, ${a.funding.type.toLowerCase()}, ${recipient.address.countryCode.toUpperCase()}, ${detailsSql},
                ${searchTermsOf(detailsObject)}::text[], ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
         FROM q
         RETURNING ${transferColumns()}

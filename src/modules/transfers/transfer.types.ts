@@ -133,7 +133,7 @@ export class DestinationInput {
   @Field({
     nullable: true,
     description:
-      'PIX: the key itself (1 to 77 characters), e.g. a CPF, an e-mail address or an E.164 phone number. Required for PIX. Check it first with resolveAlias.',
+      'PIX: the key itself, in the form of its pixKeyType: CPF 11 digits and CNPJ 14 digits (no punctuation), EMAIL an e-mail address (at most 77 characters), PHONE +55 and 10 or 11 digits, EVP the random key (a UUID); another form is BAD_USER_INPUT. Required for PIX. Check it first with resolveAlias.',
   })
   @IsOptional()
   @IsString()
@@ -220,7 +220,21 @@ export class CreateTransferInput {
   })
   @IsUUID('all', { message: 'personId must be the id returned by createPerson' })
   personId!: string;
-  @Field(() => RecipientInput, { description: 'Who receives the money, and where.' }) @ValidateNested() recipient!: RecipientInput;
+  @Field(() => RecipientInput, {
+    nullable: true,
+    description: 'Who receives the money, and where. Give exactly one of recipient and recipientId (both or neither: BAD_USER_INPUT).',
+  })
+  @IsOptional()
+  @ValidateNested()
+  recipient?: RecipientInput | null;
+  @Field(() => ID, {
+    nullable: true,
+    description:
+      "Instead of recipient: a recipient you saved with createRecipient (another caller's, or one deleted, is NOT_FOUND). It is copied into the transfer when it is created: deleting it later does not change the transfer.",
+  })
+  @IsOptional()
+  @IsUUID('all', { message: 'recipientId must be the id returned by createRecipient' })
+  recipientId?: string | null;
   @Field(() => FundingInput, { description: 'How the sender pays.' }) @ValidateNested() funding!: FundingInput;
 }
 
@@ -488,6 +502,12 @@ export class TransferRecipient {
       'Where the money goes, masked for display: a PIX e-mail as m•••@example.com, other PIX keys and wallet ids by their last four characters (•••• 1234).',
   })
   destination!: string;
+  @Field(() => ID, {
+    nullable: true,
+    description:
+      'The saved recipient (createRecipient) the transfer was created from; null when the recipient was given inline. It may have been deleted since: the transfer keeps its own copy.',
+  })
+  recipientId!: string | null;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'How the sender paid, as a receipt shows it.' })

@@ -1,6 +1,6 @@
 import { formatAmount, formatRate } from '../../shared/money';
 import { totalOf } from './transfer.requests';
-import { nextAction, type TransferDetails } from './transfer.columns';
+import { nextAction, type RecipientDetails, type TransferDetails } from './transfer.columns';
 import type { TransferRow } from './transfer.repository';
 import type { Transfer } from './transfer.types';
 
@@ -34,21 +34,36 @@ export function toTransfer(t: TransferRow): Transfer {
   };
 }
 
+const nameOf = (c: { firstName: string; lastName: string }) => `${c.firstName} ${c.lastName}`.trim();
+
 /** Who sends and who receives, as the transfer's details recorded them at creation. */
 export function partiesOf(
   personId: string,
   details: Pick<TransferDetails, 'sender' | 'recipient' | 'funding'>,
-): {
-  sender: { personId: string; name: string };
-  recipient: { name: string; destinationType: string; destination: string };
-  funding: { type: string; lastFour: string | null };
-} {
-  const nameOf = (c: { firstName: string; lastName: string }) => `${c.firstName} ${c.lastName}`.trim();
-  const d = details.recipient.destination;
+): { sender: { personId: string; name: string }; recipient: RecipientShown; funding: { type: string; lastFour: string | null } } {
   return {
     sender: { personId, name: nameOf(details.sender.customer) },
-    recipient: { name: nameOf(details.recipient.customer), destinationType: d.type, destination: maskDestination(d) },
+    recipient: recipientShown(details.recipient),
     funding: { type: details.funding.type, lastFour: details.funding.lastFour ?? null },
+  };
+}
+
+/** A recipient as an app may show it: the name, the kind of destination and the destination masked. */
+export interface RecipientShown {
+  name: string;
+  destinationType: string;
+  destination: string;
+  /** The saved recipient a transfer's recipient was copied from (null: given inline). */
+  recipientId: string | null;
+}
+
+/** A recipient (a transfer's, or a saved one) as an app may show it: never the whole key, wallet id or document. */
+export function recipientShown(r: RecipientDetails): RecipientShown {
+  return {
+    name: nameOf(r.customer),
+    destinationType: r.destination.type,
+    destination: maskDestination(r.destination),
+    recipientId: r.recipientId ?? null,
   };
 }
 
@@ -56,7 +71,7 @@ export function partiesOf(
  * A destination an app can show without repeating it whole: a PIX e-mail keeps its first letter and its domain
  * (m•••@example.com); any other key, and a wallet id, its last four characters (•••• 1234).
  */
-export function maskDestination(d: TransferDetails['recipient']['destination']): string {
+export function maskDestination(d: RecipientDetails['destination']): string {
   const value = (d.type === 'PIX' ? d.pixKey : d.walletId) ?? '';
   if (d.type === 'PIX' && d.pixKeyType === 'EMAIL') {
     const at = value.lastIndexOf('@');
