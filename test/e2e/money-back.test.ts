@@ -237,6 +237,22 @@ describe('too late, and who may', () => {
     expect(r.body.errors?.[0]?.message).toMatch(/can no longer be cancelled/);
     expect(t.app.sandbox!.ctx.calls.length).toBe(before);
     expect((await read(completed)).cancellableUntil).toBeNull();
+    // the refused request is recorded among the transfer's refusals (back-office reads them), and changed nothing
+    const refusals = (
+      await gql<any>(t.url, `query($id: ID!) { transfer(id: $id) { status refusals { fromStatus toStatus cause actor action reason } } }`, {
+        token: staff,
+        variables: { id: completed },
+      })
+    ).body.data.transfer;
+    expect(refusals.status).toBe('COMPLETED');
+    expect(refusals.refusals).toContainEqual({
+      fromStatus: 'COMPLETED',
+      toStatus: 'REFUND_PENDING',
+      cause: 'mutation',
+      actor: 'money-back-alice',
+      action: 'cancelTransfer',
+      reason: expect.stringMatching(/can no longer be cancelled/),
+    });
   });
 
   it('past the window: INVALID_STATE, no upstream call', async () => {

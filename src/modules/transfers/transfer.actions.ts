@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client';
 import type { Caller } from '../../auth/auth.types';
 import type { Clock } from '../../shared/clock';
-import { AppError, badInput } from '../../shared/errors';
+import { AppError, badInput, isAppError } from '../../shared/errors';
 import type { IdempotencyService } from '../../db/idempotency.service';
 import { eventDetail, moneyStepRequest, NO_NEXT_ACTION, refundStepRequest } from './transfer.columns';
 import { nextRefundStep } from './transfer.saga';
 import { isRefundStep } from './transfer.steps';
 import { totalOf } from './transfer.requests';
+import type { TransferStatus } from './transfer.states';
 import { paidOut, payoutStopped } from './transfer.platform';
 import { formatAmount } from '../../shared/money';
 import { WAKE, type TransferRepository, type TransferRow } from './transfer.repository';
@@ -31,6 +32,8 @@ interface Action {
   args: Record<string, string | null>;
   /** How the saga runs on after the action (and on a retry of one that already took effect). */
   ctx: SagaContext;
+  /** The status the action asks for (what a refusal records as its toStatus). */
+  asks: TransferStatus;
   /** A cheap refusal without waiting for the lease (e.g. 199 of 200 concurrent captures). */
   precheck?: () => Promise<void>;
   /** On the transfer read under the lease: whether a duplicate of this very request took effect first. */
@@ -89,6 +92,7 @@ export class TransferActions {
     };
     return this.run({
       operation,
+      asks: t0.capturedAmount === null ? 'VOIDED' : 'REFUND_PENDING',
       caller,
       key,
       transfer: t0,
@@ -143,6 +147,7 @@ export class TransferActions {
     };
     return this.run({
       operation,
+      asks: 'REFUNDED',
       caller,
       key,
       transfer: t0,
@@ -171,6 +176,7 @@ export class TransferActions {
     const operation = 'resumeTransfer';
     return this.run({
       operation,
+      asks: 'PENDING',
       caller,
       key,
       transfer: t0,
@@ -237,6 +243,7 @@ export class TransferActions {
     const step = operation === 'captureTransfer' ? 'capture' : 'void';
     return this.run({
       operation,
+      asks: operation === 'captureTransfer' ? 'CAPTURED' : 'VOIDED',
       caller,
       key,
       transfer: t0,
@@ -258,20 +265,45 @@ export class TransferActions {
     const id = a.transfer.id;
     await this.idempotency.run({ caller: a.caller.userId, operation: a.operation, key: a.key }, a.args, async () => {
       if (await this.doneByKey(id, a.caller, a.operation, a.key)) return this.carryOn(id, a.ctx);
-      await a.precheck?.();
+      await this.recordingRefusal(a, a.transfer, async () => a.precheck?.());
       await this.underLease(a.transfer, async () => {
         const t = (await this.repo.get(id))!;
         if (await a.doneMeanwhile(t)) {
           await this.saga.advance(t.id, a.ctx); // a duplicate of ours did it first
           return;
         }
-        await a.check(t);
+        await this.recordingRefusal(a, t, () => a.check(t));
         await a.record(t);
         await this.saga.advance(t.id, a.ctx);
       });
       return { transferId: id };
     });
     return (await this.repo.get(id))!;
+  }
+
+  /**
+   * A request the transfer's status does not allow (INVALID_STATE from a check) is recorded among the transfer's
+   * refusals — who asked, what, and why — before the caller gets the error; it changes nothing else.
+   */
+  private async recordingRefusal(a: Action, t: TransferRow, check: () => Promise<void>): Promise<void> {
+    try {
+      await check();
+    } catch (e) {
+      if (isAppError(e) && e.code === 'INVALID_STATE')
+        await this.prisma.transferRefusal.create({
+          data: {
+            transferId: t.id,
+            fromStatus: t.status,
+            toStatus: a.asks,
+            cause: 'mutation',
+            actor: a.caller.userId,
+            reason: e.message,
+            detail: { action: a.operation },
+            at: this.clock.now(),
+          },
+        });
+      throw e;
+    }
   }
 
   private async underLease(t: TransferRow, fn: () => Promise<void>): Promise<void> {
