@@ -20,6 +20,8 @@ import {
   CorridorsDocument,
   CreatePersonDocument,
   CreateQuoteDocument,
+  CorridorPriceDocument,
+  TransferReceiptDocument,
   CreateTransferDocument,
   MyTransfersDocument,
   ResumeTransferDocument,
@@ -85,10 +87,25 @@ async function quoteAndSender(amount: string) {
   const { corridor } = await send(CorridorDocument, { sourceCurrency: 'USD', destinationCurrency: 'BRL', destinationCountry: 'BR' });
   expect(Number(corridor.minAmount.amount)).toBeLessThanOrEqual(Number(amount));
   expect(Number(corridor.maxAmount.amount)).toBeGreaterThanOrEqual(Number(amount));
+  // the calculator: the fee and the total before any quote, as the quote will price them
+  const price = (
+    await send(CorridorPriceDocument, {
+      sourceCurrency: 'USD',
+      destinationCurrency: 'BRL',
+      destinationCountry: 'BR',
+      sendAmount: amount,
+      fundingType: 'CARD',
+    })
+  ).corridor.price;
   const { createQuote } = await send(CreateQuoteDocument, {
     input: { sourceCurrency: 'USD', destinationCurrency: 'BRL', destinationCountry: 'BR', paymentMethod: 'CARD', sourceAmount: amount },
   });
   expect(createQuote.source).toEqual({ amount, currency: 'USD' });
+  // the quote screen: the embedded fee on this corridor is visible, and the total is what the card will be charged
+  expect(createQuote.fee).toEqual(price.fee);
+  expect(createQuote.total).toEqual(price.total);
+  expect(Number(createQuote.fee!.amount)).toBeGreaterThan(0);
+  expect(Date.parse(createQuote.deliveryEstimate.latest)).toBeGreaterThan(Date.now());
   const { createPerson } = await send(CreatePersonDocument, { input: personInput() as PersonInput });
   expect(createPerson.status).toBe('APPROVED');
   return { quoteId: createQuote.id, personId: createPerson.id! };
@@ -158,6 +175,21 @@ test('happy path: corridors → quote → person → card and bank checks → tr
   });
   const history = await send(TransferHistoryDocument, { first: 10, after: null, filter: null });
   expect(history.transfers.edges.map((e) => e.node.id)).toContain(created.id);
+  // the receipt screen: the same figures as the transfer, a reference to read out, the support contact
+  const { receipt } = (await send(TransferReceiptDocument, { id: created.id })).transfer!;
+  expect(receipt).toMatchObject({
+    status: 'COMPLETED',
+    sendAmount: transfer!.sendAmount,
+    fee: transfer!.fee,
+    total: transfer!.total,
+    rate: transfer!.rate,
+    receiveAmount: transfer!.receiveAmount,
+    deliveryEstimate: transfer!.deliveryEstimate,
+    sender: transfer!.sender,
+    recipient: transfer!.recipient,
+  });
+  expect(receipt.reference).toMatch(/^[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}$/);
+  expect(receipt.support.email ?? receipt.support.phone ?? receipt.support.url).toBeTruthy();
 
   // the list stream: the same versions, once each
   await waitFor(() => list.messages.some((m) => m.myTransfers.id === created.id && m.myTransfers.status === 'COMPLETED'), {
