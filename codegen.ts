@@ -5,7 +5,8 @@
  * - schema/app/*.graphql (the operations an app ships with) → schema/app/generated.ts, the same kind of
  *   typed documents for the app, and schema/app/persisted-documents.json, the persisted-document manifest
  *   (`sha256:<hex>` of the text an app sends → that text; codegen.persisted-documents.cjs) that the service
- *   loads in TRUSTED_DOCUMENTS=allow|only mode.
+ *   loads in TRUSTED_DOCUMENTS=allow|only mode. Both carry `__typename` in every selection set but the root
+ *   (codegen.typename.cjs): the text Apollo Client and urql send.
  *
  * Decision: the generated file is COMMITTED, not produced by the build.
  * - The tests import it directly (jest + swc, no generation step before `jest`), and the build only
@@ -34,6 +35,8 @@ export const APP_HEADER = [
   '// schema/schema.graphql and schema/app/*.graphql. Do not edit: test/app-documents.test.ts fails on drift.',
 ].join('\n');
 
+const APP_TYPENAME = { transform: require('./codegen.typename.cjs').transform } as const;
+
 const typedDocuments = (header: string): CodegenConfig['generates'][string] => ({
   plugins: [{ add: { content: header } }, 'typescript', 'typescript-operations', 'typed-document-node'],
   config: {
@@ -43,7 +46,8 @@ const typedDocuments = (header: string): CodegenConfig['generates'][string] => (
     defaultScalarType: 'unknown',
     enumsAsTypes: true,
     useTypeImports: true,
-    avoidOptionals: { field: true, inputValue: false, object: true, defaultValue: false },
+    // result fields always present (null when null); variables and input fields that may be null may be left out
+    avoidOptionals: { field: true, inputValue: false, object: false, defaultValue: false },
     nonOptionalTypename: false,
     skipTypename: true,
     dedupeFragments: true,
@@ -56,8 +60,13 @@ const config: CodegenConfig = {
   ignoreNoDocuments: false,
   generates: {
     [OUTPUT]: { documents: ['test/operations/**/*.graphql'], ...typedDocuments(HEADER) },
-    [APP_OUTPUT]: { documents: ['schema/app/**/*.graphql'], ...typedDocuments(APP_HEADER) },
-    [APP_MANIFEST]: { documents: ['schema/app/**/*.graphql'], plugins: ['./codegen.persisted-documents.cjs'] },
+    // the app's documents as Apollo Client and urql send them: __typename in every selection set but the root
+    [APP_OUTPUT]: { documents: ['schema/app/**/*.graphql'], documentTransforms: [APP_TYPENAME], ...typedDocuments(APP_HEADER) },
+    [APP_MANIFEST]: {
+      documents: ['schema/app/**/*.graphql'],
+      documentTransforms: [APP_TYPENAME],
+      plugins: ['./codegen.persisted-documents.cjs'],
+    },
   },
 };
 

@@ -642,12 +642,12 @@ const schema = z.object({
   // Trusted documents: off | allow (a documentId may replace the text) | only (nothing but the manifest runs)
   TRUSTED_DOCUMENTS: z
     .enum(['off', 'allow', 'only'])
-    .default('off')
+    .default('allow')
     .register(
       configDocs,
       doc(
         'graphql',
-        "`off`, `allow` or `only`. `allow`: a request may name a document of the manifest by `documentId` (`sha256:<hex>`, POST body, GET query or graphql-ws payload) instead of sending its text; any text still runs. `only` (set it in production): nothing but the manifest's documents runs — by id, by their exact text or by their APQ hash; anything else is refused with `PERSISTED_DOCUMENT_NOT_ALLOWED` before parsing, and an unknown id is `PERSISTED_DOCUMENT_NOT_FOUND` (docs/api.md).",
+        "`off`, `allow` or `only`. `allow` (the default): a request may name a document of the manifest by `documentId` (`sha256:<hex>`, POST body, GET query or graphql-ws payload) instead of sending its text; any text still runs. `only` (set it in production): nothing but the manifest's documents runs — by id, by their text as Apollo Client, urql or any client prints it (the same document once `__typename` fields, layout and fragment order are set aside) or by an APQ hash of such a text; anything else is refused with `PERSISTED_DOCUMENT_NOT_ALLOWED`, an unknown id is `PERSISTED_DOCUMENT_NOT_FOUND`, and a hash alone not yet seen is `PERSISTED_QUERY_NOT_FOUND` (Apollo's link then sends the text) (docs/api.md). `off`: `documentId` is not understood.",
         { summary: "`only` in production: nothing but the app's persisted documents runs" },
       ),
     ),

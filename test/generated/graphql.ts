@@ -658,9 +658,9 @@ export type TransferQueryVariables = Exact<{
 export type TransferQuery = { transfer: { lastEventSeq: number, id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, events: { edges: Array<{ cursor: string, node: { seq: number, version: number | null, fromStatus: TransferStatus | null, toStatus: TransferStatus, cause: string, actor: string | null, upstreamRef: string | null, action: string | null, at: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } }, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: string, message: string } | null } | null };
 
 export type TransfersQueryVariables = Exact<{
-  first: InputMaybe<Scalars['Int']['input']>;
-  after: InputMaybe<Scalars['String']['input']>;
-  filter: InputMaybe<TransferFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<TransferFilter>;
 }>;
 
 
@@ -668,14 +668,14 @@ export type TransfersQuery = { transfers: { edges: Array<{ cursor: string, node:
 
 export type TransferUpdatedSubscriptionVariables = Exact<{
   transferId: Scalars['ID']['input'];
-  afterVersion: InputMaybe<Scalars['Int']['input']>;
+  afterVersion?: InputMaybe<Scalars['Int']['input']>;
 }>;
 
 
 export type TransferUpdatedSubscription = { transferUpdated: { id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: string, message: string } | null } };
 
 export type MyTransfersSubscriptionVariables = Exact<{
-  ownerId: InputMaybe<Scalars['ID']['input']>;
+  ownerId?: InputMaybe<Scalars['ID']['input']>;
 }>;
 
 

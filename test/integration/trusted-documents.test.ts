@@ -91,7 +91,7 @@ describe('TRUSTED_DOCUMENTS=allow', () => {
 
   test('a known documentId runs (POST and GET); an unknown one is PERSISTED_DOCUMENT_NOT_FOUND; any text still runs', async () => {
     const byId = await post(t, token, { documentId: idOf(ViewerDocument) });
-    expect(byId.body).toEqual({ data: { viewer: { id: 'trusted-allow', role: 'CUSTOMER' } } });
+    expect(byId.body).toEqual({ data: { viewer: { id: 'trusted-allow', role: 'CUSTOMER', __typename: 'Viewer' } } });
     const byGet = await get(t, token, { documentId: idOf(CorridorsDocument) });
     expect(byGet.status).toBe(200);
     expect(byGet.body.data.corridors.length).toBeGreaterThan(0);
@@ -108,7 +108,7 @@ describe('TRUSTED_DOCUMENTS=allow', () => {
   test('GET: the check reads the query string as Apollo does (up to a fragment; a second "?" is part of a value)', async () => {
     // node's client sends the target as written: a fragment reaches the server, which must not read it as the id's
     const viewer = await rawGet(t, token, `/graphql?documentId=${encodeURIComponent(idOf(ViewerDocument))}#fragment`);
-    expect(viewer).toEqual({ status: 200, body: { data: { viewer: { id: 'trusted-allow', role: 'CUSTOMER' } } } });
+    expect(viewer).toEqual({ status: 200, body: { data: { viewer: { id: 'trusted-allow', role: 'CUSTOMER', __typename: 'Viewer' } } } });
     const second = await rawGet(t, token, `/graphql?documentId=${encodeURIComponent(idOf(ViewerDocument))}?x=1`);
     expect(second.body.errors[0].extensions.code).toBe('PERSISTED_DOCUMENT_NOT_FOUND');
   });
@@ -139,7 +139,7 @@ describe('TRUSTED_DOCUMENTS=only', () => {
     expect((await get(t, token, { query: VIEWER })).body.data.viewer.id).toBe('trusted-only');
   });
 
-  test('any other text is PERSISTED_DOCUMENT_NOT_ALLOWED before parsing, validation, resolvers or upstream calls', async () => {
+  test('any other text is PERSISTED_DOCUMENT_NOT_ALLOWED before validation, resolvers or upstream calls (a bounded parse at most)', async () => {
     const before = await gatewayCalls(t);
     const quote = await post(t, token, { query: AD_HOC_QUOTE });
     expect(quote.status).toBe(400);
@@ -151,9 +151,17 @@ describe('TRUSTED_DOCUMENTS=only', () => {
     // not even parsed: a syntax error or an unknown field gets the same refusal, not GRAPHQL_PARSE_FAILED/VALIDATION_FAILED
     expect((await post(t, token, { query: '{ viewer { ' })).body.errors[0].extensions.code).toBe('PERSISTED_DOCUMENT_NOT_ALLOWED');
     expect((await post(t, token, { query: '{ noSuchField }' })).body.errors[0].extensions.code).toBe('PERSISTED_DOCUMENT_NOT_ALLOWED');
-    // the manifest text with one more space is another document
-    expect((await post(t, token, { query: `${VIEWER} ` })).body.errors[0].extensions.code).toBe('PERSISTED_DOCUMENT_NOT_ALLOWED');
+    // another selection, an alias or an argument is another document, whatever its layout
     expect((await get(t, token, { query: '{ viewer { id } }' })).body.errors[0].extensions.code).toBe('PERSISTED_DOCUMENT_NOT_ALLOWED');
+    expect((await post(t, token, { query: 'query Viewer { viewer { id } }' })).body.errors[0].extensions.code).toBe(
+      'PERSISTED_DOCUMENT_NOT_ALLOWED',
+    );
+    expect((await post(t, token, { query: 'query Viewer { viewer { id who: role } }' })).body.errors[0].extensions.code).toBe(
+      'PERSISTED_DOCUMENT_NOT_ALLOWED',
+    );
+    expect((await post(t, token, { query: 'query Viewer { viewer { id role __typename t: __typename } }' })).body.errors[0].extensions.code).toBe(
+      'PERSISTED_DOCUMENT_NOT_ALLOWED',
+    );
     // a legacy application/json client gets the same refusal with 200 (GraphQL over HTTP)
     const legacy = await post(t, token, { query: AD_HOC_QUOTE }, 'application/json');
     expect(legacy.status).toBe(200);
@@ -162,16 +170,37 @@ describe('TRUSTED_DOCUMENTS=only', () => {
     expect(await t.app.db.prisma.quote.count()).toBe(0);
   });
 
-  test('APQ does not widen the list: registering another text is refused, a manifest hash runs, an unknown hash is refused', async () => {
+  test('the same document as clients print it runs: without __typename, another layout, the fragments in another order', async () => {
+    expect((await post(t, token, { query: 'query Viewer { viewer { id role } }' })).body.data.viewer).toEqual({
+      id: 'trusted-only',
+      role: 'CUSTOMER',
+    });
+    expect((await post(t, token, { query: `${VIEWER}\n\n` })).body.data.viewer.__typename).toBe('Viewer');
+    const history = print(TransferHistoryDocument);
+    const [operation, ...fragments] = history.split('\n\nfragment ');
+    const reordered = [...fragments.map((f) => `fragment ${f}`).reverse(), operation].join('\n');
+    const r = await post(t, token, { query: reordered.replace(/\n\s*__typename/g, ''), variables: { first: 1 } });
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data.transfers.edges).toEqual([]);
+  });
+
+  test('APQ does not widen the list: registering another text is refused, a manifest hash runs, an unknown hash asks for the text', async () => {
     const q = '{ viewer { id role } }';
     const register = await post(t, token, { query: q, extensions: { persistedQuery: { version: 1, sha256Hash: sha(q) } } });
     expect(register.body.errors[0].extensions.code).toBe('PERSISTED_DOCUMENT_NOT_ALLOWED');
+    // a hash alone this instance never approved: the code Apollo's persisted-query link answers by sending the text
     const after = await post(t, token, { extensions: { persistedQuery: { version: 1, sha256Hash: sha(q) } } });
-    expect(after.body.errors[0].extensions.code).toBe('PERSISTED_DOCUMENT_NOT_ALLOWED');
+    expect(after.body.errors[0]).toMatchObject({ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } });
     const manifestHash = await post(t, token, { extensions: { persistedQuery: { version: 1, sha256Hash: sha(VIEWER) } } });
     expect(manifestHash.body.data.viewer.id).toBe('trusted-only');
     const viaGet = await get(t, token, { extensions: JSON.stringify({ persistedQuery: { version: 1, sha256Hash: sha(q) } }) });
-    expect(viaGet.body.errors[0].extensions.code).toBe('PERSISTED_DOCUMENT_NOT_ALLOWED');
+    expect(viaGet.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    // a client's own print of a manifest document, registered with its hash, then runs by the hash alone
+    const client = 'query Viewer {\n  viewer {\n    id\n    role\n  }\n}';
+    const ext = { persistedQuery: { version: 1, sha256Hash: sha(client) } };
+    expect((await post(t, token, { extensions: ext })).body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    expect((await post(t, token, { query: client, extensions: ext })).body.data.viewer.id).toBe('trusted-only');
+    expect((await post(t, token, { extensions: ext })).body.data.viewer.id).toBe('trusted-only');
   });
 
   test('graphql-ws: a documentId or the manifest text runs; other text is refused before anything runs', async () => {
@@ -194,7 +223,7 @@ describe('TRUSTED_DOCUMENTS=only', () => {
 describe('the manifest', () => {
   test('the default is the app manifest; a missing or tampered one stops the service from starting', () => {
     expect(loadConfig({ NODE_ENV: 'test' }).trustedDocuments).toEqual({
-      mode: 'off',
+      mode: 'allow',
       manifestPath: expect.stringMatching(/schema[/\\]app[/\\]persisted-documents\.json$/),
     });
     expect(() => loadConfig({ NODE_ENV: 'test', TRUSTED_DOCUMENTS: 'sometimes' })).toThrow(/TRUSTED_DOCUMENTS/);
