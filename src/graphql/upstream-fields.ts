@@ -109,6 +109,7 @@ export const LOCAL_FIELDS: Readonly<Record<string, readonly string[]>> = {
   Mutation: ['publishSystemNotice', 'requeueWebhookEvent'],
   Subscription: ['systemNotices', 'transferUpdated', 'myTransfers'],
   Transfer: ['events', 'refusals', 'refunds', 'cancellableUntil', 'sender', 'recipient'],
+  Failure: ['message', 'detail'],
 };
 
 const upstream = new Map(Object.entries(UPSTREAM_FIELDS).map(([type, fields]) => [type, new Set(fields)]));

@@ -1,4 +1,5 @@
 import Decimal from 'decimal.js';
+import type { FieldErrorCode } from './errors';
 
 /**
  * Money inside the service: decimal.js values (never floats), decimal strings on the API and in the
@@ -153,7 +154,9 @@ export function corridorBounds(
 
 interface AmountProblem {
   message: string;
-  /** Safe for the caller: the field and the bound it missed, never the amount sent. */
+  /** What is wrong with the amount's field (the caller names the field: errors.ts badField). */
+  code: FieldErrorCode;
+  /** Safe for the caller: the bound it missed, never the amount sent. */
   details: Record<string, unknown>;
 }
 
@@ -171,14 +174,23 @@ export function sendAmountProblem(
   // ISO 4217 codes are matched whatever the spelling
   const currency = corridor.sourceCurrency.toUpperCase();
   const destination = corridor.destinationCurrency.toUpperCase();
-  if (!a.gt(0)) return { message: `${field} must be greater than 0`, details: { field } };
-  if (!fitsMinorUnits(a, currency)) return { message: `${field} has more decimals than ${currency} allows`, details: { field } };
+  if (!a.gt(0)) return { message: `${field} must be greater than 0`, code: 'OUT_OF_RANGE', details: {} };
+  if (!fitsMinorUnits(a, currency))
+    return { message: `${field} has more decimals than ${currency} allows`, code: 'TOO_MANY_DECIMALS', details: {} };
   const { min, max } = corridorBounds(corridorRule(rules, currency, destination, corridor.destinationCountry?.toUpperCase()), currency);
   const name = `${currency} to ${destination}`;
   if (a.lt(min.amount))
-    return { message: `${field} must be at least ${min.amount} ${currency} for ${name}`, details: { field, minAmount: min } };
+    return {
+      message: `${field} must be at least ${min.amount} ${currency} for ${name}`,
+      code: 'BELOW_MINIMUM',
+      details: { minAmount: min },
+    };
   if (a.gt(max.amount))
-    return { message: `${field} must not exceed ${max.amount} ${currency} per transfer for ${name}`, details: { field, maxAmount: max } };
+    return {
+      message: `${field} must not exceed ${max.amount} ${currency} per transfer for ${name}`,
+      code: 'ABOVE_MAXIMUM',
+      details: { maxAmount: max },
+    };
   return null;
 }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Prisma, type PrismaClient, type SagaStep } from '../../generated/prisma/client';
 import { isStaff, type Caller } from '../../auth/auth.types';
 import type { Clock } from '../../shared/clock';
-import { AppError, badInput, forbidden, notFound } from '../../shared/errors';
+import { AppError, badField, badFields, badInput, forbidden, notFound } from '../../shared/errors';
 import { requestHash, type Completion, type IdempotencyService } from '../../db/idempotency.service';
 import type { Logger } from '../../shared/logger';
 import { holderDigest, type FundingCredentials } from '../checks/checks.credentials';
@@ -202,13 +202,24 @@ export class TransferService implements TransferEventSink {
 
   private validateParties(a: CreateTransferArgs): void {
     const f = a.funding;
-    if (f.type === 'CARD' && !f.cardToken) throw badInput('funding.cardToken is required for CARD funding');
-    if (f.type === 'BANK_ACCOUNT' && !f.bankAccount) throw badInput('funding.bankAccount is required for BANK_ACCOUNT funding');
-    if (f.type === 'ACCOUNT_TOKEN' && !f.accountToken) throw badInput('funding.accountToken is required for ACCOUNT_TOKEN funding');
+    if (f.type === 'CARD' && !f.cardToken)
+      throw badField('input.funding.cardToken', 'REQUIRED', 'funding.cardToken is required for CARD funding');
+    if (f.type === 'BANK_ACCOUNT' && !f.bankAccount)
+      throw badField('input.funding.bankAccount', 'REQUIRED', 'funding.bankAccount is required for BANK_ACCOUNT funding');
+    if (f.type === 'ACCOUNT_TOKEN' && !f.accountToken)
+      throw badField('input.funding.accountToken', 'REQUIRED', 'funding.accountToken is required for ACCOUNT_TOKEN funding');
     const d = a.recipient.destination;
-    if (d.type === 'WALLET' && !d.walletId) throw badInput('recipient.destination.walletId is required for a WALLET destination');
+    if (d.type === 'WALLET' && !d.walletId)
+      throw badField(
+        'input.recipient.destination.walletId',
+        'REQUIRED',
+        'recipient.destination.walletId is required for a WALLET destination',
+      );
     if (d.type === 'PIX' && (!d.pixKeyType || !d.pixKey))
-      throw badInput('recipient.destination.pixKeyType and pixKey are required for a PIX destination');
+      throw badFields('recipient.destination.pixKeyType and pixKey are required for a PIX destination', [
+        ...(d.pixKeyType ? [] : [{ path: 'input.recipient.destination.pixKeyType', code: 'REQUIRED' as const }]),
+        ...(d.pixKey ? [] : [{ path: 'input.recipient.destination.pixKey', code: 'REQUIRED' as const }]),
+      ]);
   }
 
   /**
@@ -233,13 +244,15 @@ export class TransferService implements TransferEventSink {
     if (quote.usedByTransferId)
       throw new AppError('QUOTE_ALREADY_USED', 'This quote was already used by another transfer; get a new quote');
     if (quote.expiresAt.getTime() <= now.getTime()) throw new AppError('QUOTE_EXPIRED', 'The quote has expired; get a new quote');
-    if (quote.sourceAmount === null) throw badInput('The quote has no sourceAmount; get a quote with the amount to send');
+    if (quote.sourceAmount === null)
+      throw badField('input.quoteId', 'INVALID', 'The quote has no sourceAmount; get a quote with the amount to send');
     // The corridor is where the money goes: the recipient's country (a quote priced for another country does not apply)
     const country = a.recipient.address.countryCode.toUpperCase();
     if (quote.destinationCountry && quote.destinationCountry.toUpperCase() !== country)
-      throw badInput(
+      throw badField(
+        'input.quoteId',
+        'MISMATCH',
         `quoteId: the quote was priced for another destination country than recipient.address.countryCode; get a quote with destinationCountry ${country}`,
-        { field: 'quoteId' },
       );
     const amountProblem = sendAmountProblem(
       "The quote's sourceAmount",
@@ -247,19 +260,21 @@ export class TransferService implements TransferEventSink {
       { ...quote, destinationCountry: country },
       this.opts.corridors,
     );
-    if (amountProblem) throw badInput(amountProblem.message, amountProblem.details);
+    if (amountProblem) throw badField('input.quoteId', amountProblem.code, amountProblem.message, amountProblem.details);
     const methods = QUOTE_METHODS_FOR_FUNDING[a.funding.type];
     if (!methods.includes(quote.paymentMethod))
-      throw badInput(
+      throw badField(
+        'input.quoteId',
+        'MISMATCH',
         `quoteId: the quote was priced for paymentMethod ${quote.paymentMethod}, which does not fund a ${a.funding.type} transfer; get a quote with paymentMethod ${methods.join(' or ')} (or change funding.type)`,
       );
     if (!person || person.ownerId !== caller.userId) throw notFound('Person');
-    if (person.status !== 'APPROVED') throw badInput('The sender person is not APPROVED by KYC');
+    if (person.status !== 'APPROVED') throw badField('input.personId', 'NOT_VERIFIED', 'The sender person is not APPROVED by KYC');
     const sender = senderOf(person.details);
-    if (typeof sender === 'string') throw badInput(`personId: ${sender}`);
+    if (typeof sender === 'string') throw badField('input.personId', 'INCOMPLETE', `personId: ${sender}`);
     if (a.funding.type === 'CARD') {
       const nameProblem = cardholderNameProblem(sender);
-      if (nameProblem) throw badInput(nameProblem, { field: 'personId' });
+      if (nameProblem) throw badField('input.personId', 'INVALID_CARDHOLDER_NAME', nameProblem);
     }
     // The funding credential must be the caller's own (staff included): bound by the caller's own check. A card
     // whose check was just APPROVED for this very sender is not checked again by the saga (the same request).
@@ -327,9 +342,11 @@ export class TransferService implements TransferEventSink {
     if (!isStaff(caller)) throw forbidden('Only back-office or admin can capture');
     const t0 = await this.getVisible(caller, input.transferId);
     if (input.amount != null) {
-      if (!dec(input.amount).gt(0)) throw badInput('amount must be greater than 0');
-      if (!fitsMinorUnits(input.amount, t0.sendCurrency)) throw badInput(`amount has more decimals than ${t0.sendCurrency} allows`);
-      if (dec(input.amount).gt(dec(t0.sendAmount))) throw badInput('amount must not exceed the authorized amount');
+      if (!dec(input.amount).gt(0)) throw badField('input.amount', 'OUT_OF_RANGE', 'amount must be greater than 0');
+      if (!fitsMinorUnits(input.amount, t0.sendCurrency))
+        throw badField('input.amount', 'TOO_MANY_DECIMALS', `amount has more decimals than ${t0.sendCurrency} allows`);
+      if (dec(input.amount).gt(dec(t0.sendAmount)))
+        throw badField('input.amount', 'ABOVE_MAXIMUM', 'amount must not exceed the authorized amount');
     }
     const amount = input.amount != null ? formatAmount(input.amount, t0.sendCurrency) : null;
     return this.actions.capture(caller, t0, input, amount);
@@ -353,11 +370,12 @@ export class TransferService implements TransferEventSink {
   ): Promise<TransferRow> {
     if (!isStaff(caller)) throw forbidden('Only back-office or admin can refund');
     const reason = input.reason.trim();
-    if (reason.length < 3) throw badInput('reason must say why (3 to 500 characters)');
+    if (reason.length < 3) throw badField('input.reason', 'TOO_SHORT', 'reason must say why (3 to 500 characters)');
     const t0 = await this.getVisible(caller, input.transferId);
     if (input.amount != null) {
-      if (!dec(input.amount).gt(0)) throw badInput('amount must be greater than 0');
-      if (!fitsMinorUnits(input.amount, t0.sendCurrency)) throw badInput(`amount has more decimals than ${t0.sendCurrency} allows`);
+      if (!dec(input.amount).gt(0)) throw badField('input.amount', 'OUT_OF_RANGE', 'amount must be greater than 0');
+      if (!fitsMinorUnits(input.amount, t0.sendCurrency))
+        throw badField('input.amount', 'TOO_MANY_DECIMALS', `amount has more decimals than ${t0.sendCurrency} allows`);
     }
     const amount = input.amount != null ? formatAmount(input.amount, t0.sendCurrency) : null;
     return this.actions.refund(caller, t0, { idempotencyKey: input.idempotencyKey, reason }, amount);
