@@ -92,13 +92,11 @@ const GRAPHQL_JS_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FA
 /** The error formatter: Apollo's `formatError`, with the language of the request the error answers (default English). */
 export type ErrorFormatter = (formatted: GraphQLFormattedError, error: unknown, language?: Language) => GraphQLFormattedError;
 
-/** An answered field problem: `extensions.fields[]`, the one shape of a field error. */
-export interface FieldError extends FieldProblem {
-  message: string;
-}
-
-/** Field problems as answered: with the customer message of each code, in `language`. */
-export const fieldErrors = (problems: readonly FieldProblem[], language?: Language): FieldError[] =>
+/**
+ * Field problems as answered — `extensions.fields[]`, the one shape of a field error (the SDL's FieldError) — with the
+ * customer message of each code, in `language`.
+ */
+const fieldErrors = (problems: readonly FieldProblem[], language?: Language): (FieldProblem & { message: string })[] =>
   problems.map((p) => ({ path: p.path, code: p.code, message: fieldMessage(p.code, language) }));
 
 /**

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLFormattedError, OperationDefinitionNode } from 'graphql';
 import type { Logger } from '../shared/logger';
 import type { Metrics } from '../shared/metrics';
-import { negotiateLanguage, type Language } from '../shared/messages';
+import { errorMessage, negotiateLanguage, type Language } from '../shared/messages';
 import { currentRequest, runInRequest, type RequestContext } from '../shared/request-context';
 import type { GraphQLContext } from './context';
 import { isRequestError, requestErrorStatus } from './http-status';
@@ -58,8 +58,8 @@ type FormatError = (formatted: GraphQLFormattedError, error: unknown, language?:
 
 /**
  * The error formatter of HTTP answers: the edge's own (errors.ts), in the request's language (Accept-Language), then
- * `extensions.requestId` (the request's x-request-id) on every error, counted on the exchange. Should the edge's formatter fail, the error is logged and
- * answered as Apollo would answer it, an internal error — with the request id all the same.
+ * `extensions.requestId` (the request's x-request-id) on every error, counted on the exchange. Should the edge's
+ * formatter fail, the error is logged and answered as an internal error — with the request id all the same.
  */
 export function httpErrorFormatter(
   format: FormatError,
@@ -77,7 +77,8 @@ export function httpErrorFormatter(
       out = format(formatted, error, exchange?.language);
     } catch (e) {
       logger.error({ err: e }, 'formatting a GraphQL error failed');
-      out = { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+      const code = 'INTERNAL_SERVER_ERROR';
+      out = { message: errorMessage(code, exchange?.language), extensions: { code, detail: 'Internal server error' } };
     }
     return request ? { ...out, extensions: { ...out.extensions, requestId: request.requestId } } : out;
   };

@@ -48,9 +48,6 @@ export const EDGE_ERROR_CODES = [
 export const API_ERROR_CODES = [...ERROR_CODES, ...EDGE_ERROR_CODES] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
 
-export const isApiErrorCode = (code: unknown): code is ApiErrorCode =>
-  typeof code === 'string' && (API_ERROR_CODES as readonly string[]).includes(code);
-
 /**
  * What is wrong with one input field of a BAD_USER_INPUT (`extensions.fields[].code`, the GraphQL enum
  * FieldErrorCode): stable, for an app to branch on; its customer message comes from src/shared/messages.

@@ -11,7 +11,7 @@ export const en: MessageCatalog = {
     QUOTE_ALREADY_USED: 'This price offer has already been used. Please get a new quote.',
     IDEMPOTENCY_KEY_REUSED: 'This request conflicts with an earlier one. Please start again.',
     IDEMPOTENCY_IN_PROGRESS: 'Your earlier request is still being processed. Please wait a moment.',
-    INVALID_STATE: 'This is not possible at the moment. Please refresh and try again.',
+    INVALID_STATE: 'This action is not possible right now. Please refresh to see the latest status.',
     UPSTREAM_UNAVAILABLE: 'One of our partners is temporarily unavailable. Please try again later.',
     UPSTREAM_REJECTED: 'Our partner could not accept this request. Please check the details and try again.',
     RATE_LIMITED: 'Too many attempts. Please wait a moment and try again.',

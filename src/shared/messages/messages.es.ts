@@ -11,7 +11,7 @@ export const es: MessageCatalog = {
     QUOTE_ALREADY_USED: 'Esta cotización ya fue utilizada. Solicita una nueva cotización.',
     IDEMPOTENCY_KEY_REUSED: 'Esta solicitud entra en conflicto con una anterior. Vuelve a empezar.',
     IDEMPOTENCY_IN_PROGRESS: 'Tu solicitud anterior todavía se está procesando. Espera un momento.',
-    INVALID_STATE: 'Esto no es posible en este momento. Actualiza e inténtalo de nuevo.',
+    INVALID_STATE: 'Esta acción no es posible en este momento. Actualiza para ver el estado más reciente.',
     UPSTREAM_UNAVAILABLE: 'Uno de nuestros socios no está disponible temporalmente. Inténtalo de nuevo más tarde.',
     UPSTREAM_REJECTED: 'Nuestro socio no pudo aceptar esta solicitud. Revisa los datos e inténtalo de nuevo.',
     RATE_LIMITED: 'Demasiados intentos. Espera un momento e inténtalo de nuevo.',

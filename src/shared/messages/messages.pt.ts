@@ -11,7 +11,7 @@ export const pt: MessageCatalog = {
     QUOTE_ALREADY_USED: 'Esta cotação já foi utilizada. Solicite uma nova cotação.',
     IDEMPOTENCY_KEY_REUSED: 'Esta solicitação conflita com uma anterior. Comece novamente.',
     IDEMPOTENCY_IN_PROGRESS: 'Sua solicitação anterior ainda está sendo processada. Aguarde um momento.',
-    INVALID_STATE: 'Isso não é possível no momento. Atualize e tente novamente.',
+    INVALID_STATE: 'Esta ação não é possível no momento. Atualize para ver o status mais recente.',
     UPSTREAM_UNAVAILABLE: 'Um dos nossos parceiros está temporariamente indisponível. Tente novamente mais tarde.',
     UPSTREAM_REJECTED: 'Nosso parceiro não pôde aceitar esta solicitação. Verifique os dados e tente novamente.',
     RATE_LIMITED: 'Muitas tentativas. Aguarde um momento e tente novamente.',
