@@ -91,6 +91,14 @@ export default tseslint.config(
     ),
   },
   {
+    files: ['src/shared/*/*.ts'],
+    rules: layer(
+      2,
+      [GRAPHQL, SANDBOX, MODULES, DB, HTTP, AUTH, ABOVE_SHARED],
+      [GRAPHQL_PACKAGES, SANDBOX_PACKAGE, DB_PACKAGES, HTTP_PACKAGES],
+    ),
+  },
+  {
     files: ['src/upstream/*.ts'],
     rules: layer(1, [GRAPHQL, SANDBOX, MODULES, DB, HTTP, AUTH], [GRAPHQL_PACKAGES, SANDBOX_PACKAGE, DB_PACKAGES, HTTP_PACKAGES]),
   },

@@ -763,7 +763,7 @@ const schema = z.object({
       configDocs,
       doc(
         'transfers',
-        "How long a payout takes, as `SRC>DST[/CC][:DESTINATION]=MIN..MAX` entries matched like `TRANSFER_CORRIDORS` (`:PIX` or `:WALLET` beats no destination type); durations `0`, `90s`, `30m`, `2h`, `3d` (no MIN: 0). The platform gives no delivery time of its own: this is the estimate `createQuote` and the `corridor` queries show (a quote without `destinationType`: the widest window over the destination types) and the transfer keeps from its quote. No `*`: `*=0..3d` is added.",
+        'How long a payout takes, as `SRC>DST[/CC][:DESTINATION]=MIN..MAX` entries matched like `TRANSFER_CORRIDORS` (`:PIX` or `:WALLET` beats no destination type); durations `0`, `90s`, `30m`, `2h`, `3d` (no MIN: 0). The platform gives no delivery time of its own: this is the estimate `createQuote` and the `corridor` queries show (a quote without `destinationType`: the widest window over the destination types) and the transfer keeps from its quote. No `*`: `*=0..3d` is added.',
         { default: `\`${DEFAULT_DELIVERY_TIMES}\``, example: DEFAULT_DELIVERY_TIMES },
       ),
     ),
@@ -777,9 +777,13 @@ const schema = z.object({
     .optional()
     .register(
       configDocs,
-      doc('transfers', "The operator's support e-mail on every receipt. Production needs `SUPPORT_EMAIL`, `SUPPORT_PHONE` or `SUPPORT_URL`.", {
-        default: 'production: none; elsewhere `support@example.com`',
-      }),
+      doc(
+        'transfers',
+        "The operator's support e-mail on every receipt. Production needs `SUPPORT_EMAIL`, `SUPPORT_PHONE` or `SUPPORT_URL`.",
+        {
+          default: 'production: none; elsewhere `support@example.com`',
+        },
+      ),
     ),
   SUPPORT_PHONE: z
     .string()
@@ -787,9 +791,7 @@ const schema = z.object({
     .regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number such as +18005550100')
     .optional()
     .register(configDocs, doc('transfers', "The operator's support phone (E.164) on every receipt.")),
-  SUPPORT_URL: httpUrl
-    .optional()
-    .register(configDocs, doc('transfers', "The operator's support page on every receipt (`https://`).")),
+  SUPPORT_URL: httpUrl.optional().register(configDocs, doc('transfers', "The operator's support page on every receipt (`https://`).")),
 });
 
 /** The credentials the built-in sandbox accepts; used only while the upstreams are a sandbox, never in production. */
@@ -1046,7 +1048,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   }
   if (production) {
     if (!e.SUPPORT_EMAIL && !e.SUPPORT_PHONE && !e.SUPPORT_URL)
-      problems.push({ variable: 'SUPPORT_EMAIL', problem: 'SUPPORT_EMAIL, SUPPORT_PHONE or SUPPORT_URL is required in production (every receipt names the support contact)' });
+      problems.push({
+        variable: 'SUPPORT_EMAIL',
+        problem: 'SUPPORT_EMAIL, SUPPORT_PHONE or SUPPORT_URL is required in production (every receipt names the support contact)',
+      });
     if (!e.AUTH_ISSUER) problems.push({ variable: 'AUTH_ISSUER', problem: 'is required in production (the expected iss of every token)' });
     if (!e.AUTH_AUDIENCE)
       problems.push({ variable: 'AUTH_AUDIENCE', problem: 'is required in production (the expected aud of every token)' });

@@ -1,5 +1,7 @@
-import { validate, type ValidatorOptions } from 'class-validator';
-import { ArgumentValidationError, type ValidatorFn } from 'type-graphql';
+import { getMetadataStorage as validationMetadata, validate, type ValidationError, type ValidatorOptions } from 'class-validator';
+import { getNamedType, type GraphQLResolveInfo } from 'graphql';
+import { ArgumentValidationError, getMetadataStorage, type ValidatorFn } from 'type-graphql';
+import type { FieldErrorCode, FieldProblem } from '../shared/errors';
 
 /**
  * class-validator's options for every argument object (TypeGraphQL's own defaults applied: missing properties are
@@ -76,13 +78,13 @@ function remember(type: Function, value: Record<string, unknown>, keys: readonly
 }
 
 /** Checks one argument object; a remembered pass returns at once, with no promise made (the common case). */
-function validateObject(value: object, type: Function): Promise<void> | undefined {
+function validateObject(value: object, type: Function, path: () => string): Promise<void> | undefined {
   const fields = value as Record<string, unknown>;
   const keys = Object.keys(value);
   const memo = passed.get(type);
   if (memo !== undefined && remembered(memo, fields, keys)) return undefined;
   return validate(value, OPTIONS).then((errors) => {
-    if (errors.length > 0) throw new ArgumentValidationError(errors);
+    if (errors.length > 0) throw new InputValidationError(errors, fieldProblems(errors, value, path()));
     // remembered only when nothing was stripped: a hit must leave the object as a run would
     if (Object.keys(value).length === keys.length && isFlat(fields, keys)) remember(type, fields, keys);
   });
@@ -98,11 +100,142 @@ function validateObject(value: object, type: Function): Promise<void> | undefine
  */
 const SCALAR_TYPES: ReadonlySet<Function> = new Set<Function>([Date, Object, String, Number, Boolean, Array]);
 
-export const validateArguments: ValidatorFn = (value, type) => {
+export const validateArguments: ValidatorFn = (value, type, resolverData) => {
   if (typeof type !== 'function' || SCALAR_TYPES.has(type) || value === null || typeof value !== 'object') return;
+  const info = (resolverData as { info?: GraphQLResolveInfo } | undefined)?.info;
   if (Array.isArray(value)) {
-    const items = value.filter((v): v is object => v instanceof type);
-    return items.length === 0 ? undefined : Promise.all(items.map((v) => validateObject(v, type))).then(() => undefined);
+    const checks = value.flatMap((v, i) =>
+      v instanceof type ? [validateObject(v, type, () => join(argumentName(type, info), String(i)))] : [],
+    );
+    return checks.length === 0 ? undefined : Promise.all(checks).then(() => undefined);
   }
-  if (value instanceof type) return validateObject(value, type);
+  if (value instanceof type) return validateObject(value, type, () => argumentName(type, info));
 };
+
+/**
+ * class-validator's refusal of an argument object (TypeGraphQL's ArgumentValidationError), with what is wrong with
+ * each field worked out while the values are at hand: the error formatter answers `extensions.fields` from `fields`.
+ */
+export class InputValidationError extends ArgumentValidationError {
+  constructor(
+    errors: ValidationError[],
+    readonly fields: readonly FieldValidationProblem[],
+  ) {
+    super(errors);
+  }
+}
+
+/** A field's problem, with class-validator's message (the developer's detail, never the value). */
+export interface FieldValidationProblem extends FieldProblem {
+  detail: string;
+}
+
+const join = (prefix: string, name: string) => (prefix ? `${prefix}.${name}` : name);
+
+/**
+ * The argument a checked object is the value of, for the paths of its fields: "" for an @Args() class (its fields
+ * are the arguments themselves), else the one argument of the field whose type is the object's input type ("" when
+ * none or several are).
+ */
+function argumentName(type: Function, info: GraphQLResolveInfo | undefined): string {
+  if (!info) return '';
+  const metadata = getMetadataStorage();
+  if (metadata.argumentTypes.some((t) => t.target === type)) return '';
+  const name = metadata.inputTypes.find((t) => t.target === type)?.name;
+  const args = info.parentType.getFields()[info.fieldName]?.args.filter((a) => getNamedType(a.type).name === name) ?? [];
+  return args.length === 1 ? args[0]!.name : '';
+}
+
+/**
+ * Each field class-validator refused, once (its first constraint), with its path from the argument on; `holder` is the
+ * object checked (undefined: the values are not known, and a length is judged INVALID).
+ */
+export function fieldProblems(
+  errors: readonly ValidationError[],
+  holder: unknown,
+  prefix: string,
+  out: FieldValidationProblem[] = [],
+): FieldValidationProblem[] {
+  for (const e of errors) {
+    const path = e.property === '' ? prefix : join(prefix, e.property);
+    const value = holder !== null && typeof holder === 'object' ? (holder as Record<string, unknown>)[e.property] : undefined;
+    const first = e.constraints ? Object.entries(e.constraints)[0] : undefined;
+    if (first) out.push({ path, code: fieldCode(first[0], value, holder, e.property), detail: first[1] });
+    if (e.children?.length) fieldProblems(e.children, value, path, out);
+  }
+  return out;
+}
+
+/** class-validator constraints that say a value is not in its expected form. */
+const FORMAT_CONSTRAINTS = new Set([
+  'matches',
+  'isEmail',
+  'isUUID',
+  'isUrl',
+  'isISO31661Alpha2',
+  'isISO4217CurrencyCode',
+  'isString',
+  'isInt',
+  'isNumber',
+  'isBoolean',
+  'isObject',
+  'isDate',
+  'isDateString',
+  'isISO8601',
+  'isDecimal',
+]);
+
+/** The field error code of a class-validator constraint (its name), judged on the value where it takes the value. */
+function fieldCode(constraint: string, value: unknown, holder: unknown, property: string): FieldErrorCode {
+  switch (constraint) {
+    case 'isDefined':
+    case 'isNotEmpty':
+    case 'arrayNotEmpty':
+      return 'REQUIRED';
+    case 'isLength':
+    case 'minLength':
+    case 'maxLength':
+      return lengthCode(constraint, value, holder, property);
+    case 'arrayMinSize':
+      return Array.isArray(value) && value.length === 0 ? 'REQUIRED' : 'TOO_FEW_ITEMS';
+    case 'arrayMaxSize':
+      return 'TOO_MANY_ITEMS';
+    case 'min':
+    case 'max':
+    case 'isPositive':
+    case 'minDate':
+    case 'maxDate':
+      return 'OUT_OF_RANGE';
+    case 'isIn':
+    case 'isEnum':
+      return 'INVALID_CHOICE';
+    default:
+      return FORMAT_CONSTRAINTS.has(constraint) ? 'INVALID_FORMAT' : 'INVALID';
+  }
+}
+
+/**
+ * Empty → REQUIRED; else TOO_SHORT or TOO_LONG by the constraint's bounds (class-validator's metadata of the holder's
+ * class). A list checked item by item (`each`) is judged on its first item out of bounds.
+ */
+function lengthCode(constraint: string, value: unknown, holder: unknown, property: string): FieldErrorCode {
+  if (constraint === 'maxLength') return 'TOO_LONG';
+  if (value === undefined) return 'INVALID';
+  const texts = (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
+  if (texts.length === 0) return 'INVALID_FORMAT';
+  if (constraint === 'minLength') return texts.some((t) => t === '') ? 'REQUIRED' : 'TOO_SHORT';
+  const target = holder !== null && typeof holder === 'object' ? holder.constructor : undefined;
+  const bounds = target
+    ? validationMetadata()
+        .getTargetValidationMetadatas(target, '', true, false)
+        .find((m) => m.propertyName === property && m.name === 'isLength')?.constraints
+    : undefined;
+  const [min, max] = (bounds ?? []) as [number | undefined, number | undefined];
+  for (const t of texts) {
+    const length = [...t].length; // as class-validator counts: a surrogate pair is one character
+    if (length === 0 && (min ?? 0) > 0) return 'REQUIRED';
+    if (min !== undefined && length < min) return 'TOO_SHORT';
+    if (max !== undefined && length > max) return 'TOO_LONG';
+  }
+  return 'INVALID';
+}

@@ -1,5 +1,6 @@
 import type { AppError } from '../shared/errors';
 import type { Caller } from '../auth/auth.types';
+import type { Language } from '../shared/messages';
 
 /** What every resolver receives. Built per HTTP request or per websocket operation. */
 export interface GraphQLContext {
@@ -13,4 +14,10 @@ export interface GraphQLContext {
    * TRUST_PROXY trusts). Sent upstream wherever an API wants the customer's IP: never asked of the client.
    */
   clientIp: string;
+  /**
+   * The language of customer messages (a transfer's failure.message; errors are formatted in it too): over HTTP the
+   * request's Accept-Language, over graphql-ws the connection's (connection_init `acceptLanguage`, else the upgrade
+   * request's Accept-Language). English by default.
+   */
+  language: Language;
 }

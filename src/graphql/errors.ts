@@ -3,28 +3,12 @@ import { GraphQLError } from 'graphql';
 import type { ValidationError } from 'class-validator';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { isDatabaseUnavailable } from '../db/db.errors';
-import { isAppError, type ErrorCode } from '../shared/errors';
+import { isAppError, type ApiErrorCode, type FieldErrorCode, type FieldProblem } from '../shared/errors';
 import type { Logger } from '../shared/logger';
+import { errorMessage, fieldMessage, type Language } from '../shared/messages';
+import { fieldProblems, InputValidationError } from './arg-validation';
 import { queryLimitOf } from './limits';
 import { isUpstreamError, upstreamAppError, type UpstreamErrorRule } from '../upstream/http/upstream.errors';
-
-interface FieldProblem {
-  /** Dotted path of the offending field inside the argument object, e.g. "sender.email". */
-  path: string;
-  /** class-validator constraint name → human message (never the value). */
-  constraints: Record<string, string>;
-}
-
-/** Flatten class-validator errors, dropping `target` and `value` (the whole input, with PII). */
-export function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldProblem[] {
-  const out: FieldProblem[] = [];
-  for (const e of errors) {
-    const path = prefix ? `${prefix}.${e.property}` : e.property;
-    if (e.constraints && Object.keys(e.constraints).length) out.push({ path, constraints: { ...e.constraints } });
-    if (e.children?.length) out.push(...flattenValidationErrors(e.children, path));
-  }
-  return out;
-}
 
 /**
  * graphql-js echoes offending values in coercion messages ("Variable "$input" got invalid value {...}",
@@ -87,7 +71,7 @@ function withoutSchemaDetails(message: string, code: string): string {
   return m.includes('"') ? (FALLBACK[code] ?? 'Invalid request') : m;
 }
 
-const PASSTHROUGH_CODES = new Set([
+const PASSTHROUGH_CODES = new Set<ApiErrorCode>([
   'GRAPHQL_PARSE_FAILED',
   'GRAPHQL_VALIDATION_FAILED',
   'BAD_USER_INPUT',
@@ -105,11 +89,25 @@ const PASSTHROUGH_CODES = new Set([
 /** Codes whose messages graphql-js writes (and may fill with what the client sent). */
 const GRAPHQL_JS_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']);
 
+/** The error formatter: Apollo's `formatError`, with the language of the request the error answers (default English). */
+export type ErrorFormatter = (formatted: GraphQLFormattedError, error: unknown, language?: Language) => GraphQLFormattedError;
+
 /**
- * Apollo `formatError`: every error leaves with a stable `extensions.code`, no stack trace,
- * no echoed input. The database out of reach is SERVICE_UNAVAILABLE (transient: retry); other unexpected errors
- * are logged in full (server side) and answered generically. A query limit's refusal keeps its own code (limits.ts). With `hideSchemaDetails` (production), graphql-js's
- * own messages lose suggestions and every name or value the client wrote (`withoutSchemaDetails`).
+ * Field problems as answered — `extensions.fields[]`, the one shape of a field error (the SDL's FieldError) — with the
+ * customer message of each code, in `language`.
+ */
+const fieldErrors = (problems: readonly FieldProblem[], language?: Language): (FieldProblem & { message: string })[] =>
+  problems.map((p) => ({ path: p.path, code: p.code, message: fieldMessage(p.code, language) }));
+
+/**
+ * Apollo `formatError`: every error leaves with a stable `extensions.code`, no stack trace, no echoed input. Its
+ * `message` is for the customer — the code's message in the request's language (src/shared/messages) — and what
+ * went wrong for developers (English) is `extensions.detail`; a BAD_USER_INPUT about input fields lists them in
+ * `extensions.fields: [{ path, code, message }]` (class-validator's refusals, the services' own, a variable's value
+ * graphql-js could not take). The database out of reach is SERVICE_UNAVAILABLE (transient: retry); other unexpected
+ * errors are logged in full (server side) and answered generically. A query limit's refusal keeps its own code
+ * (limits.ts). With `hideSchemaDetails` (production), graphql-js's own details lose suggestions and every name or
+ * value the client wrote (`withoutSchemaDetails`).
  */
 export function createErrorFormatter(
   logger: Logger,
@@ -119,65 +117,74 @@ export function createErrorFormatter(
     /** The modules' special cases of the upstream error mapping (module contract). */
     upstreamErrors?: readonly UpstreamErrorRule[];
   } = {},
-) {
+): ErrorFormatter {
   const rules = opts.upstreamErrors ?? [];
   const clean = (message: string, code: string) => {
     const stripped = stripEchoedValues(message);
     return opts.hideSchemaDetails && GRAPHQL_JS_CODES.has(code) ? withoutSchemaDetails(stripped, code) : stripped;
   };
-  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+  return (formatted, error, language) => {
     const unwrapped = unwrapResolverError(error);
     // upstream failures are mapped here, at the edge, once: services let them through
     const original = isUpstreamError(unwrapped) ? upstreamAppError(unwrapped, rules) : unwrapped;
     const base = { locations: formatted.locations, path: formatted.path };
+    const answer = (
+      code: ApiErrorCode,
+      detail: string,
+      more: Record<string, unknown> = {},
+      fields: readonly FieldProblem[] = [],
+      where: Pick<GraphQLFormattedError, 'locations' | 'path'> = base,
+    ): GraphQLFormattedError => ({
+      ...where,
+      message: errorMessage(code, language),
+      extensions: { code, detail, ...more, ...(fields.length ? { fields: fieldErrors(fields, language) } : {}) },
+    });
 
     if (isAppError(original)) {
-      return {
-        ...base,
-        message: original.message,
-        extensions: { code: original.code, ...(original.details ?? {}) },
-      };
+      const { fields, ...more } = original.details ?? {};
+      return answer(original.code, original.message, more, Array.isArray(fields) ? (fields as FieldProblem[]) : []);
     }
     // a query limit (cost, depth, aliases, directives, tokens): its own code and fixed message, nothing echoed
     const limit = queryLimitOf(original, opts.maxTokens ?? 0);
     if (limit)
-      return {
-        message: limit.message,
-        extensions: { code: limit.code, limit: limit.limit, ...(limit.cost !== undefined ? { cost: limit.cost } : {}) },
-      };
+      return answer(limit.code, limit.message, { limit: limit.limit, ...(limit.cost !== undefined ? { cost: limit.cost } : {}) }, [], {});
     const ext = (original instanceof GraphQLError ? original.extensions : formatted.extensions) ?? {};
     if (Array.isArray(ext.validationErrors)) {
-      const fields = flattenValidationErrors(ext.validationErrors as ValidationError[]);
-      const first = fields[0];
-      const firstMessage = first ? Object.values(first.constraints)[0] : undefined;
-      return {
-        ...base,
-        message: firstMessage ? `Invalid input: ${firstMessage}` : 'Invalid input',
-        extensions: { code: 'BAD_USER_INPUT' satisfies ErrorCode, fields },
-      };
+      const fields =
+        original instanceof InputValidationError
+          ? original.fields
+          : fieldProblems(ext.validationErrors as ValidationError[], undefined, '');
+      const detail = fields.length ? `Invalid input: ${fields.map((f) => f.detail).join('; ')}` : 'Invalid input';
+      return answer(
+        'BAD_USER_INPUT',
+        detail,
+        {},
+        fields.map(({ path, code }) => ({ path, code })),
+      );
     }
     const code = typeof ext.code === 'string' ? ext.code : undefined;
-    if (code === 'UNAUTHORIZED') return { ...base, message: 'Not allowed', extensions: { code: 'FORBIDDEN' } };
-    if (code && PASSTHROUGH_CODES.has(code)) {
+    if (code === 'UNAUTHORIZED') return answer('FORBIDDEN', 'Not allowed');
+    if (code && PASSTHROUGH_CODES.has(code as ApiErrorCode)) {
       const retry =
         code === 'RATE_LIMITED' && typeof ext.retryAfterSeconds === 'number' ? { retryAfterSeconds: ext.retryAfterSeconds } : {};
-      return { ...base, message: clean(formatted.message, code), extensions: { code, ...retry } };
+      const field = code === 'BAD_USER_INPUT' ? variableProblem(formatted.message) : null;
+      return answer(code as ApiErrorCode, clean(formatted.message, code), retry, field ? [field] : []);
     }
     if (original instanceof GraphQLError && !code && (!original.originalError || isVariableCoercion(original))) {
       // A GraphQL-level error raised by graphql-js itself (argument or variable coercion): the caller's fault.
-      return { ...base, message: clean(formatted.message, 'BAD_USER_INPUT'), extensions: { code: 'BAD_USER_INPUT' } };
+      const field = variableProblem(formatted.message);
+      return answer('BAD_USER_INPUT', clean(formatted.message, 'BAD_USER_INPUT'), {}, field ? [field] : []);
     }
     if (isDatabaseUnavailable(original)) {
       // transient, not a bug: the caller retries (readiness reports the outage to the load balancer meanwhile)
       logger.warn({ err: original }, 'database unavailable while executing a GraphQL operation');
-      return {
-        ...base,
-        message: 'The service is temporarily unavailable; retry shortly (a mutation with the same idempotencyKey)',
-        extensions: { code: 'SERVICE_UNAVAILABLE' satisfies ErrorCode },
-      };
+      return answer(
+        'SERVICE_UNAVAILABLE',
+        'The service is temporarily unavailable; retry shortly (a mutation with the same idempotencyKey)',
+      );
     }
     logger.error({ err: original }, 'unexpected error while executing a GraphQL operation');
-    return { ...base, message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+    return answer('INTERNAL_SERVER_ERROR', 'Internal server error');
   };
 }
 
@@ -186,3 +193,29 @@ export function createErrorFormatter(
  * HTTP path marks it BAD_USER_INPUT itself): no path, and its message names the variable.
  */
 const isVariableCoercion = (e: GraphQLError) => !e.path && /^Variable "\$\w+" /.test(e.message);
+
+/**
+ * The field a variable's refused value concerns, from graphql-js's message: the path from the variable's name on
+ * (list positions as numbers: "input.items.0.name") and what is wrong — or null when the message names a field the
+ * client made up (an unknown input field: its name is the client's, not the schema's) or is not about a value.
+ */
+export function variableProblem(message: string): FieldProblem | null {
+  const missing = /^Variable "\$(\w+)" of (?:required|non-null) type "[^"]*" (?:was not provided|must not be null)\.?$/.exec(message);
+  if (missing) return { path: missing[1]!, code: 'REQUIRED' };
+  const variable = /^Variable "\$(\w+)" got invalid value /s.exec(message);
+  if (!variable) return null;
+  const at = [...message.matchAll(/ at "([\w.[\]]+)"; /g)].at(-1);
+  const reason = at ? message.slice(at.index + at[0].length) : message.slice(message.lastIndexOf('; ') + 2);
+  const path = (at ? at[1]! : variable[1]!).replace(/\[(\d+)\]/g, '.$1');
+  const required = /^Field "(\w+)" of required type "[^"]*" was not provided\.?$/.exec(reason);
+  if (required) return { path: `${path}.${required[1]}`, code: 'REQUIRED' };
+  if (/^Field "[^"]*" is not defined by type/.test(reason)) return null;
+  const code: FieldErrorCode = /not to be null/.test(reason)
+    ? 'REQUIRED'
+    : /\benum\b/i.test(reason)
+      ? 'INVALID_CHOICE'
+      : /cannot represent|^Expected type|^(?:Decimal|DateTime|JSON\w*) /.test(reason)
+        ? 'INVALID_FORMAT'
+        : 'INVALID';
+  return { path, code };
+}

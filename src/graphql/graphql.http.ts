@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLFormattedError, OperationDefinitionNode } from 'graphql';
 import type { Logger } from '../shared/logger';
 import type { Metrics } from '../shared/metrics';
+import { errorMessage, negotiateLanguage, type Language } from '../shared/messages';
 import { currentRequest, runInRequest, type RequestContext } from '../shared/request-context';
 import type { GraphQLContext } from './context';
 import { isRequestError, requestErrorStatus } from './http-status';
@@ -21,8 +22,18 @@ export class GraphQLExchange {
   requestErrorsOnly = true;
   /** Work held until the operation is allowed to run (a persisted query's registration: apq.ts). */
   private held: (() => void) | undefined = undefined;
+  private negotiated: Language | undefined = undefined;
 
-  constructor(readonly startedMs: number) {}
+  constructor(
+    readonly startedMs: number,
+    /** The request's Accept-Language header, read only if an error or a resolver needs the language. */
+    private readonly acceptLanguage?: string,
+  ) {}
+
+  /** The language of the customer messages answered (Accept-Language; English by default). */
+  get language(): Language {
+    return (this.negotiated ??= negotiateLanguage(this.acceptLanguage));
+  }
 
   /** Holds `work` until `admitted()`; dropped if the operation is refused. */
   holdUntilAdmitted(work: () => void): void {
@@ -43,14 +54,17 @@ export const currentExchange = (): GraphQLExchange | undefined => exchangeOf(cur
 const exchangeOf = (request: RequestContext | undefined): GraphQLExchange | undefined =>
   request?.edge instanceof GraphQLExchange ? request.edge : undefined;
 
-type FormatError = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+type FormatError = (formatted: GraphQLFormattedError, error: unknown, language?: Language) => GraphQLFormattedError;
 
 /**
- * The error formatter of HTTP answers: the edge's own (errors.ts), then `extensions.requestId` (the request's
- * x-request-id) on every error, counted on the exchange. Should the edge's formatter fail, the error is logged and
- * answered as Apollo would answer it, an internal error — with the request id all the same.
+ * The error formatter of HTTP answers: the edge's own (errors.ts), in the request's language (Accept-Language), then
+ * `extensions.requestId` (the request's x-request-id) on every error, counted on the exchange. Should the edge's
+ * formatter fail, the error is logged and answered as an internal error — with the request id all the same.
  */
-export function httpErrorFormatter(format: FormatError, logger: Logger): FormatError {
+export function httpErrorFormatter(
+  format: FormatError,
+  logger: Logger,
+): (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError {
   return (formatted, error) => {
     const request = currentRequest();
     const exchange = exchangeOf(request);
@@ -60,10 +74,11 @@ export function httpErrorFormatter(format: FormatError, logger: Logger): FormatE
     }
     let out: GraphQLFormattedError;
     try {
-      out = format(formatted, error);
+      out = format(formatted, error, exchange?.language);
     } catch (e) {
       logger.error({ err: e }, 'formatting a GraphQL error failed');
-      out = { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+      const code = 'INTERNAL_SERVER_ERROR';
+      out = { message: errorMessage(code, exchange?.language), extensions: { code, detail: 'Internal server error' } };
     }
     return request ? { ...out, extensions: { ...out.extensions, requestId: request.requestId } } : out;
   };
@@ -96,7 +111,7 @@ export function graphqlHttpHandler(
       .executeHTTPGraphQLRequest({ httpGraphQLRequest: graphqlRequestOf(request), context: () => opts.context(request) })
       .then((res) => answer(res, exchange, request, reply));
   return (request, reply) => {
-    const exchange = new GraphQLExchange(performance.now());
+    const exchange = new GraphQLExchange(performance.now(), request.headers['accept-language']);
     const context = currentRequest();
     if (context) {
       context.edge = exchange;

@@ -22,6 +22,7 @@ import type { Logger } from '../shared/logger';
 import type { Metrics } from '../shared/metrics';
 import { RateLimiter } from '../shared/rate-limit';
 import { clientKey } from '../shared/client-address';
+import { negotiateLanguage, type Language } from '../shared/messages';
 import { setRequestUser } from '../shared/request-context';
 import type { TrustedProxies } from '../shared/trust-proxy';
 import type { UpstreamErrorRule } from '../upstream/http/upstream.errors';
@@ -220,20 +221,22 @@ export async function createGraphQLServer(d: GraphQLServerDeps): Promise<GraphQL
 }
 
 const REQUEST = Symbol('request');
+const LANGUAGE = Symbol('language');
 
 /**
- * The context of an HTTP operation. The client address is worked out (X-Forwarded-For through TRUST_PROXY) only if
- * something reads it: a getter on the prototype, since Apollo runs each operation on a copy of the context's own
- * properties (which would read an own getter).
+ * The context of an HTTP operation. The client address is worked out (X-Forwarded-For through TRUST_PROXY) and the
+ * language negotiated (Accept-Language) only if something reads them: getters on the prototype, since Apollo runs
+ * each operation on a copy of the context's own properties (which would read an own getter).
  */
 class HttpContext implements GraphQLContext {
   requestId: string;
-  [REQUEST]: { ip: string };
+  [REQUEST]: { ip: string; headers: { 'accept-language'?: string } };
+  [LANGUAGE]: Language | undefined = undefined;
 
   constructor(
     public caller: Caller | null,
     public authError: AppError | null,
-    request: { id: string; ip: string },
+    request: { id: string; ip: string; headers: { 'accept-language'?: string } },
   ) {
     this.requestId = request.id;
     this[REQUEST] = request;
@@ -241,6 +244,10 @@ class HttpContext implements GraphQLContext {
 
   get clientIp(): string {
     return this[REQUEST].ip;
+  }
+
+  get language(): Language {
+    return (this[LANGUAGE] ??= negotiateLanguage(this[REQUEST].headers['accept-language']));
   }
 }
 

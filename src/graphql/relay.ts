@@ -2,7 +2,7 @@ import type { GraphQLScalarType } from 'graphql';
 import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { ArgsType, type ClassType, Field, Int, ObjectType } from 'type-graphql';
 import { inStoredRange } from '../shared/clock';
-import { badInput } from '../shared/errors';
+import { badField } from '../shared/errors';
 import type { OffsetPage } from '../shared/page';
 
 /**
@@ -62,7 +62,7 @@ function decodeCursor(kind: CursorKind, cursor: string): string {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const position = text.startsWith(`${kind}:`) ? text.slice(2) : null;
   if (position === null || !CURSOR_POSITION[kind].test(position))
-    throw badInput('`after` is not a cursor of this list; pass its pageInfo.endCursor or an edge cursor');
+    throw badField('after', 'INVALID_FORMAT', '`after` is not a cursor of this list; pass its pageInfo.endCursor or an edge cursor');
   return position;
 }
 
@@ -88,7 +88,8 @@ export const keysetCursor = (p: KeysetPosition): string => encodeCursor('k', `${
 export function decodeKeyset(cursor: string): KeysetPosition {
   const [at, id] = decodeCursor('k', cursor).split('|') as [string, string];
   const createdAt = new Date(at);
-  if (!inStoredRange(createdAt)) throw badInput('`after` is not a cursor of this list; pass its pageInfo.endCursor or an edge cursor');
+  if (!inStoredRange(createdAt))
+    throw badField('after', 'INVALID_FORMAT', '`after` is not a cursor of this list; pass its pageInfo.endCursor or an edge cursor');
   return { createdAt, id };
 }
 
@@ -99,7 +100,8 @@ export const pageSize = (first: number | undefined | null, dflt = DEFAULT_PAGE_S
 /** `first`/`after` → the zero-based offset of the first wanted item and how many are wanted. */
 export function pageRequest(first: number | null | undefined, after: string | null | undefined): { offset: number; limit: number } {
   const limit = first ?? DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) throw badInput(`\`first\` must be between 1 and ${MAX_PAGE_SIZE}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE)
+    throw badField('first', 'OUT_OF_RANGE', `\`first\` must be between 1 and ${MAX_PAGE_SIZE}`);
   return { offset: after ? decodeOffset(after) + 1 : 0, limit };
 }
 

@@ -6,6 +6,7 @@ import { validateArguments } from './arg-validation';
 import { authChecker } from './auth-checker';
 import { DateTimeScalar } from './scalars';
 import { Money } from './money.types';
+import { ErrorExtensions } from './error.types';
 
 /** Resolver instances built by the composition root (plain constructor injection), by class. */
 export type ResolverInstances = Map<Function, object>;
@@ -25,7 +26,8 @@ export async function buildGraphQLSchema(opts: {
     resolvers: [...opts.classes] as unknown as NonEmptyArray<Function>,
     authChecker,
     authMode: 'error',
-    orphanedTypes: [Money],
+    // ErrorExtensions documents what every error's `extensions` holds (error.types.ts): no field returns it
+    orphanedTypes: [Money, ErrorExtensions],
     // class-validator over argument objects (forbidUnknownValues, whitelist; see arg-validation.ts)
     validateFn: validateArguments,
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { GraphQLError, Kind, parse, print, visit, type DefinitionNode, type GraphQLFormattedError } from 'graphql';
 import { searchOf } from './graphql.http';
 import { preferredMediaType } from './http-status';
+import { errorMessage, negotiateLanguage } from '../shared/messages';
 
 type TrustedDocumentsMode = 'off' | 'allow' | 'only';
 
@@ -194,7 +195,19 @@ export class TrustedDocuments {
       return {
         status: media === 'application/json' ? 200 : 400,
         contentType: `${media}; charset=utf-8`,
-        body: { errors: [{ message: r.refusal.message, extensions: { code: r.refusal.code, requestId: request.id } }] },
+        // as the error formatter answers (errors.ts): the customer message in the request's language, the detail apart
+        body: {
+          errors: [
+            {
+              // PersistedQueryNotFound is the APQ protocol's own message (clients match it), not words for a customer
+              message:
+                r.refusal.code === 'PERSISTED_QUERY_NOT_FOUND'
+                  ? r.refusal.message
+                  : errorMessage(r.refusal.code, negotiateLanguage(request.headers['accept-language'])),
+              extensions: { code: r.refusal.code, detail: r.refusal.message, requestId: request.id },
+            },
+          ],
+        },
       };
     }
     if (r.query === undefined) return null;

@@ -113,6 +113,7 @@ export const LOCAL_FIELDS: Readonly<Record<string, readonly string[]>> = {
   Subscription: ['systemNotices', 'transferUpdated', 'myTransfers'],
   Transfer: ['events', 'refusals', 'refunds', 'cancellableUntil', 'sender', 'recipient', 'receipt'],
   Corridor: ['price'],
+  Failure: ['message', 'detail'],
 };
 
 const upstream = new Map(Object.entries(UPSTREAM_FIELDS).map(([type, fields]) => [type, new Set(fields)]));

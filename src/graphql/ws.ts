@@ -21,6 +21,7 @@ import {
 import type { AuthService } from '../auth/auth.service';
 import type { Caller } from '../auth/auth.types';
 import { systemClock, type Clock } from '../shared/clock';
+import { negotiateLanguage, type Language } from '../shared/messages';
 import type { Admission } from './admission';
 import type { Logger } from '../shared/logger';
 import { bindIterator, runInRequest, type RequestContext } from '../shared/request-context';
@@ -29,7 +30,7 @@ import { traceWsOperation } from './tracing';
 import type { TrustedDocuments } from './trusted-documents';
 import { PreserialisingWebSocket, preserialised, subscribeShared } from './ws-fanout';
 
-type Formatter = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+type Formatter = (formatted: GraphQLFormattedError, error: unknown, language?: Language) => GraphQLFormattedError;
 
 export interface GraphQLWsServer {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
@@ -66,7 +67,19 @@ type Extra = {
   countedFor?: string;
   /** Request id of each operation of this socket (errors carry it, like over HTTP). */
   requestIds?: Map<string, string>;
+  /** The language of customer messages on this socket (`languageOf`), set by connection_init. */
+  language?: Language;
 };
+
+/**
+ * The language of a socket's customer messages: `acceptLanguage` in the connection_init payload (an Accept-Language
+ * value; `accept-language`, as GraphiQL sends its headers, too), else the upgrade request's Accept-Language header
+ * (a browser sends its own), else English.
+ */
+export function languageOf(params: Readonly<Record<string, unknown>> | undefined, request: IncomingMessage): Language {
+  const param = params?.acceptLanguage ?? params?.['accept-language'] ?? params?.['Accept-Language'];
+  return negotiateLanguage(typeof param === 'string' && param !== '' ? param : request.headers['accept-language']);
+}
 
 /**
  * graphql-ws (`graphql-transport-ws`) on the same path and port as HTTP.
@@ -84,6 +97,9 @@ type Extra = {
  * close 4429 "Too many requests"); at most `maxSocketsPerUser` sockets per user on this instance (close 4429
  * "Too many connections") and `maxOperationsPerSocket` operations open at once per socket (RATE_LIMITED for
  * the operation beyond it).
+ *
+ * Customer messages (errors, a transfer's failure.message) are in the socket's language: `acceptLanguage` in the
+ * `connection_init` payload, else the upgrade request's Accept-Language (`languageOf`).
  *
  * Every operation (subscribe message) is checked in `onSubscribe` exactly like an HTTP request, before
  * anything executes: the trusted-documents check (TRUSTED_DOCUMENTS: a `documentId` names a manifest document,
@@ -121,9 +137,9 @@ export function createGraphQLWsServer(opts: {
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayloadBytes ?? 64 * 1024, WebSocket: PreserialisingWebSocket });
   const rules = [...specifiedRules, ...(opts.admission?.validationRules ?? [])];
   const documents = new DocumentCache(opts.schema, rules, opts.admission?.parseOptions);
-  const format = (errors: readonly GraphQLError[], requestId?: string) =>
+  const format = (errors: readonly GraphQLError[], language: Language | undefined, requestId?: string) =>
     errors.map((e) => {
-      const f = opts.formatError(e.toJSON(), e);
+      const f = opts.formatError(e.toJSON(), e, language);
       const retryAfterSeconds = f.extensions?.code === 'RATE_LIMITED' ? e.extensions?.retryAfterSeconds : undefined;
       return {
         ...f,
@@ -145,6 +161,7 @@ export function createGraphQLWsServer(opts: {
       connectionInitWaitTimeout: opts.connectionInitWaitTimeoutMs,
       onConnect: async (ctx) => {
         const { extra } = ctx;
+        extra.language = languageOf(ctx.connectionParams, extra.request);
         const header = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
         const session = await opts.auth.sessionFromAuthorizationHeader(typeof header === 'string' ? header : undefined).catch(() => null);
         if (!session || session.expiresAtMs <= clock.nowMs()) {
@@ -207,7 +224,8 @@ export function createGraphQLWsServer(opts: {
           return [new GraphQLError('Token expired', { extensions: { code: 'UNAUTHENTICATED' } })];
         }
         const clientIp = opts.clientIp?.(ctx.extra.request) ?? ctx.extra.request.socket.remoteAddress ?? '';
-        const contextValue: GraphQLContext = { caller, authError: null, requestId, clientIp };
+        const language = ctx.extra.language ?? languageOf(undefined, ctx.extra.request);
+        const contextValue: GraphQLContext = { caller, authError: null, requestId, clientIp, language };
         return { schema: opts.schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue };
       },
       execute: (args) => {
@@ -224,13 +242,13 @@ export function createGraphQLWsServer(opts: {
       onError: (ctx, id, _payload, errors) => {
         const requestId = ctx.extra.requestIds?.get(id);
         ctx.extra.requestIds?.delete(id); // an error ends the operation (no complete follows)
-        return format(errors, requestId) as unknown as GraphQLError[];
+        return format(errors, ctx.extra.language, requestId) as unknown as GraphQLError[];
       },
       onNext: (ctx, id, _payload, _args, result) => {
         // a late expiry timer: close now; graphql-ws sends nothing on a closing socket
         if (expired(ctx.extra)) endExpired(ctx.extra);
         return result.errors
-          ? { ...result, errors: format(result.errors, ctx.extra.requestIds?.get(id)) as unknown as GraphQLError[] }
+          ? { ...result, errors: format(result.errors, ctx.extra.language, ctx.extra.requestIds?.get(id)) as unknown as GraphQLError[] }
           : ((preserialised(result) ?? result) as typeof result);
       },
       onComplete: (ctx, id) => void ctx.extra.requestIds?.delete(id),
@@ -255,16 +273,24 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Share key of a subscription's event executions (ws-fanout.ts): one validated document (the same text is the
- * same object, DocumentCache), operation, variables and principal. The principal is the caller's user id and
- * role: results are never shared between principals, whose field-level authorisation or data may differ;
- * the request id (the only other part of the context) reaches only errors, and results with errors are
- * formatted per socket. null (never shared): a document not from the cache.
+ * same object, DocumentCache), operation, variables, principal and language. The principal is the caller's user id
+ * and role: results are never shared between principals, whose field-level authorisation or data may differ; nor
+ * between languages (a failure's message is in the socket's). The request id (the only other part of the context)
+ * reaches only errors, and results with errors are formatted per socket. null (never shared): a document not from
+ * the cache.
  */
 function shareKey(args: ExecutionArgs): string | null {
   const doc = documentIds.get(args.document);
   if (doc === undefined) return null;
-  const caller = (args.contextValue as GraphQLContext).caller;
-  return JSON.stringify([doc, args.operationName ?? null, args.variableValues ?? null, caller?.userId ?? null, caller?.role ?? null]);
+  const { caller, language } = args.contextValue as GraphQLContext;
+  return JSON.stringify([
+    doc,
+    args.operationName ?? null,
+    args.variableValues ?? null,
+    caller?.userId ?? null,
+    caller?.role ?? null,
+    language,
+  ]);
 }
 
 const documentIds = new WeakMap<DocumentNode, number>();

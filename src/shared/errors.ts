@@ -1,6 +1,7 @@
 /**
  * The one application error. `code` is stable and becomes `extensions.code` on the GraphQL API.
- * Messages are written for the caller: they never contain secrets, PII or echoed input values.
+ * Its message is the developer's detail (English, `extensions.detail`): what the customer reads is the code's message
+ * in the request's language (src/shared/messages). Messages never contain secrets, PII or echoed input values.
  */
 export const ERROR_CODES = [
   'UNAUTHENTICATED',
@@ -22,6 +23,64 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * The codes the GraphQL edge answers besides an AppError's: graphql-js's and Apollo's own refusals of a request, the
+ * trusted-documents refusals (trusted-documents.ts), a subscription sent over HTTP and the query limits (limits.ts).
+ */
+export const EDGE_ERROR_CODES = [
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_REQUEST',
+  'OPERATION_RESOLUTION_FAILURE',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+  'PERSISTED_DOCUMENT_NOT_FOUND',
+  'PERSISTED_DOCUMENT_NOT_ALLOWED',
+  'SUBSCRIPTION_OVER_HTTP',
+  'TOO_MANY_TOKENS',
+  'QUERY_TOO_DEEP',
+  'TOO_MANY_ALIASES',
+  'TOO_MANY_DIRECTIVES',
+  'QUERY_TOO_COMPLEX',
+] as const;
+
+/** Every `extensions.code` an error of the API may carry (the GraphQL enum ErrorCode). */
+export const API_ERROR_CODES = [...ERROR_CODES, ...EDGE_ERROR_CODES] as const;
+export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
+
+/**
+ * What is wrong with one input field of a BAD_USER_INPUT (`extensions.fields[].code`, the GraphQL enum
+ * FieldErrorCode): stable, for an app to branch on; its customer message comes from src/shared/messages.
+ */
+export const FIELD_ERROR_CODES = [
+  'REQUIRED',
+  'INVALID',
+  'INVALID_FORMAT',
+  'INVALID_CHOICE',
+  'TOO_SHORT',
+  'TOO_LONG',
+  'TOO_FEW_ITEMS',
+  'TOO_MANY_ITEMS',
+  'OUT_OF_RANGE',
+  'BELOW_MINIMUM',
+  'ABOVE_MAXIMUM',
+  'TOO_MANY_DECIMALS',
+  'MISMATCH',
+  'NOT_VERIFIED',
+  'INCOMPLETE',
+  'INVALID_CARDHOLDER_NAME',
+] as const;
+export type FieldErrorCode = (typeof FIELD_ERROR_CODES)[number];
+
+/**
+ * One invalid field as an AppError carries it (`details.fields`): the input path from the argument on, e.g.
+ * "input.recipient.customer.firstName", and its code. The error formatter adds the message in the caller's language.
+ */
+export interface FieldProblem {
+  path: string;
+  code: FieldErrorCode;
+}
+
 export class AppError extends Error {
   override readonly name = 'AppError';
   constructor(
@@ -41,3 +100,9 @@ export const unauthenticated = (message = 'Authentication required') => new AppE
 export const forbidden = (message = 'Not allowed') => new AppError('FORBIDDEN', message);
 export const notFound = (what: string) => new AppError('NOT_FOUND', `${what} not found`);
 export const badInput = (message: string, details?: Record<string, unknown>) => new AppError('BAD_USER_INPUT', message, details);
+/** A BAD_USER_INPUT about one input field (`extensions.fields`); `message` is the developer's detail. */
+export const badField = (path: string, code: FieldErrorCode, message: string, details?: Record<string, unknown>) =>
+  badFields(message, [{ path, code }], details);
+/** A BAD_USER_INPUT about several input fields at once. */
+export const badFields = (message: string, fields: readonly FieldProblem[], details?: Record<string, unknown>) =>
+  new AppError('BAD_USER_INPUT', message, { ...details, fields });

@@ -1,4 +1,5 @@
 import Decimal from 'decimal.js';
+import type { FieldErrorCode } from './errors';
 
 /**
  * Money inside the service: decimal.js values (never floats), decimal strings on the API and in the
@@ -125,7 +126,10 @@ export interface CorridorKey {
  * How specifically a rule matches a corridor: 3 its country, 2 its currency pair, 1 its source currency, 0 the `*`
  * default; -1 another corridor.
  */
-export function corridorScore(r: CorridorKey, c: { sourceCurrency: string; destinationCurrency: string; destinationCountry?: string | null }): number {
+export function corridorScore(
+  r: CorridorKey,
+  c: { sourceCurrency: string; destinationCurrency: string; destinationCountry?: string | null },
+): number {
   if (r.sourceCurrency === null) return 0;
   if (r.sourceCurrency !== c.sourceCurrency) return -1;
   if (r.destinationCurrency === null) return 1;
@@ -156,7 +160,9 @@ export function corridorBounds(
 
 interface AmountProblem {
   message: string;
-  /** Safe for the caller: the field and the bound it missed, never the amount sent. */
+  /** What is wrong with the amount's field (the caller names the field: errors.ts badField). */
+  code: FieldErrorCode;
+  /** Safe for the caller: the bound it missed, never the amount sent. */
   details: Record<string, unknown>;
 }
 
@@ -174,14 +180,23 @@ export function sendAmountProblem(
   // ISO 4217 codes are matched whatever the spelling
   const currency = corridor.sourceCurrency.toUpperCase();
   const destination = corridor.destinationCurrency.toUpperCase();
-  if (!a.gt(0)) return { message: `${field} must be greater than 0`, details: { field } };
-  if (!fitsMinorUnits(a, currency)) return { message: `${field} has more decimals than ${currency} allows`, details: { field } };
+  if (!a.gt(0)) return { message: `${field} must be greater than 0`, code: 'OUT_OF_RANGE', details: {} };
+  if (!fitsMinorUnits(a, currency))
+    return { message: `${field} has more decimals than ${currency} allows`, code: 'TOO_MANY_DECIMALS', details: {} };
   const { min, max } = corridorBounds(corridorRule(rules, currency, destination, corridor.destinationCountry?.toUpperCase()), currency);
   const name = `${currency} to ${destination}`;
   if (a.lt(min.amount))
-    return { message: `${field} must be at least ${min.amount} ${currency} for ${name}`, details: { field, minAmount: min } };
+    return {
+      message: `${field} must be at least ${min.amount} ${currency} for ${name}`,
+      code: 'BELOW_MINIMUM',
+      details: { minAmount: min },
+    };
   if (a.gt(max.amount))
-    return { message: `${field} must not exceed ${max.amount} ${currency} per transfer for ${name}`, details: { field, maxAmount: max } };
+    return {
+      message: `${field} must not exceed ${max.amount} ${currency} per transfer for ${name}`,
+      code: 'ABOVE_MAXIMUM',
+      details: { maxAmount: max },
+    };
   return null;
 }
 

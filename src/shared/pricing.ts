@@ -1,7 +1,6 @@
 import Decimal from 'decimal.js';
 import { corridorScore, dec, formatAmount, minorUnits, type CorridorKey } from './money';
 
-
 /**
  * What a transfer costs the sender and when it arrives, per corridor — configured like the corridors' amount bounds
  * (TRANSFER_FEES, TRANSFER_FEE_ROUNDING, TRANSFER_DELIVERY_TIMES): `SRC>DST[/CC][:QUALIFIER]=VALUE` entries, the most
@@ -34,7 +33,12 @@ const FEE_FUNDING_OF_METHOD: Record<string, FeeFunding> = {
 };
 export const feeFunding = (paymentMethod: string): FeeFunding | null => FEE_FUNDING_OF_METHOD[paymentMethod] ?? null;
 
-export const FEE_ROUNDINGS = { HALF_UP: Decimal.ROUND_HALF_UP, HALF_EVEN: Decimal.ROUND_HALF_EVEN, UP: Decimal.ROUND_UP, DOWN: Decimal.ROUND_DOWN } as const;
+export const FEE_ROUNDINGS = {
+  HALF_UP: Decimal.ROUND_HALF_UP,
+  HALF_EVEN: Decimal.ROUND_HALF_EVEN,
+  UP: Decimal.ROUND_UP,
+  DOWN: Decimal.ROUND_DOWN,
+} as const;
 export type FeeRounding = keyof typeof FEE_ROUNDINGS;
 
 interface Qualified extends CorridorKey {
@@ -77,7 +81,13 @@ function parseEntries<T extends Qualified>(
       invalid.push(entry);
       continue;
     }
-    rules.push({ sourceCurrency: m[2] ?? null, destinationCurrency: m[4] ?? null, destinationCountry: m[5] ?? null, qualifier: q, ...v } as T);
+    rules.push({
+      sourceCurrency: m[2] ?? null,
+      destinationCurrency: m[4] ?? null,
+      destinationCountry: m[5] ?? null,
+      qualifier: q,
+      ...v,
+    } as T);
   }
   if (invalid.length) return { invalid };
   if (!rules.some((r) => r.sourceCurrency === null)) rules.push({ ...ANY_KEY, ...fallback } as T);
@@ -164,14 +174,16 @@ export const feeRule = (p: Pricing, c: Corridor, funding: FeeFunding | null): Fe
 export function priceOf(p: Pricing, c: Corridor, funding: FeeFunding | null, amount: string): { fee: string; total: string } {
   const currency = c.sourceCurrency.toUpperCase();
   const r = feeRule(p, c, funding);
-  const fee = dec(r.fixed)
-    .plus(dec(amount).mul(r.percent).div(100))
-    .toDecimalPlaces(minorUnits(currency), FEE_ROUNDINGS[p.rounding]);
+  const fee = dec(r.fixed).plus(dec(amount).mul(r.percent).div(100)).toDecimalPlaces(minorUnits(currency), FEE_ROUNDINGS[p.rounding]);
   return { fee: formatAmount(fee, currency), total: formatAmount(dec(amount).plus(fee), currency) };
 }
 
 /** How long a payout through a corridor takes to one destination type, or — no type — the widest window over all types. */
-export function deliveryWindow(p: Pricing, c: Corridor, destination: DeliveryDestination | null): { minSeconds: number; maxSeconds: number } {
+export function deliveryWindow(
+  p: Pricing,
+  c: Corridor,
+  destination: DeliveryDestination | null,
+): { minSeconds: number; maxSeconds: number } {
   const types = destination ? [destination] : DELIVERY_DESTINATIONS;
   const windows = types.map((t) => ruleFor(p.delivery, keyOf(c), t, DEFAULT_DELIVERY));
   return { minSeconds: Math.min(...windows.map((w) => w.minSeconds)), maxSeconds: Math.max(...windows.map((w) => w.maxSeconds)) };

@@ -157,7 +157,7 @@ test('the table lists the six benchmarks with their ratios', () => {
   expect(table).toMatch(/\d\.\d\d×/);
 });
 
-test('7: the search benchmark seeds, runs the service\'s search and the details scan, and both find the same first page', async () => {
+test("7: the search benchmark seeds, runs the service's search and the details scan, and both find the same first page", async () => {
   const r = await searchBenchmark({
     rows: 3000,
     runs: 1,

@@ -30,8 +30,14 @@ export interface SearchReport {
   results: SearchRow[];
 }
 
-const FIRST = 'ana bruno carla diego elena fabio gabriela hugo ines joao karina luis marta nuno olivia pedro quiteria rafael sofia tiago ursula vitor wanda xavier yara zeca alice bernardo celia davi eva filipe gloria heitor iris jorge lara mateus nadia otavio paula renato sara tomas uliana vera william yasmin zoe maria'.split(' ');
-const LAST = 'silva santos oliveira souza rodrigues ferreira alves pereira lima gomes costa ribeiro martins carvalho almeida lopes soares fernandes vieira barbosa rocha dias nascimento andrade moreira nunes marques machado mendes freitas cardoso ramos goncalves santana teixeira araujo correia pinto melo castro campos moura reis monteiro cavalcanti peixoto brito leal sales'.split(' ');
+const FIRST =
+  'ana bruno carla diego elena fabio gabriela hugo ines joao karina luis marta nuno olivia pedro quiteria rafael sofia tiago ursula vitor wanda xavier yara zeca alice bernardo celia davi eva filipe gloria heitor iris jorge lara mateus nadia otavio paula renato sara tomas uliana vera william yasmin zoe maria'.split(
+    ' ',
+  );
+const LAST =
+  'silva santos oliveira souza rodrigues ferreira alves pereira lima gomes costa ribeiro martins carvalho almeida lopes soares fernandes vieira barbosa rocha dias nascimento andrade moreira nunes marques machado mendes freitas cardoso ramos goncalves santana teixeira araujo correia pinto melo castro campos moura reis monteiro cavalcanti peixoto brito leal sales'.split(
+    ' ',
+  );
 
 const sqlArray = (xs: string[]) => `(ARRAY[${xs.map((x) => `'${x}'`).join(',')}])`;
 
@@ -121,11 +127,23 @@ export async function searchBenchmark(opts: { rows?: number; runs?: number; post
         )
       ).length;
     const cases: Array<[string, () => Promise<number>, () => Promise<number>]> = [
-      [`e-mail user${target}@example.com`, ours(`user${target}@example.com`), scan('details::text ILIKE $1', `%user${target}@example.com%`)],
+      [
+        `e-mail user${target}@example.com`,
+        ours(`user${target}@example.com`),
+        scan('details::text ILIKE $1', `%user${target}@example.com%`),
+      ],
       ['name "maria silva"', ours('maria silva'), scan(`details::text ILIKE $1 AND details::text ILIKE '%silva%'`, '%maria%')],
       [`card last four ${four}`, ours(four), scan('details::text ILIKE $1', `%"lastFour": "${four}"%`)],
-      [`reference ${referenceOf(targetId)}`, ours(referenceOf(targetId)), scan(`replace(id, '-', '') ILIKE $1`, `${targetId.replace(/-/g, '').slice(0, 12)}%`)],
-      [`platform id tx-${target}`, ours(`tx-${target}`), scan('details::text ILIKE $1 OR external_transaction_id ILIKE $1', `%tx-${target}%`)],
+      [
+        `reference ${referenceOf(targetId)}`,
+        ours(referenceOf(targetId)),
+        scan(`replace(id, '-', '') ILIKE $1`, `${targetId.replace(/-/g, '').slice(0, 12)}%`),
+      ],
+      [
+        `platform id tx-${target}`,
+        ours(`tx-${target}`),
+        scan('details::text ILIKE $1 OR external_transaction_id ILIKE $1', `%tx-${target}%`),
+      ],
     ];
     const results: SearchRow[] = [];
     for (const [search, o, b] of cases) {

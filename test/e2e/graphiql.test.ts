@@ -224,9 +224,9 @@ describe('production mode (NODE_ENV=production)', () => {
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify({ query: INTROSPECTION }),
     });
-    const body = (await r.json()) as { data?: unknown; errors?: { message: string }[] };
+    const body = (await r.json()) as { data?: unknown; errors?: { message: string; extensions?: { detail?: string } }[] };
     expect(body.data ?? null).toBeNull();
-    expect(body.errors?.[0]?.message).toMatch(/introspection/i);
+    expect(body.errors?.[0]?.extensions?.detail).toMatch(/introspection/i);
     expect(JSON.stringify(body)).not.toContain('"queryType"');
 
     const viewer = await execute(app!.url, ViewerDocument);

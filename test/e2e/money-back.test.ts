@@ -230,11 +230,11 @@ describe('too late, and who may', () => {
     await waitForStatus(t, alice, completed, ['COMPLETED'], 20_000);
   });
 
-  it('once paid out: INVALID_STATE with a message an app can show, and no upstream call', async () => {
+  it('once paid out: INVALID_STATE (why in extensions.detail), and no upstream call', async () => {
     const before = t.app.sandbox!.ctx.calls.length;
     const r = await cancel(completed);
     expect(r.body.errors?.[0]?.extensions?.code).toBe('INVALID_STATE');
-    expect(r.body.errors?.[0]?.message).toMatch(/can no longer be cancelled/);
+    expect(r.body.errors?.[0]?.extensions?.detail).toMatch(/can no longer be cancelled/);
     expect(t.app.sandbox!.ctx.calls.length).toBe(before);
     expect((await read(completed)).cancellableUntil).toBeNull();
     // the refused request is recorded among the transfer's refusals (back-office reads them), and changed nothing
@@ -263,7 +263,7 @@ describe('too late, and who may', () => {
     const before = t.app.sandbox!.ctx.calls.length;
     const r = await cancel(id);
     expect(r.body.errors?.[0]?.extensions?.code).toBe('INVALID_STATE');
-    expect(r.body.errors?.[0]?.message).toMatch(/time to cancel/);
+    expect(r.body.errors?.[0]?.extensions?.detail).toMatch(/time to cancel/);
     expect(t.app.sandbox!.ctx.calls.length).toBe(before);
   });
 
@@ -278,7 +278,11 @@ describe('too late, and who may', () => {
     expect(first.body.data.refundTransfer).toMatchObject({ status: 'COMPLETED', refundedAmount: { amount: '30.00', currency: 'USD' } });
     // captured: the total, 103.99 (100.00 + 3.99 fee)
     const beyond = await refund(completed, { amount: '74.00' });
-    expect(beyond.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', maxAmount: '73.99' });
+    expect(beyond.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      maxAmount: '73.99',
+      fields: [expect.objectContaining({ path: 'input.amount', code: 'ABOVE_MAXIMUM' })],
+    });
     const rest = await refund(completed, { reason: 'dispute settled in the sender’s favour' });
     expect(rest.body.data.refundTransfer.refundedAmount).toEqual({ amount: '103.99', currency: 'USD' });
     const none = await refund(completed, { amount: '0.01' });

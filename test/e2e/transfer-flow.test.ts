@@ -3,6 +3,7 @@ import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { cardToken, http } from '../helpers/sandbox';
 import { collect, wsClient } from '../helpers/ws';
 import { waitFor } from '../helpers/wait';
+import { CATALOGS } from '../../src/shared/messages';
 import { execute } from '../operations/request';
 import {
   CaptureTransferDocument,
@@ -272,8 +273,13 @@ test('card ending 0003 (cvc FAILED) → DECLINED with the reason; 0004 → DECLI
     await createTransfer(t.url, alice, transferInput({ quoteId: await newQuote(t.url, alice), personId, key: 'declined-1', card: '0004' }))
   ).body.data.createTransfer;
   const da = await waitForStatus(t, alice, a.id, ['DECLINED']);
-  expect(da.failure).toMatchObject({ code: 'CARD_CHECK_FAILED' });
-  expect(da.failure.message).toContain('cvc FAILED');
+  expect(da.failure).toEqual({ code: 'CARD_CHECK_FAILED', message: CATALOGS.en.failures.CARD_CHECK_FAILED });
+  // the reason the gateway gave stays a detail for the back-office
+  const FAILURE = 'query($id: ID!) { transfer(id: $id) { failure { detail } } }';
+  expect((await gql<any>(t.url, FAILURE, { token: staff, variables: { id: a.id } })).body.data.transfer.failure.detail).toContain(
+    'cvc FAILED',
+  );
+  expect((await gql<any>(t.url, FAILURE, { token: alice, variables: { id: a.id } })).body.data.transfer.failure.detail).toBeNull();
   const db = await waitForStatus(t, alice, b.id, ['DECLINED']);
   expect(db.failure.code).toBe('PAYMENT_DECLINED');
   expect(await calls(`/gateway/payments/${a.id}`)).toHaveLength(0);

@@ -217,12 +217,149 @@ export type DestinationType =
   /** A gateway wallet, by destination.walletId. */
   | 'WALLET';
 
+/** Every `extensions.code` an error of this API may carry: stable, English, for an app to branch on (the error's `message` is for people, in the request's language). See ErrorExtensions. */
+export type ErrorCode =
+  /** The HTTP request is not a GraphQL request this service takes (e.g. both a documentId and a query). */
+  | 'BAD_REQUEST'
+  /** An argument is invalid; extensions.fields lists the fields concerned (path, code, message) when it is about fields. */
+  | 'BAD_USER_INPUT'
+  /** The caller's role may not do this (or, for lists, may not name that owner). */
+  | 'FORBIDDEN'
+  /** The document is not valid GraphQL syntax. */
+  | 'GRAPHQL_PARSE_FAILED'
+  /** The operation is not valid against the schema. */
+  | 'GRAPHQL_VALIDATION_FAILED'
+  /** The idempotencyKey's first request is still running: retry shortly with the same key. */
+  | 'IDEMPOTENCY_IN_PROGRESS'
+  /** The idempotencyKey was used with other arguments. */
+  | 'IDEMPOTENCY_KEY_REUSED'
+  /** Anything else (logged on our side). */
+  | 'INTERNAL_SERVER_ERROR'
+  /** The transfer (or object) is not in a state that allows this. */
+  | 'INVALID_STATE'
+  /** Does not exist — or belongs to another customer (the same answer, on purpose). */
+  | 'NOT_FOUND'
+  /** No operation of the document matches the operationName. */
+  | 'OPERATION_RESOLUTION_FAILURE'
+  /** TRUSTED_DOCUMENTS=only: a document that is not in the manifest. */
+  | 'PERSISTED_DOCUMENT_NOT_ALLOWED'
+  /** A documentId that is not in the manifest this service was deployed with. */
+  | 'PERSISTED_DOCUMENT_NOT_FOUND'
+  /** An automatic persisted query hash this service does not know yet: send the query text with it. */
+  | 'PERSISTED_QUERY_NOT_FOUND'
+  /** Automatic persisted queries are not taken here. */
+  | 'PERSISTED_QUERY_NOT_SUPPORTED'
+  /** A query limit: the operation costs too much (extensions.limit, extensions.cost). */
+  | 'QUERY_TOO_COMPLEX'
+  /** A query limit: the operation nests too deep (extensions.limit). */
+  | 'QUERY_TOO_DEEP'
+  /** The quote already funded another transfer: get a new one. */
+  | 'QUOTE_ALREADY_USED'
+  /** The quote expired: get a new one. */
+  | 'QUOTE_EXPIRED'
+  /** A budget is spent (HTTP 429): extensions.retryAfterSeconds. */
+  | 'RATE_LIMITED'
+  /** Our database is out of reach: retry (a mutation with the same idempotencyKey). */
+  | 'SERVICE_UNAVAILABLE'
+  /** A subscription sent over HTTP: subscribe over graphql-ws. */
+  | 'SUBSCRIPTION_OVER_HTTP'
+  /** A query limit: too many aliases (extensions.limit). */
+  | 'TOO_MANY_ALIASES'
+  /** A query limit: too many directives (extensions.limit). */
+  | 'TOO_MANY_DIRECTIVES'
+  /** A query limit: the document has too many tokens (extensions.limit). */
+  | 'TOO_MANY_TOKENS'
+  /** No token, or one that does not verify or has expired. */
+  | 'UNAUTHENTICATED'
+  /** An upstream API refused the request. */
+  | 'UPSTREAM_REJECTED'
+  /** An upstream API is out of reach: retry later. */
+  | 'UPSTREAM_UNAVAILABLE';
+
+/** Why a transfer ended without paying out, or why its money is going back (Transfer.failure.code): stable, for an app to branch on; Failure.message says it to the customer in the request's language. */
+export type FailureCode =
+  /** The gateway's bank account check did not find a valid account (DECLINED). */
+  | 'ACCOUNT_CHECK_FAILED'
+  /** The gateway or the platform cancelled the uncaptured authorization (EXPIRED): nothing was taken. */
+  | 'AUTHORIZATION_CANCELLED'
+  /** The gateway refused the payment request (FAILED): nothing was taken. */
+  | 'AUTHORIZATION_REJECTED'
+  /** The authorization was found released (voided or cancelled) when its request was replayed: nothing was taken. */
+  | 'AUTHORIZATION_RELEASED'
+  /** The owner (or back-office for them) cancelled with cancelTransfer: before the capture the authorization was released (VOIDED), after it the money goes back (REFUND_PENDING → REFUNDED). */
+  | 'CANCELLED_BY_CUSTOMER'
+  /** The capture failed; the authorization was released (VOIDED). */
+  | 'CAPTURE_FAILED'
+  /** The authorization was not captured within the capture window and was released (EXPIRED). */
+  | 'CAPTURE_WINDOW_EXPIRED'
+  /** The gateway's card check failed, e.g. the CVC or the address did not match (DECLINED). */
+  | 'CARD_CHECK_FAILED'
+  /** The gateway refused the funding check request itself (FAILED): nothing was taken. */
+  | 'CHECK_REJECTED'
+  /** The platform's compliance review rejected the transfer: before any money moved (REJECTED), or after the authorization, which was released (VOIDED). */
+  | 'COMPLIANCE_REJECTED'
+  /** A code this version of the API does not know (recorded by another version of the service): show the message; back-office sees the recorded code and text in detail. */
+  | 'OTHER'
+  /** The funding source declined the authorization, e.g. insufficient funds (DECLINED). */
+  | 'PAYMENT_DECLINED'
+  /** The platform cancelled the transaction before paying out (transaction Cancelled): the money goes back. */
+  | 'PAYOUT_CANCELLED'
+  /** The payout to the recipient was declined (payout DECLINED): the money goes back. */
+  | 'PAYOUT_DECLINED'
+  /** The payout to the recipient failed (transaction or payout Error): the money goes back. */
+  | 'PAYOUT_ERROR'
+  /** The platform rejected the payout to the recipient (transaction PayoutRejected): the money goes back. */
+  | 'PAYOUT_PAYOUTREJECTED'
+  /** The platform reports the payout refunded (Refunded / REFUNDED): the money goes back. */
+  | 'PAYOUT_REFUNDED'
+  /** The platform voided the transaction or the payout (Voided / VOIDED): the money goes back. */
+  | 'PAYOUT_VOIDED'
+  /** The quote expired before the payment was authorized (EXPIRED): nothing was taken. */
+  | 'QUOTE_EXPIRED'
+  /** Back-office voided the authorization with voidTransfer before the capture (VOIDED): nothing was taken. */
+  | 'VOIDED_BY_REQUEST';
+
 /** The funding a fee is set for (a quote’s paymentMethod and a transfer’s funding.type map to one). */
 export type FeeFundingType =
   /** Bank accounts: paymentMethod BANK_ACCOUNT or ACH; funding.type BANK_ACCOUNT or ACCOUNT_TOKEN. */
   | 'BANK_ACCOUNT'
   /** Cards: paymentMethod CARD, CREDIT_CARD, DEBIT_CARD or AFT; funding.type CARD. */
   | 'CARD';
+
+/** What is wrong with one input field of a BAD_USER_INPUT error (`extensions.fields[].code`): stable, for an app to branch on. */
+export type FieldErrorCode =
+  /** An amount above the maximum: the corridor per transfer, or what is left to refund (extensions.maxAmount). */
+  | 'ABOVE_MAXIMUM'
+  /** An amount below the corridor's minimum per transfer (extensions.minAmount). */
+  | 'BELOW_MINIMUM'
+  /** A person (personId) that lacks what a sender needs (e.g. an address); create the person with it. */
+  | 'INCOMPLETE'
+  /** Not valid, for a reason no other code names. */
+  | 'INVALID'
+  /** A person (personId) whose name cannot be a cardholder name (at most 35 characters, no title or suffix). */
+  | 'INVALID_CARDHOLDER_NAME'
+  /** Not one of the values allowed. */
+  | 'INVALID_CHOICE'
+  /** Not in the expected format (a pattern, an e-mail address, a UUID, a country or currency code, a decimal, a cursor…). */
+  | 'INVALID_FORMAT'
+  /** Does not go with another field or with what it names (e.g. a quote priced for another country or payment method). */
+  | 'MISMATCH'
+  /** A person (personId) not APPROVED by KYC. */
+  | 'NOT_VERIFIED'
+  /** A number or an amount outside what is allowed (e.g. not above 0, `first` above 100, a date range backwards). */
+  | 'OUT_OF_RANGE'
+  /** Missing or empty, or required by another field given (e.g. funding.cardToken for CARD funding). */
+  | 'REQUIRED'
+  /** A list with fewer entries than its minimum. */
+  | 'TOO_FEW_ITEMS'
+  /** Longer than its maximum length. */
+  | 'TOO_LONG'
+  /** An amount with more decimals than its currency has. */
+  | 'TOO_MANY_DECIMALS'
+  /** A list with more entries than its maximum. */
+  | 'TOO_MANY_ITEMS'
+  /** Shorter than its minimum length. */
+  | 'TOO_SHORT';
 
 /** A bank account for BANK_ACCOUNT funding (US: ABA routing number). */
 export type FundingBankAccountInput = {
@@ -619,35 +756,35 @@ export type CheckBankAccountMutationVariables = Exact<{
 
 export type CheckBankAccountMutation = { checkBankAccount: { status: BankAccountCheckStatus, accountToken: string | null, accountStatus: string | null, message: string | null, bankAccountName: string | null, accountNumberMasked: string | null } };
 
-export type TransferFieldsFragment = { id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: string, message: string } | null };
+export type TransferFieldsFragment = { id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: FailureCode, message: string } | null };
 
 export type CreateTransferMutationVariables = Exact<{
   input: CreateTransferInput;
 }>;
 
 
-export type CreateTransferMutation = { createTransfer: { id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: string, message: string } | null } };
+export type CreateTransferMutation = { createTransfer: { id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: FailureCode, message: string } | null } };
 
 export type ResumeTransferMutationVariables = Exact<{
   input: ResumeTransferInput;
 }>;
 
 
-export type ResumeTransferMutation = { resumeTransfer: { id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: string, message: string } | null } };
+export type ResumeTransferMutation = { resumeTransfer: { id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: FailureCode, message: string } | null } };
 
 export type CaptureTransferMutationVariables = Exact<{
   input: CaptureTransferInput;
 }>;
 
 
-export type CaptureTransferMutation = { captureTransfer: { id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: string, message: string } | null } };
+export type CaptureTransferMutation = { captureTransfer: { id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: FailureCode, message: string } | null } };
 
 export type VoidTransferMutationVariables = Exact<{
   input: VoidTransferInput;
 }>;
 
 
-export type VoidTransferMutation = { voidTransfer: { id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: string, message: string } | null } };
+export type VoidTransferMutation = { voidTransfer: { id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: FailureCode, message: string } | null } };
 
 export type TransferQueryVariables = Exact<{
   id: Scalars['ID']['input'];
@@ -655,7 +792,7 @@ export type TransferQueryVariables = Exact<{
 }>;
 
 
-export type TransferQuery = { transfer: { lastEventSeq: number, id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, events: { edges: Array<{ cursor: string, node: { seq: number, version: number | null, fromStatus: TransferStatus | null, toStatus: TransferStatus, cause: string, actor: string | null, upstreamRef: string | null, action: string | null, at: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } }, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: string, message: string } | null } | null };
+export type TransferQuery = { transfer: { lastEventSeq: number, id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, events: { edges: Array<{ cursor: string, node: { seq: number, version: number | null, fromStatus: TransferStatus | null, toStatus: TransferStatus, cause: string, actor: string | null, upstreamRef: string | null, action: string | null, at: string } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } }, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: FailureCode, message: string } | null } | null };
 
 export type TransfersQueryVariables = Exact<{
   first?: InputMaybe<Scalars['Int']['input']>;
@@ -664,7 +801,7 @@ export type TransfersQueryVariables = Exact<{
 }>;
 
 
-export type TransfersQuery = { transfers: { edges: Array<{ cursor: string, node: { id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: string, message: string } | null } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } };
+export type TransfersQuery = { transfers: { edges: Array<{ cursor: string, node: { id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: FailureCode, message: string } | null } }>, pageInfo: { hasNextPage: boolean, hasPreviousPage: boolean, startCursor: string | null, endCursor: string | null } } };
 
 export type TransferUpdatedSubscriptionVariables = Exact<{
   transferId: Scalars['ID']['input'];
@@ -672,14 +809,14 @@ export type TransferUpdatedSubscriptionVariables = Exact<{
 }>;
 
 
-export type TransferUpdatedSubscription = { transferUpdated: { id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: string, message: string } | null } };
+export type TransferUpdatedSubscription = { transferUpdated: { id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: FailureCode, message: string } | null } };
 
 export type MyTransfersSubscriptionVariables = Exact<{
   ownerId?: InputMaybe<Scalars['ID']['input']>;
 }>;
 
 
-export type MyTransfersSubscription = { myTransfers: { id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: string, message: string } | null } };
+export type MyTransfersSubscription = { myTransfers: { id: string, status: TransferStatus, version: number, ownerId: string, fundingType: FundingType, rate: string, complianceStatus: string | null, platformStatus: string | null, destinationCountry: string | null, createdAt: string, updatedAt: string, sendAmount: { amount: string, currency: string }, receiveAmount: { amount: string, currency: string }, capturedAmount: { amount: string, currency: string } | null, nextAction: { type: NextActionType, redirectUrl: string | null } | null, failure: { code: FailureCode, message: string } | null } };
 
 export type ViewerQueryVariables = Exact<{ [key: string]: never; }>;
 

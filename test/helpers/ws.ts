@@ -1,16 +1,30 @@
 import WebSocket from 'ws';
 import { createClient, type Client } from 'graphql-ws';
 
-/** A graphql-ws client for tests; `closed` resolves with the close code and reason. */
-export function wsClient(wsUrl: string, token?: string, opts: { lazy?: boolean } = {}) {
+/**
+ * A graphql-ws client for tests; `closed` resolves with the close code and reason. `params` go into connection_init
+ * beside the token; `headers` are sent with the upgrade request.
+ */
+export function wsClient(
+  wsUrl: string,
+  token?: string,
+  opts: { lazy?: boolean; params?: Record<string, unknown>; headers?: Record<string, string> } = {},
+) {
   let resolveClosed!: (v: { code: number; reason: string }) => void;
   const closed = new Promise<{ code: number; reason: string }>((r) => (resolveClosed = r));
+  const headers = opts.headers;
   const client: Client = createClient({
     url: wsUrl,
-    webSocketImpl: WebSocket,
+    webSocketImpl: headers
+      ? class extends WebSocket {
+          constructor(url: string, protocols?: string | string[]) {
+            super(url, protocols, { headers });
+          }
+        }
+      : WebSocket,
     lazy: opts.lazy ?? true,
     retryAttempts: 0,
-    connectionParams: token ? { authorization: `Bearer ${token}` } : {},
+    connectionParams: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...opts.params },
     on: {
       closed: (e) => {
         const ev = e as { code: number; reason: string };

@@ -58,7 +58,8 @@ describe('back-office', () => {
       token: admin,
     });
     expect(r.body.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
-    expect(r.body.errors![0]!.message).toMatch(/email must be an e-mail address/);
+    expect(r.body.errors![0]!.extensions!.detail).toMatch(/email must be an e-mail address/);
+    expect(r.body.errors![0]!.extensions!.fields).toEqual([expect.objectContaining({ path: 'input.email', code: 'INVALID_FORMAT' })]);
     expect(JSON.stringify(r.body)).not.toContain('not-an-email');
   });
 });

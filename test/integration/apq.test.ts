@@ -64,7 +64,7 @@ describe('automatic persisted queries', () => {
   it('a hash that does not match the query is refused', async () => {
     const r = await post({ query: '{ viewer { id } }', extensions: { persistedQuery: { version: 1, sha256Hash: sha('something else') } } });
     expect(r.status).toBe(400);
-    expect(r.body.errors[0].message).toMatch(/sha does not match/);
+    expect(r.body.errors[0].extensions.detail).toMatch(/sha does not match/);
   });
 
   it('limits apply to persisted queries too (registration of an alias bomb is refused; 200 with application/json)', async () => {

@@ -12,6 +12,7 @@ import { createClient } from 'graphql-ws';
 import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { clearSandboxCalls, sandboxCalls } from '../helpers/surface';
 import { collect, wsClient } from '../helpers/ws';
+import { CATALOGS } from '../../src/shared/messages';
 
 let t: TestApp;
 
@@ -95,7 +96,7 @@ describe('per-caller upstream budget', () => {
     for (const r of refused) {
       expect(r.body.data).toBeUndefined();
       expect(r.body.errors![0]!.extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number) });
-      expect(r.body.errors![0]!.message).toMatch(/^Too many upstream-backed requests; try again in \d+ s$/);
+      expect(r.body.errors![0]!.extensions!.detail).toMatch(/^Too many upstream-backed requests; try again in \d+ s$/);
     }
     expect(await fxCalls()).toBe(90);
   }, 60_000);
@@ -136,11 +137,12 @@ describe('per-IP budget of unauthenticated traffic', () => {
       // refused while the caller is established, before the operation: the error carries the request id all the same
       expect(r.body.errors[0].extensions).toEqual({
         code: 'RATE_LIMITED',
+        detail: expect.stringMatching(/^Too many unauthenticated requests; try again in \d+ s$/),
         retryAfterSeconds: Number(r.retryAfter),
         requestId: r.requestId,
       });
       expect(r.requestId).toMatch(/^[0-9a-f-]{36}$/);
-      expect(r.body.errors[0].message).toMatch(/^Too many unauthenticated requests; try again in \d+ s$/);
+      expect(r.body.errors[0].message).toBe(CATALOGS.en.errors.RATE_LIMITED);
       expect(JSON.stringify(r.body)).not.toContain('not.a.jwt');
     }
     // a caller with a valid token is not counted per IP
@@ -173,8 +175,8 @@ describe('websocket caps', () => {
     const over = collect<any>(client, '{ viewer { id } }');
     await over.next(1);
     expect((over.error as any[])[0]).toMatchObject({
-      message: 'Too many operations open on this connection',
-      extensions: { code: 'RATE_LIMITED' },
+      message: CATALOGS.en.errors.RATE_LIMITED,
+      extensions: { code: 'RATE_LIMITED', detail: 'Too many operations open on this connection' },
     });
     subs[0]!.dispose();
     const again = collect<any>(client, '{ viewer { id } }');

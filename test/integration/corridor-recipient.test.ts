@@ -52,7 +52,8 @@ it('refuses a quote priced for another destination country, naming the field to 
   const { r, calls } = await transferTo(await quote('BR'), 'AR', 'corridor-ar-2');
   expect(calls).toBe(0);
   expect(r.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
-  expect(r.body.errors?.[0]?.message).toMatch(/^quoteId: .*destinationCountry AR/);
+  expect(r.body.errors?.[0]?.extensions?.detail).toMatch(/^quoteId: .*destinationCountry AR/);
+  expect(r.body.errors?.[0]?.extensions?.fields).toEqual([expect.objectContaining({ path: 'input.quoteId', code: 'MISMATCH' })]);
 });
 
 it('within the rule of the recipient country the transfer is created', async () => {

@@ -28,7 +28,7 @@ async function refused(input: ReturnType<typeof quote>) {
   const r = await gql<any>(t.url, CREATE_QUOTE, { token, variables: { input } });
   expect(upstreamCalls()).toBe(before);
   expect(r.body.errors).toHaveLength(1);
-  expect(r.body.errors![0]!.message).not.toContain(input.sourceAmount);
+  expect(JSON.stringify(r.body.errors![0]!)).not.toContain(input.sourceAmount);
   return r.body.errors![0]!;
 }
 
@@ -67,12 +67,20 @@ it('corridor(…): the rule that applies to one corridor (a configured one, else
 
 it('createQuote below the corridor minimum → BAD_USER_INPUT with minAmount, no upstream call', async () => {
   const e = await refused(quote('0.50'));
-  expect(e.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'sourceAmount', minAmount: { amount: '1.00', currency: 'USD' } });
+  expect(e.extensions).toMatchObject({
+    code: 'BAD_USER_INPUT',
+    fields: [expect.objectContaining({ path: 'input.sourceAmount', code: 'BELOW_MINIMUM' })],
+    minAmount: { amount: '1.00', currency: 'USD' },
+  });
 });
 
 it('createQuote above the corridor maximum (9,999,999,999.99 USD) → BAD_USER_INPUT with maxAmount, no upstream call', async () => {
   const e = await refused(quote('9999999999.99'));
-  expect(e.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'sourceAmount', maxAmount: { amount: '10000.00', currency: 'USD' } });
+  expect(e.extensions).toMatchObject({
+    code: 'BAD_USER_INPUT',
+    fields: [expect.objectContaining({ path: 'input.sourceAmount', code: 'ABOVE_MAXIMUM' })],
+    maxAmount: { amount: '10000.00', currency: 'USD' },
+  });
   const mx = await refused(quote('2600', 'MXN', 'MX'));
   expect(mx.extensions).toMatchObject({ maxAmount: { amount: '2500.00', currency: 'USD' } });
 });

@@ -37,6 +37,7 @@ test.each([
   const err = r.body.errors?.[0];
   expect(err?.extensions?.code).toBe('SERVICE_UNAVAILABLE');
   expect(err?.message).toMatch(/temporarily unavailable/);
+  expect(err?.extensions?.detail).toMatch(/temporarily unavailable; retry/);
   const text = JSON.stringify(r.body);
   for (const leak of ['127.0.0.1', 'nobody', 'nowhere', 'stack', 'prisma', 'P1001']) expect(text).not.toContain(leak);
   // logged as a warning, not as an unexpected error

@@ -71,7 +71,7 @@ describe('GRAPHQL_JIT on (the default): through the service', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
-    expect(bad.body.errors?.[0]?.message).toMatch(/^Variable "\$id" got an invalid value/);
+    expect(bad.body.errors?.[0]?.extensions?.detail).toMatch(/^Variable "\$id" got an invalid value/);
     expect(await byJs()).toBe(j0 + 1); // graphql-js answered, with its own message
   });
 
@@ -98,10 +98,10 @@ describe('GRAPHQL_JIT on (the default): through the service', () => {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${customer}` },
         body: JSON.stringify(req),
       });
-      const body = (await res.json()) as { errors?: { message: string; extensions?: { code?: string } }[] };
+      const body = (await res.json()) as { errors?: { message: string; extensions?: { code?: string; detail?: string } }[] };
       expect(res.status).toBe(400);
       expect(body.errors?.[0]?.extensions?.code).toBe('OPERATION_RESOLUTION_FAILURE');
-      expect(body.errors?.[0]?.message).toMatch(/operation/i);
+      expect(body.errors?.[0]?.extensions?.detail).toMatch(/operation/i);
     }
   });
 
@@ -123,7 +123,11 @@ describe('GRAPHQL_JIT=false', () => {
       // what may not run is refused before graphql-js runs it, as before graphql-jit (edge.gateway.ts)
       const sub = await gql<any>(t.url, 'subscription { systemNotices { id } }', { token });
       expect(sub.status).toBe(400);
-      expect(sub.body.errors![0]!.extensions).toEqual({ code: 'SUBSCRIPTION_OVER_HTTP', requestId: expect.any(String) });
+      expect(sub.body.errors![0]!.extensions).toEqual({
+        code: 'SUBSCRIPTION_OVER_HTTP',
+        detail: expect.any(String),
+        requestId: expect.any(String),
+      });
       const nul = await gql<any>(t.url, 'query ($c: String!) { banks(countryCode: $c) { edges { node { name } } } }', {
         token,
         variables: { c: 'B\u0000R' },

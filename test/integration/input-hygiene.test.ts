@@ -86,7 +86,8 @@ describe('amounts', () => {
 
   test('createQuote above the corridor maximum (in the source currency) → BAD_USER_INPUT naming the maximum; at the maximum it works', async () => {
     const r = await refusedBeforeUpstream(() => gql(t.url, CREATE_QUOTE, { token, variables: { input: quote('10000.01') } }));
-    expect(r.body.errors![0]!.message).toMatch(/10000/);
+    expect(r.body.errors![0]!.extensions!.detail).toMatch(/10000/);
+    expect(r.body.errors![0]!.extensions!.fields).toEqual([expect.objectContaining({ path: 'input.sourceAmount', code: 'ABOVE_MAXIMUM' })]);
     const ok = await gql<any>(t.url, CREATE_QUOTE, { token, variables: { input: quote('10000.00') } });
     expect(ok.body.errors).toBeUndefined();
   });
@@ -110,7 +111,7 @@ describe('a subscription POSTed over HTTP', () => {
     const r = await gql(t.url, 'subscription { systemNotices { id } }', { token });
     expect(r.status).toBe(400);
     expect(r.body.errors?.[0]?.extensions?.code).toBe('SUBSCRIPTION_OVER_HTTP');
-    expect(r.body.errors?.[0]?.message).toMatch(/websocket/i);
+    expect(r.body.errors?.[0]?.extensions?.detail).toMatch(/websocket/i);
   });
 });
 

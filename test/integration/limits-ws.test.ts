@@ -6,6 +6,7 @@
 import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { clearSandboxCalls, sandboxCalls } from '../helpers/surface';
 import { collect, wsClient } from '../helpers/ws';
+import { CATALOGS } from '../../src/shared/messages';
 
 let t: TestApp;
 
@@ -53,8 +54,12 @@ describe('query limits over graphql-ws', () => {
       );
       expect(r.data).toBeUndefined();
       expect(r.errors![0]).toEqual({
-        message: 'The operation nests deeper than the limit of 15',
-        extensions: expect.objectContaining({ code: 'QUERY_TOO_DEEP', limit: 15 }),
+        message: CATALOGS.en.errors.QUERY_TOO_DEEP,
+        extensions: expect.objectContaining({
+          code: 'QUERY_TOO_DEEP',
+          detail: 'The operation nests deeper than the limit of 15',
+          limit: 15,
+        }),
       });
     });
   });
@@ -63,8 +68,12 @@ describe('query limits over graphql-ws', () => {
     await expectNoUpstreamCall(async () => {
       const r = await overWs(token, `{ ${Array.from({ length: 50 }, (_, i) => bank(i)).join(' ')} }`);
       expect(r.errors![0]).toEqual({
-        message: 'The operation uses more aliases than the limit of 15',
-        extensions: expect.objectContaining({ code: 'TOO_MANY_ALIASES', limit: 15 }),
+        message: CATALOGS.en.errors.TOO_MANY_ALIASES,
+        extensions: expect.objectContaining({
+          code: 'TOO_MANY_ALIASES',
+          detail: 'The operation uses more aliases than the limit of 15',
+          limit: 15,
+        }),
       });
     });
   });
@@ -73,8 +82,12 @@ describe('query limits over graphql-ws', () => {
     await expectNoUpstreamCall(async () => {
       const r = await overWs(token, `{ b: bank(countryCode: "BR", bankCode: "001") { ${'name '.repeat(3000)} } }`);
       expect(r.errors![0]).toEqual({
-        message: 'The document has more tokens than the limit of 2000',
-        extensions: expect.objectContaining({ code: 'TOO_MANY_TOKENS', limit: 2000 }),
+        message: CATALOGS.en.errors.TOO_MANY_TOKENS,
+        extensions: expect.objectContaining({
+          code: 'TOO_MANY_TOKENS',
+          detail: 'The document has more tokens than the limit of 2000',
+          limit: 2000,
+        }),
       });
     });
   });
@@ -83,8 +96,12 @@ describe('query limits over graphql-ws', () => {
     await expectNoUpstreamCall(async () => {
       const r = await overWs(token, `{ b: bank(countryCode: "BR", bankCode: "001") { name ${'@include(if: true) '.repeat(60)} } }`);
       expect(r.errors![0]).toEqual({
-        message: 'The operation uses more directives than the limit of 50',
-        extensions: expect.objectContaining({ code: 'TOO_MANY_DIRECTIVES', limit: 50 }),
+        message: CATALOGS.en.errors.TOO_MANY_DIRECTIVES,
+        extensions: expect.objectContaining({
+          code: 'TOO_MANY_DIRECTIVES',
+          detail: 'The operation uses more directives than the limit of 50',
+          limit: 50,
+        }),
       });
     });
   });
@@ -94,8 +111,13 @@ describe('query limits over graphql-ws', () => {
     const r = await overWs(token, `{ a: ${list} b: ${list} c: ${list} }`);
     expect(r.data).toBeUndefined();
     expect(r.errors![0]).toEqual({
-      message: 'The operation costs more than the limit of 200000 (see the cost model in the README)',
-      extensions: expect.objectContaining({ code: 'QUERY_TOO_COMPLEX', limit: 200000, cost: expect.any(Number) }),
+      message: CATALOGS.en.errors.QUERY_TOO_COMPLEX,
+      extensions: expect.objectContaining({
+        code: 'QUERY_TOO_COMPLEX',
+        detail: 'The operation costs more than the limit of 200000 (see the cost model in the README)',
+        limit: 200000,
+        cost: expect.any(Number),
+      }),
     });
   });
 
@@ -117,7 +139,7 @@ describe('per-user mutation rate limit over graphql-ws', () => {
       expect(r.data).toBeUndefined();
       expect(r.errors![0]!.extensions).toMatchObject({ code: 'RATE_LIMITED', requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
       expect(r.errors![0]!.extensions!.retryAfterSeconds).toEqual(expect.any(Number));
-      expect(r.errors![0]!.message).toMatch(/Too many createWallet requests; try again in \d+ s/);
+      expect(r.errors![0]!.extensions!.detail).toMatch(/Too many createWallet requests; try again in \d+ s/);
     });
     // another caller has its own budget
     expect((await overWs(await t.token('ws-rl-other', 'customer'), create)).errors).toBeUndefined();

@@ -8,6 +8,7 @@ import { createApp, type App } from '../../src/app';
 import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { pgliteTemplate } from '../helpers/db';
 import { clearSandboxCalls, sandboxCalls } from '../helpers/surface';
+import { CATALOGS } from '../../src/shared/messages';
 
 let t: TestApp;
 let token: string;
@@ -40,8 +41,12 @@ describe('query limits (GraphQL Armor), refused before any resolver runs', () =>
       expect(r.status).toBe(400);
       expect(r.body.data).toBeUndefined();
       expect(r.body.errors![0]).toEqual({
-        message: 'The operation nests deeper than the limit of 15',
-        extensions: expect.objectContaining({ code: 'QUERY_TOO_DEEP', limit: 15 }),
+        message: CATALOGS.en.errors.QUERY_TOO_DEEP,
+        extensions: expect.objectContaining({
+          code: 'QUERY_TOO_DEEP',
+          detail: 'The operation nests deeper than the limit of 15',
+          limit: 15,
+        }),
       });
     });
   });
@@ -57,8 +62,12 @@ describe('query limits (GraphQL Armor), refused before any resolver runs', () =>
       const r = await gql<any>(t.url, `{ ${Array.from({ length: 50 }, (_, i) => bankField(i)).join(' ')} }`, { token });
       expect(r.status).toBe(400);
       expect(r.body.errors![0]).toEqual({
-        message: 'The operation uses more aliases than the limit of 15',
-        extensions: expect.objectContaining({ code: 'TOO_MANY_ALIASES', limit: 15 }),
+        message: CATALOGS.en.errors.TOO_MANY_ALIASES,
+        extensions: expect.objectContaining({
+          code: 'TOO_MANY_ALIASES',
+          detail: 'The operation uses more aliases than the limit of 15',
+          limit: 15,
+        }),
       });
     });
   });
@@ -68,8 +77,12 @@ describe('query limits (GraphQL Armor), refused before any resolver runs', () =>
       const r = await gql<any>(t.url, `{ b: bank(countryCode: "BR", bankCode: "001") { ${'name '.repeat(3000)} } }`, { token });
       expect(r.status).toBe(400);
       expect(r.body.errors![0]).toEqual({
-        message: 'The document has more tokens than the limit of 2000',
-        extensions: expect.objectContaining({ code: 'TOO_MANY_TOKENS', limit: 2000 }),
+        message: CATALOGS.en.errors.TOO_MANY_TOKENS,
+        extensions: expect.objectContaining({
+          code: 'TOO_MANY_TOKENS',
+          detail: 'The document has more tokens than the limit of 2000',
+          limit: 2000,
+        }),
       });
     });
   });
@@ -81,8 +94,12 @@ describe('query limits (GraphQL Armor), refused before any resolver runs', () =>
       });
       expect(r.status).toBe(400);
       expect(r.body.errors![0]).toEqual({
-        message: 'The operation uses more directives than the limit of 50',
-        extensions: expect.objectContaining({ code: 'TOO_MANY_DIRECTIVES', limit: 50 }),
+        message: CATALOGS.en.errors.TOO_MANY_DIRECTIVES,
+        extensions: expect.objectContaining({
+          code: 'TOO_MANY_DIRECTIVES',
+          detail: 'The operation uses more directives than the limit of 50',
+          limit: 50,
+        }),
       });
     });
   });
@@ -94,8 +111,13 @@ describe('query limits (GraphQL Armor), refused before any resolver runs', () =>
       expect(r.status).toBe(400);
       expect(r.body.errors).toEqual([
         {
-          message: 'The operation costs more than the limit of 200000 (see the cost model in the README)',
-          extensions: expect.objectContaining({ code: 'QUERY_TOO_COMPLEX', limit: 200000, cost: expect.any(Number) }),
+          message: CATALOGS.en.errors.QUERY_TOO_COMPLEX,
+          extensions: expect.objectContaining({
+            code: 'QUERY_TOO_COMPLEX',
+            detail: 'The operation costs more than the limit of 200000 (see the cost model in the README)',
+            limit: 200000,
+            cost: expect.any(Number),
+          }),
         },
       ]);
     });
@@ -211,15 +233,15 @@ describe('production settings', () => {
     await fetch(`${app.sandbox!.url}/__sandbox/calls`, { method: 'DELETE' });
     const r = await gql<any>(url, `{ bank(countryCode: "BR", bankCode: "001") { name } __schema { types { name } } }`, { token });
     expect(r.status).toBe(400);
-    expect(r.body.errors![0]!.message).toMatch(/introspection/i); // the same message over the websocket (production-hardening)
+    expect(r.body.errors![0]!.extensions!.detail).toMatch(/introspection/i); // the same detail over the websocket (production-hardening)
     expect(await (await fetch(`${app.sandbox!.url}/__sandbox/calls?path=/gateway`)).json()).toEqual([]);
   });
 
   it('no field suggestions ("Did you mean …") in production', async () => {
     const token = await app.auth.issueDevToken('prod-user', 'customer');
     const r = await gql<any>(url, `{ bank(countryCode: "BR", bankCode: "001") { nam } }`, { token });
-    expect(r.body.errors![0]!.message).not.toMatch(/Did you mean/);
+    expect(JSON.stringify(r.body.errors![0])).not.toMatch(/Did you mean/);
     const dev = await gql<any>(t.url, `{ bank(countryCode: "BR", bankCode: "001") { nam } }`, { token: await t.token('u', 'customer') });
-    expect(dev.body.errors![0]!.message).toMatch(/Did you mean/);
+    expect(dev.body.errors![0]!.extensions!.detail).toMatch(/Did you mean/);
   });
 });

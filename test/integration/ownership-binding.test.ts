@@ -35,7 +35,7 @@ afterAll(() => t?.close());
 const callCount = () => t.app.sandbox!.ctx.calls.length;
 const errorOf = (r: { body: { errors?: { message: string; extensions?: Record<string, unknown> }[] } }) => ({
   code: r.body.errors?.[0]?.extensions?.code,
-  message: r.body.errors?.[0]?.message,
+  detail: r.body.errors?.[0]?.extensions?.detail as string | undefined,
 });
 
 /** checkCard as alice or bob, each the holder of their own person. */
@@ -88,7 +88,7 @@ describe('bank account tokens (ACCOUNT_TOKEN funding)', () => {
     );
     expect(stolen.code).toBe('NOT_FOUND');
     expect(stolen).toEqual(unknown);
-    expect(stolen.message).not.toContain(aliceToken);
+    expect(stolen.detail).not.toContain(aliceToken);
   });
 
   test("back-office cannot fund a transfer with a customer's account token either (funding is always the caller's own)", async () => {
@@ -181,7 +181,7 @@ describe('card tokens (CARD funding)', () => {
       'alice-unchecked-card',
     );
     expect(r.code).toBe('NOT_FOUND');
-    expect(r.message).toMatch(/checkCard/);
+    expect(r.detail).toMatch(/checkCard/);
   });
 
   test('a failed card check binds nothing: whoever learnt the token cannot claim it, and it cannot fund', async () => {
@@ -267,11 +267,11 @@ describe('quotes, persons, transfers, idempotency keys', () => {
         i: transferInput({ quoteId: aliceQuote, personId: bobPerson, key: 'bob-quote', funding: { type: 'CARD', cardToken: bobCard } }),
       },
     });
-    expect(errorOf(q)).toEqual({ code: 'NOT_FOUND', message: 'Quote not found' });
+    expect(errorOf(q)).toEqual({ code: 'NOT_FOUND', detail: 'Quote not found' });
     expect((await t.app.db.prisma.quote.findUniqueOrThrow({ where: { id: aliceQuote } })).usedByTransferId).toBeNull();
     expect(callCount()).toBe(before);
     const p = await refusedWithoutEffect(bob, 'bind-bob', alicePerson, { type: 'CARD', cardToken: bobCard }, 'bob-person');
-    expect(p).toEqual({ code: 'NOT_FOUND', message: 'Person not found' });
+    expect(p).toEqual({ code: 'NOT_FOUND', detail: 'Person not found' });
   });
 
   test("Bob's idempotency key is his own: the key Alice used makes Bob a transfer of his, never replays Alice's", async () => {
@@ -289,13 +289,13 @@ describe('quotes, persons, transfers, idempotency keys', () => {
   test("Bob cannot read, resume, void or capture Alice's transfer: NOT_FOUND (capture: FORBIDDEN, staff only); back-office reads it", async () => {
     const before = callCount();
     const read = await gql<any>(t.url, `query($id: ID!) { transfer(id: $id) { id } }`, { token: bob, variables: { id: aliceTransfer } });
-    expect(errorOf(read)).toEqual({ code: 'NOT_FOUND', message: 'Transfer not found' });
+    expect(errorOf(read)).toEqual({ code: 'NOT_FOUND', detail: 'Transfer not found' });
     for (const op of ['resumeTransfer', 'voidTransfer']) {
       const r = await gql<any>(t.url, `mutation($i: ${op[0]!.toUpperCase()}${op.slice(1)}Input!) { ${op}(input: $i) { id } }`, {
         token: bob,
         variables: { i: { transferId: aliceTransfer, idempotencyKey: `bob-${op}` } },
       });
-      expect(errorOf(r)).toEqual({ code: 'NOT_FOUND', message: 'Transfer not found' });
+      expect(errorOf(r)).toEqual({ code: 'NOT_FOUND', detail: 'Transfer not found' });
     }
     const cap = await gql<any>(t.url, `mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { id } }`, {
       token: bob,
@@ -317,12 +317,12 @@ describe('wallets and verification sessions', () => {
     const sessionId = s.body.data.startVerificationSession.id;
     const before = callCount();
     const wr = await gql<any>(t.url, `query($id: ID!) { wallet(id: $id) { id } }`, { token: bob, variables: { id: walletId } });
-    expect(errorOf(wr)).toEqual({ code: 'NOT_FOUND', message: 'Wallet not found' });
+    expect(errorOf(wr)).toEqual({ code: 'NOT_FOUND', detail: 'Wallet not found' });
     const sr = await gql<any>(t.url, `query($id: ID!) { verificationSession(id: $id) { id } }`, {
       token: bob,
       variables: { id: sessionId },
     });
-    expect(errorOf(sr)).toEqual({ code: 'NOT_FOUND', message: 'Verification session not found' });
+    expect(errorOf(sr)).toEqual({ code: 'NOT_FOUND', detail: 'Verification session not found' });
     expect(callCount()).toBe(before);
   });
 });

@@ -55,7 +55,7 @@ describe('platform people, compliance, documents, addresses', () => {
   it("invalid person → BAD_USER_INPUT with the platform's reason; unknown person → NOT_FOUND", async () => {
     const bad = await gql<any>(t.url, `mutation { createPlatformPerson(person: { firstName: "NoLastName" }) }`, { token: admin });
     expect(bad.body.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
-    expect(bad.body.errors![0]!.message).toMatch(/remittances platform refused the request/);
+    expect(bad.body.errors![0]!.extensions!.detail).toMatch(/remittances platform refused the request/);
     const missing = await gql<any>(t.url, `{ platformPerson(id: "00000000-0000-4000-8000-000000000000") }`, { token: admin });
     expect(missing.body.errors![0]!.extensions!.code).toBe('NOT_FOUND');
   });

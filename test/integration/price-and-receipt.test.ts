@@ -110,7 +110,10 @@ it('the transfer keeps exactly what was quoted, the gateway pulls the total, and
   // the gateway was asked for the total, and the recipient's amount at the rate
   t.app.sandbox!.ctx.bus.off('payment.authorized', seen);
   expect(authorized).toEqual([
-    expect.objectContaining({ amount: { total: 104.5, currency: 'USD' }, recipientAmount: { total: Number(q.destination.amount), currency: 'BRL' } }),
+    expect.objectContaining({
+      amount: { total: 104.5, currency: 'USD' },
+      recipientAmount: { total: Number(q.destination.amount), currency: 'BRL' },
+    }),
   ]);
   // the receipt: the transfer's own figures, the parties, the funding's last four, the support contact
   const rc = tr.receipt;

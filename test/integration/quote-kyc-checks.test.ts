@@ -1,6 +1,7 @@
 import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { personInput } from '../helpers/funding';
 import { cardToken } from '../helpers/sandbox';
+import { CATALOGS } from '../../src/shared/messages';
 
 const CREATE_QUOTE = `mutation($input: CreateQuoteInput!) { createQuote(input: $input) { id fxId rate source { amount currency } destination { amount currency } paymentMethod expiresAt } }`;
 const CREATE_PERSON = `mutation($input: PersonInput!) { createPerson(input: $input) { id status message } }`;
@@ -63,7 +64,7 @@ describe('createQuote', () => {
     });
     expect(r.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     const fields = (r.body.errors![0].extensions!.fields as { path: string }[]).map((f) => f.path).sort();
-    expect(fields).toEqual(['destinationCountry', 'sourceCurrency']);
+    expect(fields).toEqual(['input.destinationCountry', 'input.sourceCurrency']);
     expect(JSON.stringify(r.body)).not.toContain('XXY');
   });
 
@@ -124,7 +125,10 @@ describe('checks', () => {
     const calls = await gatewayCallsDuring(async () => {
       const r = await gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardToken: cardToken('1234'), personId: long } } });
       expect(r.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
-      expect(r.body.errors![0].message).toMatch(/firstName and lastName cannot be a cardholder name/);
+      expect(r.body.errors![0].extensions!.detail).toMatch(/firstName and lastName cannot be a cardholder name/);
+      expect(r.body.errors![0].extensions!.fields).toEqual([
+        { path: 'input.personId', code: 'INVALID_CARDHOLDER_NAME', message: CATALOGS.en.fields.INVALID_CARDHOLDER_NAME },
+      ]);
       expect(JSON.stringify(r.body)).not.toContain('x'.repeat(36));
     });
     expect(calls).toEqual([]);
@@ -160,7 +164,10 @@ describe('checks', () => {
     const noAddress = await gatewayCallsDuring(async () => {
       const r = await gql<any>(t.url, CHECK_CARD, { token, variables: { input: { cardToken: cardToken('1234'), personId: bare } } });
       expect(r.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
-      expect(r.body.errors![0].message).toMatch(/personId: the person has no/);
+      expect(r.body.errors![0].extensions!.detail).toMatch(/personId: the person has no/);
+      expect(r.body.errors![0].extensions!.fields).toEqual([
+        { path: 'input.personId', code: 'INCOMPLETE', message: CATALOGS.en.fields.INCOMPLETE },
+      ]);
     });
     expect(noAddress).toEqual([]);
   });

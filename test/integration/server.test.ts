@@ -1,6 +1,7 @@
 import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { collect, rawSocketClose, wsClient } from '../helpers/ws';
 import { waitFor } from '../helpers/wait';
+import { CATALOGS } from '../../src/shared/messages';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -119,7 +120,7 @@ describe('GraphQL over HTTP', () => {
     expect(body.errors![0]!.extensions!.code).toBe('FORBIDDEN');
   });
 
-  it('validation errors carry BAD_USER_INPUT with property and constraint names, never the value', async () => {
+  it('validation errors carry BAD_USER_INPUT with the field path, code and message, never the value', async () => {
     const token = await t.token('root', 'admin');
     const secretish = `PII-${'x'.repeat(600)}`;
     const { body } = await gql(t.url, 'mutation($m: String!) { publishSystemNotice(input: { message: $m }) { id } }', {
@@ -128,7 +129,9 @@ describe('GraphQL over HTTP', () => {
     });
     const err = body.errors![0]!;
     expect(err.extensions!.code).toBe('BAD_USER_INPUT');
-    expect(err.extensions!.fields).toEqual([{ path: 'message', constraints: { isLength: 'message must be 1 to 500 characters' } }]);
+    expect(err.message).toBe(CATALOGS.en.errors.BAD_USER_INPUT);
+    expect(err.extensions!.fields).toEqual([{ path: 'input.message', code: 'TOO_LONG', message: CATALOGS.en.fields.TOO_LONG }]);
+    expect(err.extensions!.detail).toBe('Invalid input: message must be 1 to 500 characters');
     expect(JSON.stringify(body)).not.toContain('PII-');
   });
 
@@ -143,6 +146,9 @@ describe('GraphQL over HTTP', () => {
       },
     );
     expect(body.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
+    expect(body.errors![0]!.extensions!.fields).toEqual([
+      { path: 's', code: 'INVALID_CHOICE', message: CATALOGS.en.fields.INVALID_CHOICE },
+    ]);
     expect(JSON.stringify(body)).not.toContain('SECRET-VALUE-123');
   });
 

@@ -52,7 +52,10 @@ const find = async (s: string, token = staff): Promise<string[]> => {
 };
 
 it('by the receipt reference, with or without dashes, in any case', async () => {
-  const r = await gql<any>(t.url, `query($id: ID!) { transfer(id: $id) { receipt { reference } } }`, { token: alice, variables: { id: pix } });
+  const r = await gql<any>(t.url, `query($id: ID!) { transfer(id: $id) { receipt { reference } } }`, {
+    token: alice,
+    variables: { id: pix },
+  });
   const reference: string = r.body.data.transfer.receipt.reference;
   expect(await find(reference)).toEqual([pix]);
   expect(await find(reference.replace(/-/g, '').toLowerCase())).toEqual([pix]);

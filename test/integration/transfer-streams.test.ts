@@ -124,7 +124,7 @@ test('resume after a disconnect is gap-free: afterVersion replays exactly the ap
     to: 'REFUND_PENDING',
     cause: 'webhook',
     actor: 'webhook',
-    patch: { failureCode: 'PAYOUT_FAILED', failureMessage: 'The payout failed' },
+    patch: { failureCode: 'PAYOUT_PAYOUTREJECTED', failureMessage: 'The payout failed' },
   });
   await repo().transition({ transferId: tr.id, to: 'REFUNDED', cause: 'worker', actor: 'worker', patch: { refundedAmount: '60.00' } });
   await waitFor(() => again.completed, { timeoutMs: 5_000, intervalMs: 20, what: 'the again stream to complete' });
@@ -137,7 +137,7 @@ test('resume after a disconnect is gap-free: afterVersion replays exactly the ap
     '5:REFUND_PENDING',
     '6:REFUNDED',
   ]);
-  expect(all[4].failure).toEqual({ code: 'PAYOUT_FAILED' });
+  expect(all[4].failure).toEqual({ code: 'PAYOUT_PAYOUTREJECTED' });
 
   // each replayed version is shown as it was then (not with later fields): v2 had nothing captured, v3 no failure
   const replay = collect<any>(client, SUB, { id: tr.id, after: 1 });
@@ -147,7 +147,11 @@ test('resume after a disconnect is gap-free: afterVersion replays exactly the ap
   expect(views[0]).toMatchObject({ status: 'AUTHORIZED', capturedAmount: null, failure: null });
   expect(views[1]).toMatchObject({ status: 'CAPTURED', capturedAmount: { amount: '60.00', currency: 'USD' }, failure: null });
   // what was refunded, as it was at each version
-  expect(views[3]).toMatchObject({ status: 'REFUND_PENDING', refundedAmount: { amount: '0.00' }, failure: { code: 'PAYOUT_FAILED' } });
+  expect(views[3]).toMatchObject({
+    status: 'REFUND_PENDING',
+    refundedAmount: { amount: '0.00' },
+    failure: { code: 'PAYOUT_PAYOUTREJECTED' },
+  });
   expect(views[4]).toMatchObject({ status: 'REFUNDED', refundedAmount: { amount: '60.00' } });
   await client.dispose();
 });

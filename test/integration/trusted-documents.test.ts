@@ -145,7 +145,10 @@ describe('TRUSTED_DOCUMENTS=only', () => {
     expect(quote.status).toBe(400);
     expect(quote.body.data).toBeUndefined();
     expect(quote.body.errors).toEqual([
-      { message: expect.any(String), extensions: { code: 'PERSISTED_DOCUMENT_NOT_ALLOWED', requestId: expect.any(String) } },
+      {
+        message: expect.any(String),
+        extensions: { code: 'PERSISTED_DOCUMENT_NOT_ALLOWED', detail: expect.any(String), requestId: expect.any(String) },
+      },
     ]);
     expect(JSON.stringify(quote.body)).not.toContain('createQuote'); // nothing sent is echoed
     // not even parsed: a syntax error or an unknown field gets the same refusal, not GRAPHQL_PARSE_FAILED/VALIDATION_FAILED
@@ -159,9 +162,9 @@ describe('TRUSTED_DOCUMENTS=only', () => {
     expect((await post(t, token, { query: 'query Viewer { viewer { id who: role } }' })).body.errors[0].extensions.code).toBe(
       'PERSISTED_DOCUMENT_NOT_ALLOWED',
     );
-    expect((await post(t, token, { query: 'query Viewer { viewer { id role __typename t: __typename } }' })).body.errors[0].extensions.code).toBe(
-      'PERSISTED_DOCUMENT_NOT_ALLOWED',
-    );
+    expect(
+      (await post(t, token, { query: 'query Viewer { viewer { id role __typename t: __typename } }' })).body.errors[0].extensions.code,
+    ).toBe('PERSISTED_DOCUMENT_NOT_ALLOWED');
     // a legacy application/json client gets the same refusal with 200 (GraphQL over HTTP)
     const legacy = await post(t, token, { query: AD_HOC_QUOTE }, 'application/json');
     expect(legacy.status).toBe(200);
@@ -212,7 +215,10 @@ describe('TRUSTED_DOCUMENTS=only', () => {
     const refused = await wsOnce(t, token, { query: AD_HOC_QUOTE });
     expect(refused.results).toEqual([]);
     expect(refused.error).toEqual([
-      { message: expect.any(String), extensions: { code: 'PERSISTED_DOCUMENT_NOT_ALLOWED', requestId: expect.any(String) } },
+      {
+        message: expect.any(String),
+        extensions: { code: 'PERSISTED_DOCUMENT_NOT_ALLOWED', detail: expect.any(String), requestId: expect.any(String) },
+      },
     ]);
     const parseError = await wsOnce(t, token, { query: 'subscription {' });
     expect(parseError.error[0].extensions.code).toBe('PERSISTED_DOCUMENT_NOT_ALLOWED');

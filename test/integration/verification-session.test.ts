@@ -32,8 +32,11 @@ describe('verification sessions', () => {
   it('a non-https redirectUrl → BAD_USER_INPUT', async () => {
     const r = await gql<any>(t.url, START, { token: alice, variables: { i: { redirectUrl: 'http://x' } } });
     expect(r.body.errors![0]!).toMatchObject({
-      message: 'Invalid input: redirectUrl must be an https:// URL',
-      extensions: { code: 'BAD_USER_INPUT' },
+      extensions: {
+        code: 'BAD_USER_INPUT',
+        detail: 'Invalid input: redirectUrl must be an https:// URL',
+        fields: [expect.objectContaining({ path: 'input.redirectUrl', code: 'INVALID_FORMAT' })],
+      },
     });
   });
 

@@ -32,7 +32,8 @@ describe('wallets', () => {
   it('bad currency → BAD_USER_INPUT with an actionable message', async () => {
     const r = await gql<any>(t.url, CREATE, { token: alice, variables: { i: { currency: 'us dollars' } } });
     expect(r.body.errors![0]!.extensions!.code).toBe('BAD_USER_INPUT');
-    expect(r.body.errors![0]!.message).toMatch(/currency must be 2 to 10 capital letters or digits/);
+    expect(r.body.errors![0]!.extensions!.detail).toMatch(/currency must be 2 to 10 capital letters or digits/);
+    expect(r.body.errors![0]!.extensions!.fields).toEqual([expect.objectContaining({ path: 'input.currency', code: 'INVALID_FORMAT' })]);
   });
 
   it('wallet, balance and statement: owner and back-office yes; another customer NOT_FOUND (same as unknown)', async () => {
@@ -58,7 +59,10 @@ describe('wallets', () => {
       expect(other.body.data).toBeNull();
       expect(other.body.errors![0]!.extensions!.code).toBe('NOT_FOUND');
       const unknown = await gql<any>(t.url, query, { token: bob, variables: { id: '00000000-0000-4000-8000-000000000000' } });
-      expect(unknown.body.errors![0]!).toMatchObject({ message: other.body.errors![0]!.message, extensions: { code: 'NOT_FOUND' } });
+      expect(unknown.body.errors![0]!).toMatchObject({
+        message: other.body.errors![0]!.message,
+        extensions: { code: 'NOT_FOUND', detail: other.body.errors![0]!.extensions!.detail },
+      });
     }
   });
 
@@ -74,6 +78,12 @@ describe('wallets', () => {
       token: alice,
       variables: { id: walletId, from: '2030-01-01T00:00:00Z', until: '2020-01-01T00:00:00Z' },
     });
-    expect(bad.body.errors![0]!).toMatchObject({ message: 'from must not be after until', extensions: { code: 'BAD_USER_INPUT' } });
+    expect(bad.body.errors![0]!).toMatchObject({
+      extensions: {
+        code: 'BAD_USER_INPUT',
+        detail: 'from must not be after until',
+        fields: [expect.objectContaining({ path: 'from', code: 'OUT_OF_RANGE' })],
+      },
+    });
   });
 });

@@ -201,6 +201,9 @@ describe('a running production service', () => {
       expect((wsErrors[0] as { message?: string } | undefined)?.message).toBe(
         (http.errors?.[0] as { message?: string } | undefined)?.message,
       );
+      expect((wsErrors[0] as { extensions?: { detail?: string } } | undefined)?.extensions?.detail).toBe(
+        (http.errors?.[0] as { extensions?: { detail?: string } } | undefined)?.extensions?.detail,
+      );
       expect(sub.results.some((r) => r.data)).toBe(false);
       expect(http.data ?? null).toBeNull();
     } finally {

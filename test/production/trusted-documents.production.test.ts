@@ -40,7 +40,10 @@ test('HTTP: manifest documents run by documentId or text; other text is PERSISTE
   const refused = await post({ query: AD_HOC });
   expect(refused.status).toBe(400);
   expect(refused.body.errors).toEqual([
-    { message: expect.any(String), extensions: { code: 'PERSISTED_DOCUMENT_NOT_ALLOWED', requestId: expect.any(String) } },
+    {
+      message: expect.any(String),
+      extensions: { code: 'PERSISTED_DOCUMENT_NOT_ALLOWED', detail: expect.any(String), requestId: expect.any(String) },
+    },
   ]);
   const apq = await post({
     query: AD_HOC,

@@ -3,6 +3,7 @@ import { GraphQLExchange, httpErrorFormatter, searchOf } from '../../src/graphql
 import { isRequestError, requestErrorStatus } from '../../src/graphql/http-status';
 import type { Logger } from '../../src/shared/logger';
 import { runInRequest } from '../../src/shared/request-context';
+import { CATALOGS } from '../../src/shared/messages';
 
 describe('searchOf: the query string Apollo reads for GET', () => {
   // what @as-integrations/fastify handed Apollo (a URL object built per request), for every shape of request target
@@ -80,10 +81,13 @@ describe('httpErrorFormatter', () => {
     const format = httpErrorFormatter(() => {
       throw new Error('formatter broke on secret-value');
     }, logger);
-    const out = runInRequest({ requestId: 'r-2', edge: new GraphQLExchange(0) }, () =>
+    const out = runInRequest({ requestId: 'r-2', edge: new GraphQLExchange(0, 'pt-BR') }, () =>
       format({ message: 'secret-value' }, new Error('secret-value')),
     );
-    expect(out).toEqual({ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: 'r-2' } });
+    expect(out).toEqual({
+      message: CATALOGS.pt.errors.INTERNAL_SERVER_ERROR,
+      extensions: { code: 'INTERNAL_SERVER_ERROR', detail: 'Internal server error', requestId: 'r-2' },
+    });
     expect(logged).toHaveLength(1);
   });
 });

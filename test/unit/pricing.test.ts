@@ -28,7 +28,11 @@ const times = (text: string): DeliveryRule[] => {
   if (!('rules' in p)) throw new Error(`not understood: ${p.invalid.join(', ')}`);
   return p.rules;
 };
-const pricing = (f: string, rounding: FeeRounding = 'HALF_UP', d = '*=1h..3d'): Pricing => ({ fees: fees(f), rounding, delivery: times(d) });
+const pricing = (f: string, rounding: FeeRounding = 'HALF_UP', d = '*=1h..3d'): Pricing => ({
+  fees: fees(f),
+  rounding,
+  delivery: times(d),
+});
 const USD_BRL = { sourceCurrency: 'USD', destinationCurrency: 'BRL' };
 
 describe('fees', () => {
@@ -127,7 +131,10 @@ describe('delivery times', () => {
     expect(deliveryWindow(p, USD_BRL, 'PIX')).toEqual({ minSeconds: 0, maxSeconds: 3600 });
     expect(deliveryWindow(p, USD_BRL, 'WALLET')).toEqual({ minSeconds: 300, maxSeconds: 600 });
     expect(deliveryWindow(p, USD_BRL, null)).toEqual({ minSeconds: 0, maxSeconds: 3600 });
-    expect(deliveryWindow(p, { sourceCurrency: 'EUR', destinationCurrency: 'BRL' }, 'PIX')).toEqual({ minSeconds: 3600, maxSeconds: 259200 });
+    expect(deliveryWindow(p, { sourceCurrency: 'EUR', destinationCurrency: 'BRL' }, 'PIX')).toEqual({
+      minSeconds: 3600,
+      maxSeconds: 259200,
+    });
     const from = new Date('2026-11-28T10:00:00.000Z');
     expect(deliveryEstimate(p, USD_BRL, 'WALLET', from)).toEqual({
       earliest: new Date('2026-11-28T10:05:00.000Z'),

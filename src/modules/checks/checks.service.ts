@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { badInput } from '../../shared/errors';
+import { badField, badFields, badInput } from '../../shared/errors';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type {
   AccountCheckRequest,
@@ -213,7 +213,7 @@ export class ChecksService {
   async checkCard(ownerId: string, clientIp: string, input: CardCheckInput): Promise<CardCheckView> {
     const sender = await this.senders(ownerId, input.personId);
     const nameProblem = cardholderNameProblem(sender);
-    if (nameProblem) throw badInput(nameProblem, { field: 'personId' });
+    if (nameProblem) throw badField('input.personId', 'INVALID_CARDHOLDER_NAME', nameProblem);
     const args: CardCheckArgs = { cardToken: input.cardToken, sender: holderOf(sender) };
     await this.credentials.assertCheckable('card', args.cardToken, ownerId);
     const r: GatewayCardCheck = await this.gateway.checkCard(cardCheckRequest(args, clientIp, randomUUID()));
@@ -236,10 +236,15 @@ export class ChecksService {
     const raw = Boolean(input.personId || input.account);
     if (Boolean(input.linked) === raw) throw badInput('Give either linked (bank-linking widget) or personId + account (raw details)');
     if (input.linked) return this.checkLinkedAccount(ownerId, input.linked);
-    if (!input.personId || !input.account) throw badInput('personId and account are both required for a raw-details check');
+    if (!input.personId || !input.account)
+      throw badFields('personId and account are both required for a raw-details check', [
+        ...(input.personId ? [] : [{ path: 'input.personId', code: 'REQUIRED' as const }]),
+        ...(input.account ? [] : [{ path: 'input.account', code: 'REQUIRED' as const }]),
+      ]);
     if (input.account.countryCode === 'US' && !input.account.routingNumber)
-      throw badInput('account.routingNumber is required for a US account');
-    if (input.account.countryCode !== 'US' && !input.account.bankCode) throw badInput('account.bankCode is required outside the US');
+      throw badField('input.account.routingNumber', 'REQUIRED', 'account.routingNumber is required for a US account');
+    if (input.account.countryCode !== 'US' && !input.account.bankCode)
+      throw badField('input.account.bankCode', 'REQUIRED', 'account.bankCode is required outside the US');
     const args: BankCheckArgs = { holder: holderOf(await this.senders(ownerId, input.personId)), account: input.account };
     const r = await this.gateway.checkBankAccount(accountCheckRequest(args, clientIp, randomUUID()));
     return {

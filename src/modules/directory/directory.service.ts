@@ -5,7 +5,7 @@ import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { AliasLookupResult, Bank as UpstreamBank } from '../../upstream/gateway/gateway.types';
 import { isUpstreamError } from '../../upstream/http/upstream.errors';
 import type { Clock } from '../../shared/clock';
-import { badInput } from '../../shared/errors';
+import { badField } from '../../shared/errors';
 import { windowOfPages, type OffsetPage, type PageWindow } from '../../shared/page';
 import { clockedLru, lruTtl } from '../../shared/lru';
 
@@ -107,8 +107,14 @@ export class DirectoryService {
    */
   async resolveAlias(countryCode: string, keyType: string, key: string) {
     const keyTypes = ALIAS_RAILS[countryCode];
-    if (!keyTypes) throw badInput(`countryCode must be one of ${Object.keys(ALIAS_RAILS).join(', ')} (ISO 3166-1 alpha-2)`);
-    if (!keyTypes.includes(keyType)) throw badInput(`keyType for ${countryCode} must be one of ${keyTypes.join(', ')}`);
+    if (!keyTypes)
+      throw badField(
+        'countryCode',
+        'INVALID_CHOICE',
+        `countryCode must be one of ${Object.keys(ALIAS_RAILS).join(', ')} (ISO 3166-1 alpha-2)`,
+      );
+    if (!keyTypes.includes(keyType))
+      throw badField('keyType', 'INVALID_CHOICE', `keyType for ${countryCode} must be one of ${keyTypes.join(', ')}`);
     const r: AliasLookupResult = await this.gateway.lookupAlias({ countryCode: alpha3(countryCode), keyType, key: key.trim() });
     if (!r.found) {
       return {

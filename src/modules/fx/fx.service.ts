@@ -3,7 +3,7 @@ import { Prisma, type Quote } from '../../generated/prisma/client';
 import type { RawSql } from '../../db/raw-sql';
 import { modelColumns, modelFromSql } from '../../db/sql-rows';
 import { inStoredRange, type Clock } from '../../shared/clock';
-import { AppError, badInput } from '../../shared/errors';
+import { AppError, badField } from '../../shared/errors';
 import {
   corridorBounds,
   corridorRule,
@@ -130,7 +130,7 @@ export class FxService {
     fundingType: FeeFunding,
   ): { fundingType: FeeFunding; fee: { amount: string; currency: string }; total: { amount: string; currency: string } } {
     const problem = sendAmountProblem('sendAmount', sendAmount, corridor, this.corridors);
-    if (problem) throw badInput(problem.message, problem.details);
+    if (problem) throw badField('sendAmount', problem.code, problem.message, problem.details);
     const { fee, total } = priceOf(this.pricing, corridor, fundingType, sendAmount);
     const currency = corridor.sourceCurrency;
     return { fundingType, fee: { amount: fee, currency }, total: { amount: total, currency } };
@@ -142,7 +142,7 @@ export class FxService {
     const destinationCountry = args.destinationCountry ?? undefined;
     // before the upstream quote: an amount no transfer may send is refused here, not after the quote exists
     const problem = sourceAmount !== undefined ? sendAmountProblem('sourceAmount', sourceAmount, args, this.corridors) : null;
-    if (problem) throw badInput(problem.message, problem.details);
+    if (problem) throw badField('input.sourceAmount', problem.code, problem.message, problem.details);
     const q = await this.gateway.createFxQuote({
       sourceCurrencyCode: args.sourceCurrency,
       destinationCurrencyCode: args.destinationCurrency,

@@ -112,7 +112,8 @@ export class Quote {
 
   @Field(() => Money, {
     nullable: true,
-    description: 'What the sender pays in all: source + fee, exactly (the amount taken from the card or account); null without sourceAmount.',
+    description:
+      'What the sender pays in all: source + fee, exactly (the amount taken from the card or account); null without sourceAmount.',
   })
   total!: Money | null;
 

@@ -1,7 +1,7 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client';
 import type { RawSql } from '../../db/raw-sql';
 import type { Clock } from '../../shared/clock';
-import { badInput, notFound } from '../../shared/errors';
+import { badField, badFields, notFound } from '../../shared/errors';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { PersonRequest } from '../../upstream/gateway/gateway.types';
 import { gatewayPersonAddress, type PostalAddress } from '../../shared/address';
@@ -129,10 +129,14 @@ export class KycService {
   ) {}
 
   private request(args: PersonArgs): PersonRequest {
+    const missing = (names: (keyof PersonArgs)[]) =>
+      names.filter((n) => !args[n]).map((n) => ({ path: `input.${n}`, code: 'REQUIRED' as const }));
     if (args.type === 'INDIVIDUAL' && (!args.firstName || !args.lastName))
-      throw badInput('firstName and lastName are required for an individual');
-    if (args.type === 'BUSINESS' && !args.companyName) throw badInput('companyName is required for a business');
-    if (args.address && (!args.email || !args.phoneNumber)) throw badInput('email and phoneNumber are required with an address');
+      throw badFields('firstName and lastName are required for an individual', missing(['firstName', 'lastName']));
+    if (args.type === 'BUSINESS' && !args.companyName)
+      throw badField('input.companyName', 'REQUIRED', 'companyName is required for a business');
+    if (args.address && (!args.email || !args.phoneNumber))
+      throw badFields('email and phoneNumber are required with an address', missing(['email', 'phoneNumber']));
     // nullable arguments given as null are left out, as when they are not given (the gateway's fields are optional, not nullable)
     return {
       type: args.type,
@@ -161,7 +165,8 @@ export class KycService {
       SELECT owner_id, status, details FROM persons WHERE id = ${personId}`;
     if (!person || person.owner_id !== ownerId) throw notFound('Person');
     const sender = senderOf(person);
-    if (typeof sender === 'string') throw badInput(`personId: ${sender}`, { field: 'personId' });
+    if (typeof sender === 'string')
+      throw badField('input.personId', person.status !== 'APPROVED' ? 'NOT_VERIFIED' : 'INCOMPLETE', `personId: ${sender}`);
     return sender;
   }
 

@@ -3,7 +3,7 @@ import { platformAddress, type PostalAddress } from '../../shared/address';
 import type { RemittancesClient } from '../../upstream/remittances/remittances.client';
 import type { PayoutSchemaKind, RemittancesObject } from '../../upstream/remittances/remittances.types';
 import { isUpstreamError } from '../../upstream/http/upstream.errors';
-import { badInput } from '../../shared/errors';
+import { badField } from '../../shared/errors';
 import type { OffsetPage, PageWindow } from '../../shared/page';
 import { positiveAmountProblem } from '../../shared/money';
 
@@ -52,7 +52,11 @@ export class PlatformService {
 
   uploadDocument(personId: string, document: RemittancesObject, documentType?: string | null) {
     if (documentType != null && !/^[A-Z][A-Z0-9_]{1,63}$/.test(documentType))
-      throw badInput('documentType must be an upper-case document type such as PASSPORT or DRIVERS_LICENSE');
+      throw badField(
+        'documentType',
+        'INVALID_FORMAT',
+        'documentType must be an upper-case document type such as PASSPORT or DRIVERS_LICENSE',
+      );
     return this.remittances.uploadDocument(personId, document, documentType ?? undefined);
   }
 
@@ -78,19 +82,21 @@ export class PlatformService {
   }
 
   destinationBanks(countryCode: string) {
-    if (!COUNTRY.test(countryCode)) throw badInput('countryCode must be an ISO 3166-1 alpha-2 code such as "BR"');
+    if (!COUNTRY.test(countryCode))
+      throw badField('countryCode', 'INVALID_FORMAT', 'countryCode must be an ISO 3166-1 alpha-2 code such as "BR"');
     return this.remittances.listDestinationBanks(countryCode.toUpperCase());
   }
 
   payoutSchema(kind: PayoutSchemaKind, countryCode?: string | null) {
-    if (countryCode != null && !COUNTRY.test(countryCode)) throw badInput('countryCode must be an ISO 3166-1 alpha-2 code such as "BR"');
+    if (countryCode != null && !COUNTRY.test(countryCode))
+      throw badField('countryCode', 'INVALID_FORMAT', 'countryCode must be an ISO 3166-1 alpha-2 code such as "BR"');
     return this.remittances.getPayoutSchema(kind, countryCode?.toUpperCase());
   }
 
   // ── FX transactions ──
   async createFxTransaction(input: { externalTransactionId: string; amount?: Money | null; metadata?: Record<string, unknown> | null }) {
     const problem = input.amount ? positiveAmountProblem('amount.amount', input.amount.amount, input.amount.currency) : null;
-    if (problem) throw badInput(problem);
+    if (problem) throw badField('input.amount.amount', 'INVALID', problem);
     try {
       return await this.remittances.createFxTransaction({
         externalTransactionId: input.externalTransactionId,
@@ -148,15 +154,15 @@ export class PlatformService {
   }
 
   wallet(currency: string) {
-    if (!CURRENCY.test(currency)) throw badInput('currency must be an ISO 4217 code such as "USD"');
+    if (!CURRENCY.test(currency)) throw badField('currency', 'INVALID_FORMAT', 'currency must be an ISO 4217 code such as "USD"');
     return this.remittances.getWallet(currency);
   }
 
   deposit(amount: Money) {
-    const problem = CURRENCY.test(amount.currency)
-      ? positiveAmountProblem('amount.amount', amount.amount, amount.currency)
-      : 'amount.currency must be an ISO 4217 code such as "USD"';
-    if (problem) throw badInput(problem);
+    if (!CURRENCY.test(amount.currency))
+      throw badField('amount.currency', 'INVALID_FORMAT', 'amount.currency must be an ISO 4217 code such as "USD"');
+    const problem = positiveAmountProblem('amount.amount', amount.amount, amount.currency);
+    if (problem) throw badField('amount.amount', 'INVALID', problem);
     return this.remittances.depositToWallet(amount.currency, { amount: amount.amount });
   }
 

@@ -1,6 +1,6 @@
 import type { PrismaClient, Recipient as RecipientRow } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
-import { badInput, notFound } from '../../shared/errors';
+import { badField, notFound } from '../../shared/errors';
 import type { DirectoryService } from '../directory/directory.service';
 import { savedRecipientDetails, type RecipientDetails } from '../transfers/transfer.columns';
 import { assertRecipient } from '../transfers/transfer.recipient';
@@ -43,7 +43,7 @@ export class RecipientService {
     assertRecipient(input, '');
     const saved = await this.prisma.recipient.count({ where: { ownerId } });
     if (saved >= MAX_SAVED_RECIPIENTS)
-      throw badInput(`You have ${MAX_SAVED_RECIPIENTS} saved recipients, the most allowed: delete one first`, {
+      throw badField('input', 'TOO_MANY_ITEMS', `You have ${MAX_SAVED_RECIPIENTS} saved recipients, the most allowed: delete one first`, {
         limit: MAX_SAVED_RECIPIENTS,
       });
     const d = input.destination;
@@ -52,10 +52,12 @@ export class RecipientService {
       // PIX keys are Brazilian (the rail of BR), wherever the recipient lives
       const found = await this.aliases('BR', d.pixKeyType!, d.pixKey!);
       if (!found.found)
-        throw badInput('destination.pixKey: no PIX account is registered for this key; check it with the recipient', {
-          field: 'destination.pixKey',
-          reason: 'PIX_KEY_NOT_FOUND',
-        });
+        throw badField(
+          'input.destination.pixKey',
+          'NOT_VERIFIED',
+          'destination.pixKey: no PIX account is registered for this key; check it with the recipient',
+          { reason: 'PIX_KEY_NOT_FOUND' },
+        );
       holderName = found.holder.displayName || null;
     }
     const row = await this.prisma.recipient.create({

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client';
 import type { Caller } from '../../auth/auth.types';
 import type { Clock } from '../../shared/clock';
-import { AppError, badInput, isAppError } from '../../shared/errors';
+import { AppError, badField, isAppError } from '../../shared/errors';
 import type { IdempotencyService } from '../../db/idempotency.service';
 import { eventDetail, moneyStepRequest, NO_NEXT_ACTION, refundStepRequest } from './transfer.columns';
 import { nextRefundStep } from './transfer.saga';
@@ -140,9 +140,12 @@ export class TransferActions {
       const left = (t.capturedAmount ?? totalOf(t)).minus(t.refundedAmount);
       if (left.lte(0)) throw new AppError('INVALID_STATE', 'Everything captured has been refunded already');
       if (amount !== null && left.lt(amount))
-        throw badInput(`amount is above what is left to refund (${formatAmount(left, t.sendCurrency)} ${t.sendCurrency})`, {
-          maxAmount: formatAmount(left, t.sendCurrency),
-        });
+        throw badField(
+          'input.amount',
+          'ABOVE_MAXIMUM',
+          `amount is above what is left to refund (${formatAmount(left, t.sendCurrency)} ${t.sendCurrency})`,
+          { maxAmount: formatAmount(left, t.sendCurrency) },
+        );
       return (found = { steps, left });
     };
     return this.run({

@@ -19,6 +19,7 @@ import { TransferService, type SavedRecipientLookup } from './transfer.service';
 import { TransferSubscriptions } from './transfer.subscriptions';
 import { TransferWorker } from './transfer.worker';
 import { TransferResolver } from './transfer.resolver';
+import { FailureResolver } from './transfer.failure.resolver';
 import { registerTransferSubscriptions } from './transfer.subscriptions';
 import type { Metrics } from '../../shared/metrics';
 import { defineModule } from '../module';
@@ -124,7 +125,7 @@ export function createTransfersModule(deps: {
 /** transfers: the saga from createTransfer to COMPLETED, its worker, the back-office history and the streams. */
 export const transfersModule = defineModule({
   name: 'transfers',
-  resolvers: [TransferResolver],
+  resolvers: [TransferResolver, FailureResolver],
   create: ({ config, db, prisma, pubsub, upstream, clock, logger, metrics, provided }) => {
     const transfers = createTransfersModule({
       config,
@@ -140,7 +141,7 @@ export const transfersModule = defineModule({
       metrics,
     });
     return {
-      resolvers: [new TransferResolver(transfers.service, prisma, config.support)],
+      resolvers: [new TransferResolver(transfers.service, prisma, config.support), new FailureResolver()],
       onSchema: (schema) => registerTransferSubscriptions(schema, transfers.subscriptions),
       start: () => {
         if (config.saga.workerEnabled) transfers.worker.start();

@@ -4,7 +4,7 @@
  * createRecipient's saved one — so both are refused alike, before anything is written or any upstream is called.
  */
 import { isEmail, isUUID } from 'class-validator';
-import { badInput } from '../../shared/errors';
+import { badField, badFields } from '../../shared/errors';
 import type { RecipientDetails } from './transfer.columns';
 
 /**
@@ -21,18 +21,22 @@ const PIX_KEYS: Record<string, { valid: (key: string) => boolean; form: string }
 
 /**
  * Refuses (BAD_USER_INPUT) a recipient whose destination lacks what its type needs or whose PIX key is not of its
- * type's form. `at`: where the recipient is in the caller's input (e.g. "recipient." for createTransfer's), for the
- * message and `extensions.field`. Never repeats a value.
+ * type's form. `at`: where the recipient is in the caller's input argument (e.g. "recipient." for createTransfer's),
+ * for the message and `extensions.fields` (paths under `input.`). Never repeats a value.
  */
 export function assertRecipient(r: Pick<RecipientDetails, 'destination'>, at: string): void {
   const d = r.destination;
+  const path = (field: string) => `input.${at}destination.${field}`;
   if (d.type === 'WALLET' && !d.walletId)
-    throw badInput(`${at}destination.walletId is required for a WALLET destination`, { field: `${at}destination.walletId` });
+    throw badField(path('walletId'), 'REQUIRED', `${at}destination.walletId is required for a WALLET destination`);
   if (d.type === 'PIX') {
     if (!d.pixKeyType || !d.pixKey)
-      throw badInput(`${at}destination.pixKeyType and pixKey are required for a PIX destination`, { field: `${at}destination.pixKey` });
+      throw badFields(`${at}destination.pixKeyType and pixKey are required for a PIX destination`, [
+        ...(d.pixKeyType ? [] : [{ path: path('pixKeyType'), code: 'REQUIRED' as const }]),
+        ...(d.pixKey ? [] : [{ path: path('pixKey'), code: 'REQUIRED' as const }]),
+      ]);
     const rule = PIX_KEYS[d.pixKeyType];
     if (rule && !rule.valid(d.pixKey))
-      throw badInput(`${at}destination.pixKey is not a ${d.pixKeyType} key: give ${rule.form}`, { field: `${at}destination.pixKey` });
+      throw badField(path('pixKey'), 'INVALID_FORMAT', `${at}destination.pixKey is not a ${d.pixKeyType} key: give ${rule.form}`);
   }
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Prisma, type PrismaClient, type SagaStep } from '../../generated/prisma/client';
 import { isStaff, type Caller } from '../../auth/auth.types';
 import type { Clock } from '../../shared/clock';
-import { AppError, badInput, forbidden, notFound } from '../../shared/errors';
+import { AppError, badField, badInput, forbidden, notFound } from '../../shared/errors';
 import { requestHash, type Completion, type IdempotencyService } from '../../db/idempotency.service';
 import type { Logger } from '../../shared/logger';
 import { holderDigest, type FundingCredentials } from '../checks/checks.credentials';
@@ -143,7 +143,8 @@ export function transferListWhere(caller: Caller, args: ListArgs): Prisma.Transf
   if (min || max) where.sendAmount = { ...(min ? { gte: min.toFixed() } : {}), ...(max ? { lte: max.toFixed() } : {}) };
   if (f?.search != null) {
     const q = parseSearch(f.search);
-    if (!q.terms.length && !q.idPrefix) throw badInput('search must hold a word, an e-mail, a key, four digits or a reference', { field: 'search' });
+    if (!q.terms.length && !q.idPrefix)
+      throw badField('filter.search', 'INVALID', 'search must hold a word, an e-mail, a key, four digits or a reference');
     const by: Prisma.TransferWhereInput[] = [];
     if (q.terms.length) by.push({ searchTerms: { hasEvery: q.terms } });
     // the reference is the id's start: a range on the primary key (startsWith keeps it exact under any collation)
@@ -235,13 +236,18 @@ export class TransferService implements TransferEventSink {
 
   private validateParties(a: CreateTransferArgs): void {
     const f = a.funding;
-    if (f.type === 'CARD' && !f.cardToken) throw badInput('funding.cardToken is required for CARD funding');
-    if (f.type === 'BANK_ACCOUNT' && !f.bankAccount) throw badInput('funding.bankAccount is required for BANK_ACCOUNT funding');
-    if (f.type === 'ACCOUNT_TOKEN' && !f.accountToken) throw badInput('funding.accountToken is required for ACCOUNT_TOKEN funding');
+    if (f.type === 'CARD' && !f.cardToken)
+      throw badField('input.funding.cardToken', 'REQUIRED', 'funding.cardToken is required for CARD funding');
+    if (f.type === 'BANK_ACCOUNT' && !f.bankAccount)
+      throw badField('input.funding.bankAccount', 'REQUIRED', 'funding.bankAccount is required for BANK_ACCOUNT funding');
+    if (f.type === 'ACCOUNT_TOKEN' && !f.accountToken)
+      throw badField('input.funding.accountToken', 'REQUIRED', 'funding.accountToken is required for ACCOUNT_TOKEN funding');
     if ((a.recipient == null) === (a.recipientId == null))
-      throw badInput('Give exactly one of recipient (the recipient itself) and recipientId (a recipient saved with createRecipient)', {
-        field: a.recipient == null ? 'recipient' : 'recipientId',
-      });
+      throw badField(
+        a.recipient == null ? 'input.recipient' : 'input.recipientId',
+        a.recipient == null ? 'REQUIRED' : 'INVALID',
+        'Give exactly one of recipient (the recipient itself) and recipientId (a recipient saved with createRecipient)',
+      );
     // a saved recipient passed these rules when it was saved (createRecipient applies the same function)
     if (a.recipient) assertRecipient(a.recipient, 'recipient.');
   }
@@ -276,13 +282,15 @@ export class TransferService implements TransferEventSink {
     if (quote.usedByTransferId)
       throw new AppError('QUOTE_ALREADY_USED', 'This quote was already used by another transfer; get a new quote');
     if (quote.expiresAt.getTime() <= now.getTime()) throw new AppError('QUOTE_EXPIRED', 'The quote has expired; get a new quote');
-    if (quote.sourceAmount === null) throw badInput('The quote has no sourceAmount; get a quote with the amount to send');
+    if (quote.sourceAmount === null)
+      throw badField('input.quoteId', 'INVALID', 'The quote has no sourceAmount; get a quote with the amount to send');
     // The corridor is where the money goes: the recipient's country (a quote priced for another country does not apply)
     const country = recipient.address.countryCode.toUpperCase();
     if (quote.destinationCountry && quote.destinationCountry.toUpperCase() !== country)
-      throw badInput(
+      throw badField(
+        'input.quoteId',
+        'MISMATCH',
         `quoteId: the quote was priced for another destination country than recipient.address.countryCode; get a quote with destinationCountry ${country}`,
-        { field: 'quoteId' },
       );
     const amountProblem = sendAmountProblem(
       "The quote's sourceAmount",
@@ -290,23 +298,27 @@ export class TransferService implements TransferEventSink {
       { ...quote, destinationCountry: country },
       this.opts.corridors,
     );
-    if (amountProblem) throw badInput(amountProblem.message, amountProblem.details);
+    if (amountProblem) throw badField('input.quoteId', amountProblem.code, amountProblem.message, amountProblem.details);
     if (quote.destinationType && quote.destinationType !== recipient.destination.type)
-      throw badInput(
+      throw badField(
+        'input.quoteId',
+        'MISMATCH',
         `quoteId: the quote was priced for a ${quote.destinationType} destination, not ${recipient.destination.type}; get a quote with destinationType ${recipient.destination.type}`,
-        { field: 'quoteId' },
       );
     const methods = QUOTE_METHODS_FOR_FUNDING[a.funding.type];
     if (!methods.includes(quote.paymentMethod))
-      throw badInput(
+      throw badField(
+        'input.quoteId',
+        'MISMATCH',
         `quoteId: the quote was priced for paymentMethod ${quote.paymentMethod}, which does not fund a ${a.funding.type} transfer; get a quote with paymentMethod ${methods.join(' or ')} (or change funding.type)`,
       );
     if (!person || person.ownerId !== caller.userId) throw notFound('Person');
     const sender = senderOf(person);
-    if (typeof sender === 'string') throw badInput(`personId: ${sender}`, { field: 'personId' });
+    if (typeof sender === 'string')
+      throw badField('input.personId', person.status !== 'APPROVED' ? 'NOT_VERIFIED' : 'INCOMPLETE', `personId: ${sender}`);
     if (a.funding.type === 'CARD') {
       const nameProblem = cardholderNameProblem(sender);
-      if (nameProblem) throw badInput(nameProblem, { field: 'personId' });
+      if (nameProblem) throw badField('input.personId', 'INVALID_CARDHOLDER_NAME', nameProblem);
     }
     // The funding credential must be the caller's own (staff included): bound by the caller's own check. A card
     // whose check was just APPROVED for this very sender is not checked again by the saga (the same request).
@@ -382,9 +394,11 @@ export class TransferService implements TransferEventSink {
     if (!isStaff(caller)) throw forbidden('Only back-office or admin can capture');
     const t0 = await this.getVisible(caller, input.transferId);
     if (input.amount != null) {
-      if (!dec(input.amount).gt(0)) throw badInput('amount must be greater than 0');
-      if (!fitsMinorUnits(input.amount, t0.sendCurrency)) throw badInput(`amount has more decimals than ${t0.sendCurrency} allows`);
-      if (dec(input.amount).gt(totalOf(t0))) throw badInput('amount must not exceed the authorized amount (the total)');
+      if (!dec(input.amount).gt(0)) throw badField('input.amount', 'OUT_OF_RANGE', 'amount must be greater than 0');
+      if (!fitsMinorUnits(input.amount, t0.sendCurrency))
+        throw badField('input.amount', 'TOO_MANY_DECIMALS', `amount has more decimals than ${t0.sendCurrency} allows`);
+      if (dec(input.amount).gt(totalOf(t0)))
+        throw badField('input.amount', 'ABOVE_MAXIMUM', 'amount must not exceed the authorized amount (the total)');
     }
     const amount = input.amount != null ? formatAmount(input.amount, t0.sendCurrency) : null;
     return this.actions.capture(caller, t0, input, amount);
@@ -408,11 +422,12 @@ export class TransferService implements TransferEventSink {
   ): Promise<TransferRow> {
     if (!isStaff(caller)) throw forbidden('Only back-office or admin can refund');
     const reason = input.reason.trim();
-    if (reason.length < 3) throw badInput('reason must say why (3 to 500 characters)');
+    if (reason.length < 3) throw badField('input.reason', 'TOO_SHORT', 'reason must say why (3 to 500 characters)');
     const t0 = await this.getVisible(caller, input.transferId);
     if (input.amount != null) {
-      if (!dec(input.amount).gt(0)) throw badInput('amount must be greater than 0');
-      if (!fitsMinorUnits(input.amount, t0.sendCurrency)) throw badInput(`amount has more decimals than ${t0.sendCurrency} allows`);
+      if (!dec(input.amount).gt(0)) throw badField('input.amount', 'OUT_OF_RANGE', 'amount must be greater than 0');
+      if (!fitsMinorUnits(input.amount, t0.sendCurrency))
+        throw badField('input.amount', 'TOO_MANY_DECIMALS', `amount has more decimals than ${t0.sendCurrency} allows`);
     }
     const amount = input.amount != null ? formatAmount(input.amount, t0.sendCurrency) : null;
     return this.actions.refund(caller, t0, { idempotencyKey: input.idempotencyKey, reason }, amount);

@@ -2,7 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { PrismaClient, TransferEvent } from '../../generated/prisma/client';
 import type { PubSub } from '../../events/pubsub';
 import { isStaff, type Caller } from '../../auth/auth.types';
-import { badInput, forbidden } from '../../shared/errors';
+import { badField, forbidden } from '../../shared/errors';
 import { eventShown } from './transfer.columns';
 import { allTransfersTopic, ownerTransfersTopic, transferTopic, type TransferChangedMessage } from './transfer.ports';
 import type { TransferRepository, TransferRow } from './transfer.repository';
@@ -51,9 +51,10 @@ export class TransferSubscriptions {
     if (afterVersion != null && afterVersion > t.version) {
       // a version this transfer never had (e.g. another transfer's): waiting for it would silently skip versions
       await sub.return?.();
-      throw badInput(
+      throw badField(
+        'afterVersion',
+        'OUT_OF_RANGE',
         `afterVersion is beyond the transfer's current version (${t.version}): pass the last version you received of this transfer`,
-        { field: 'afterVersion' },
       );
     }
     return untilStarted(sub, this.stream(t.id, afterVersion ?? null, t, sub));
@@ -87,7 +88,9 @@ export class TransferSubscriptions {
         // read after subscribing: a change committed meanwhile is in this read or arrives live (deduped by version)
         replay = await this.repo.changedSince(owner, changedSince, LIST_REPLAY_LIMIT + 1);
         if (replay.length > LIST_REPLAY_LIMIT)
-          throw badInput(
+          throw badField(
+            'changedSince',
+            'OUT_OF_RANGE',
             `More than ${LIST_REPLAY_LIMIT} transfers changed since changedSince: read them with the transfers query, then subscribe with a later changedSince`,
           );
       } catch (e) {

@@ -7,6 +7,7 @@ import { AddressInput } from '../../graphql/address.types';
 import { AFTER_CURSOR_HINT, type Connection, connectionType } from '../../graphql/relay';
 import { E164, E164_MESSAGE } from '../checks/checks.types';
 import { TRANSFER_STATUSES } from './transfer.states';
+import { FAILURE_CODES, type FailureCode } from '../../shared/failure-codes';
 
 export const TransferStatusEnum = Object.fromEntries(TRANSFER_STATUSES.map((s) => [s, s])) as {
   [K in (typeof TRANSFER_STATUSES)[number]]: K;
@@ -398,14 +399,26 @@ export class NextAction {
   @Field(() => String, { nullable: true, description: 'Open this page; then call resumeTransfer.' }) redirectUrl!: string | null;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'Why a transfer ended without paying out.' })
+const FAILURE_CODE_LIST = Object.keys(FAILURE_CODES) as FailureCode[];
+export const FailureCodeEnum = Object.fromEntries(FAILURE_CODE_LIST.map((c) => [c, c])) as { [K in FailureCode]: K };
+registerEnumType(FailureCodeEnum, {
+  name: 'FailureCode',
+  description:
+    "Why a transfer ended without paying out, or why its money is going back (Transfer.failure.code): stable, for an app to branch on; Failure.message says it to the customer in the request's language.",
+  valuesConfig: Object.fromEntries(FAILURE_CODE_LIST.map((c) => [c, { description: FAILURE_CODES[c] }])),
+});
+
+/**
+ * Why a transfer ended without paying out. `message` and `detail` are resolved per request (FailureResolver): the
+ * customer message in the request's language, and the text recorded with the code for staff.
+ */
+@ObjectType({ simpleResolvers: true, description: 'Why a transfer ended without paying out, or why its money is going back.' })
 export class Failure {
-  @Field({
-    description:
-      'Stable reason code, e.g. PAYMENT_DECLINED, CARD_CHECK_FAILED, QUOTE_EXPIRED, COMPLIANCE_REJECTED, CAPTURE_WINDOW_EXPIRED.',
-  })
-  code!: string;
-  @Field({ description: 'What happened, for people (may change; branch on code).' }) message!: string;
+  @Field(() => FailureCodeEnum, { description: 'Stable reason code: branch on it.' })
+  code!: FailureCode;
+  /** Not fields: the code as recorded (OTHER's original) and the text recorded with it (Failure.detail). */
+  recordedCode!: string;
+  recordedMessage!: string | null;
 }
 
 @ObjectType({
@@ -514,8 +527,7 @@ export class TransferRecipient {
 export class ReceiptFunding {
   @Field(() => FundingType, { description: 'CARD, BANK_ACCOUNT or ACCOUNT_TOKEN.' }) type!: string;
   @Field(() => String, { nullable: true, description: 'The last four digits of the card or account, when known.' }) lastFour!:
-    | string
-    | null;
+    string | null;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'Where a customer gets help: the operator’s support contact (SUPPORT_*).' })
@@ -566,7 +578,9 @@ export class Transfer {
   version!: number;
   @Field(() => Int, { description: 'Back-office: the seq of the latest audit event (+1 on every recorded change, shown or not).' })
   lastEventSeq!: number;
-  @Field(() => Money, { description: 'The amount sent, in the source currency (from the quote): what the recipient’s amount is converted from.' })
+  @Field(() => Money, {
+    description: 'The amount sent, in the source currency (from the quote): what the recipient’s amount is converted from.',
+  })
   sendAmount!: Money;
   @Field(() => Money, { description: 'What the service charges, in the source currency, exactly as quoted.' }) fee!: Money;
   @Field(() => Money, {

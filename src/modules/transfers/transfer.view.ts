@@ -1,6 +1,7 @@
 import { formatAmount, formatRate } from '../../shared/money';
 import { totalOf } from './transfer.requests';
 import { nextAction, type RecipientDetails, type TransferDetails } from './transfer.columns';
+import { failureCodeOf } from '../../shared/failure-codes';
 import type { TransferRow } from './transfer.repository';
 import type { Transfer } from './transfer.types';
 
@@ -21,7 +22,9 @@ export function toTransfer(t: TransferRow): Transfer {
     capturedAmount: t.capturedAmount !== null ? { amount: formatAmount(t.capturedAmount, t.sendCurrency), currency: t.sendCurrency } : null,
     refundedAmount: { amount: formatAmount(t.refundedAmount, t.sendCurrency), currency: t.sendCurrency },
     nextAction: next?.type ? ({ type: next.type, redirectUrl: next.redirectUrl } as Transfer['nextAction']) : null,
-    failure: t.failureCode ? { code: t.failureCode, message: t.failureMessage ?? t.failureCode } : null,
+    failure: t.failureCode
+      ? { code: failureCodeOf(t.failureCode), recordedCode: t.failureCode, recordedMessage: t.failureMessage ?? null }
+      : null,
     ownerId: t.ownerId,
     fundingType: t.fundingType.toUpperCase(),
     destinationCountry: t.destinationCountry,

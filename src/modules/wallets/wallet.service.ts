@@ -4,7 +4,7 @@ import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { Wallet as UpstreamWallet } from '../../upstream/gateway/gateway.types';
 import { decimalFromNumber } from '../../shared/decimal';
 import { moneyOf } from '../../shared/money';
-import { badInput, notFound } from '../../shared/errors';
+import { badField, notFound } from '../../shared/errors';
 import { windowOfPages, type PageWindow } from '../../shared/page';
 
 const money = (n: number, currency: string) => moneyOf(decimalFromNumber(n), currency);
@@ -49,7 +49,7 @@ export class WalletService {
 
   /** A page of the statement over the gateway's zero-based pages (one or two upstream pages). */
   async statement(caller: Caller, walletId: string, q: { from?: Date; until?: Date }, window: PageWindow) {
-    if (q.from && q.until && q.from > q.until) throw badInput('from must not be after until');
+    if (q.from && q.until && q.from > q.until) throw badField('from', 'OUT_OF_RANGE', 'from must not be after until');
     const currency = (await this.access(caller, walletId)) ?? (await this.gateway.getWallet(walletId)).accountAsset;
     const from = q.from?.toISOString();
     const until = q.until?.toISOString();

@@ -188,10 +188,10 @@ export class WebhookInbox {
     const byTx = new Map(known.filter((k) => k.externalTransactionId).map((k) => [k.externalTransactionId!, k.id]));
     const byExt = new Map(known.map((k) => [k.externalPaymentId, k.id]));
     return rows.map(({ payload: _payload, ...r }, i) => ({
-        ...toView(r),
-        transferId: (txIds[i] ? byTx.get(txIds[i]) : undefined) ?? (extIds[i] ? byExt.get(extIds[i]) : undefined) ?? null,
-        payload: redactPayload(payloads[i]) as Record<string, unknown>,
-      }));
+      ...toView(r),
+      transferId: (txIds[i] ? byTx.get(txIds[i]) : undefined) ?? (extIds[i] ? byExt.get(extIds[i]) : undefined) ?? null,
+      payload: redactPayload(payloads[i]) as Record<string, unknown>,
+    }));
   }
 
   /**

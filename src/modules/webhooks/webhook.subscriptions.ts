@@ -27,7 +27,7 @@
  */
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
-import { AppError, badInput, notFound } from '../../shared/errors';
+import { AppError, badField, notFound } from '../../shared/errors';
 import type { RemittancesClient } from '../../upstream/remittances/remittances.client';
 import type { WebhookSubscription } from '../../upstream/remittances/remittances.types';
 import { SUBSCRIBED_EVENTS, eventTypeOf } from './webhook.normalize';
@@ -115,7 +115,7 @@ export class WebhookSubscriptionService {
   ): Promise<{ subscription: SubscriptionView; created: boolean; secret: SecretView | null }> {
     const requested = opts.events?.length ? [...new Set(opts.events)] : [...SUBSCRIBED_EVENTS];
     const unknown = requested.filter((e) => !eventTypeOf(e));
-    if (unknown.length) throw badInput('unknown event names', { fields: [{ path: 'events', constraints: ['known event names'] }] });
+    if (unknown.length) throw badField('input.events', 'INVALID_CHOICE', 'events names an event this service does not know');
     // what the service needs stays subscribed, whatever was asked for
     const events = union(SUBSCRIBED_EVENTS, requested);
     const url = this.ownUrl();
