@@ -38,8 +38,11 @@ interface DevKeyFile {
 }
 
 /** The development key pair, generated once and kept in DATA_DIR so tokens survive restarts. */
+/** The development key pair's file in DATA_DIR. */
+export const DEV_KEYS_FILE = 'dev-auth-keys.json';
+
 export async function loadOrCreateDevKeys(dataDir: string): Promise<DevKeyFile> {
-  const file = join(dataDir, 'dev-auth-keys.json');
+  const file = join(dataDir, DEV_KEYS_FILE);
   try {
     return JSON.parse(await readFile(file, 'utf8')) as DevKeyFile;
   } catch (e) {

@@ -32,7 +32,7 @@ beforeAll(async () => {
     upstreamSampleRequests: 40,
     smoke: true,
     only: [1, 2, 3, 4, 5, 6],
-    log: () => undefined,
+    log: (m: string) => (m.includes('differ') ? console.log(m) : undefined),
   });
 });
 

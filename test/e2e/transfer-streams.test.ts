@@ -92,7 +92,7 @@ test('happy path: at most 6 messages (PENDING, AUTHORIZED, CAPTURED, PAYOUT_PEND
   expect(messages.at(-1)!.status).toBe('COMPLETED');
   expect(messages.map((m) => m.status)).toEqual(expect.arrayContaining(['AUTHORIZED', 'CAPTURED', 'PAYOUT_PENDING', 'COMPLETED']));
   expect(new Set(messages.map((m) => m.status)).size).toBe(messages.length);
-  expect(messages.find((m) => m.status === 'CAPTURED')!.capturedAmount).toEqual({ amount: '100.00', currency: 'USD' });
+  expect(messages.find((m) => m.status === 'CAPTURED')!.capturedAmount).toEqual({ amount: '103.99', currency: 'USD' }); // the total (100.00 + 3.99 fee)
   await expectEveryFactInTrail(tr.id, messages);
 }, 60_000);
 

@@ -156,6 +156,18 @@ test(
           where: { id: { in: ids } },
           _count: true,
         });
+        if (process.env.WEBHOOK_E2E_DEBUG) {
+          const subs = await ownSubscription(t);
+          console.log(JSON.stringify({ notOk: subs.deliveries.filter((d) => d.status !== 200).slice(0, 10), total: subs.deliveries.length }));
+          const open = await t.app.db.prisma.transfer.findMany({ where: { id: { in: ids }, status: { notIn: terminal as never } } });
+          for (const o of open) {
+            const ev = await t.app.db.prisma.transferEvent.findMany({ where: { transferId: o.id }, orderBy: { seq: 'asc' } });
+            const rf = await t.app.db.prisma.transferRefusal.findMany({ where: { transferId: o.id } });
+            const st = await t.app.db.prisma.sagaStep.findMany({ where: { transferId: o.id } });
+            const inbox = await t.app.db.prisma.webhookInbox.findMany({ where: { streamKey: `tx:${o.externalTransactionId}` }, orderBy: { seq: 'asc' } });
+            console.log(JSON.stringify({ id: o.id, status: o.status, compliance: o.complianceStatus, platform: o.upstreamTransactionStatus, payout: o.payoutStatus, next: o.nextRunAt, ev: ev.map((x) => [x.toStatus, x.cause, x.detail]), rf: rf.map((x) => [x.toStatus, x.reason]), st: st.map((x) => [x.step, x.state, x.lastError]), inbox: inbox.map((x) => [x.eventName, x.outcome, (x.payload as any).newStatus ?? (x.payload as any).newComplianceStatus]) }));
+          }
+        }
         throw new Error(`${(e as Error).message}: ${JSON.stringify({ byStatus, failures, stuckInbox: stuck, outcomes })}`, { cause: e });
       }
       // and every platform event processed: the happy ones' last event (Completed) included, late, shuffled, duplicated

@@ -3,7 +3,7 @@
  * (Runs `node dist/...`: `npm test` builds first.)
  */
 import { connect } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runNode, spawnService } from '../helpers/process';
@@ -25,17 +25,21 @@ describe('configuration errors', () => {
 });
 
 describe('token CLI', () => {
-  it('prints a token the service accepts, and refuses bad roles', async () => {
+  it('prints a token the service accepts, refuses bad roles, and fails loudly for a DATA_DIR the service never used', async () => {
     const bad = await runNode('dist/auth/token.cli.js', ['--sub', 'x', '--role', 'root'], { DATA_DIR: dataDir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/role must be one of customer, backoffice, admin/);
+    // no key pair yet: no token (one signed with a new key pair would be refused by the service), and none created
+    const early = await runNode('dist/auth/token.cli.js', ['--sub', 'erin', '--role', 'backoffice'], { DATA_DIR: dataDir });
+    expect([early.code, early.stdout]).toEqual([1, '']);
+    expect(early.stderr).toMatch(/No development key pair in .*dev-auth-keys\.json: start the service first/);
+    expect(existsSync(join(dataDir, 'dev-auth-keys.json'))).toBe(false);
 
+    const svc = await spawnService({ DATA_DIR: dataDir, DATABASE_URL: 'memory://' });
     const ok = await runNode('dist/auth/token.cli.js', ['--sub', 'erin', '--role', 'backoffice'], { DATA_DIR: dataDir });
     expect(ok.code).toBe(0);
     const token = ok.stdout.trim();
     expect(token.split('.')).toHaveLength(3);
-
-    const svc = await spawnService({ DATA_DIR: dataDir, DATABASE_URL: 'memory://' });
     try {
       const res = await fetch(`${svc.url}/graphql`, {
         method: 'POST',

@@ -95,6 +95,6 @@ it('a crash between settling the capture and moving the transfer: the next run a
   await t.app.transfers.repository.wake(id, new Date());
   t.app.transfers.worker.nudge();
   const tr = await waitForStatus(t, staff, id, ['CAPTURED', 'PAYOUT_PENDING', 'COMPLETED'], 30_000);
-  expect(tr.capturedAmount).toEqual({ amount: '100.00', currency: 'USD' });
+  expect(tr.capturedAmount).toEqual({ amount: '103.99', currency: 'USD' }); // the total (100.00 + 3.99 fee)
   expect(await captures(ext)).toBe(1); // applied from the settled step, not captured again
 }, 90_000);

@@ -32,6 +32,7 @@ import type * as ConfigModule from '../../../src/config';
 import type * as ClockModule from '../../../src/shared/clock';
 import type * as ErrorsModule from '../../../src/shared/errors';
 import type * as TransferResolverModule from '../../../src/modules/transfers/transfer.resolver';
+import type * as FailureResolverModule from '../../../src/modules/transfers/transfer.failure.resolver';
 import type * as DirectoryResolverModule from '../../../src/modules/directory/directory.resolver';
 import type * as DirectoryServiceModule from '../../../src/modules/directory/directory.service';
 import type * as ScalarsModule from '../../../src/graphql/scalars';
@@ -45,6 +46,7 @@ const { loadConfig } = req<typeof ConfigModule>('config.js');
 const { systemClock } = req<typeof ClockModule>('shared/clock.js');
 const { notFound } = req<typeof ErrorsModule>('shared/errors.js');
 const { TransferResolver } = req<typeof TransferResolverModule>('modules/transfers/transfer.resolver.js');
+const { FailureResolver } = req<typeof FailureResolverModule>('modules/transfers/transfer.failure.resolver.js');
 const { DirectoryResolver, AliasAccountResolver } = req<typeof DirectoryResolverModule>('modules/directory/directory.resolver.js');
 const { DirectoryService } = req<typeof DirectoryServiceModule>('modules/directory/directory.service.js');
 const { DateTimeScalar } = req<typeof ScalarsModule>('graphql/scalars.js');
@@ -145,9 +147,10 @@ serveCommands(
         [TransferResolver, new TransferResolver(transfers as never, prisma, { name: 'bench', email: null, phone: null, url: null })],
         [DirectoryResolver, new DirectoryResolver(directory)],
         [AliasAccountResolver, new AliasAccountResolver(directory)],
+        [FailureResolver, new FailureResolver()],
       ]);
       const schema = await buildSchema({
-        resolvers: [TransferResolver, DirectoryResolver, AliasAccountResolver] as unknown as NonEmptyArray<Function>,
+        resolvers: [TransferResolver, FailureResolver, DirectoryResolver, AliasAccountResolver] as unknown as NonEmptyArray<Function>,
         orphanedTypes: [Money],
         scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
         validate: false,
