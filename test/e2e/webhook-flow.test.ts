@@ -112,6 +112,34 @@ test('happy path with no test helper: createTransfer → signed sandbox webhooks
   expect(row).toMatchObject({ status: 'COMPLETED', complianceStatus: 'Approved' });
 }, 40_000);
 
+test('after the sandbox clock moved forward (as a quote-expiry test does), its webhooks still verify (signed with the real time) and the transfer completes on them; DELETE /__sandbox/clock brings the clock back', async () => {
+  const sandbox = t.app.sandbox!.url;
+  const seen = (await ownSubscription(t)).deliveries.length;
+  // beyond the receiver's 300 s tolerance: a signature on the sandbox clock would be refused from now on
+  expect((await http('POST', `${sandbox}/__sandbox/clock`, { body: { advanceSeconds: 900 } })).body.offsetSeconds).toBeGreaterThanOrEqual(
+    900,
+  );
+  try {
+    const tr = await createTransfer(transferInput(await newQuote(), 'wh-e2e-clock-moved'));
+    await waitFor(async () => (await t.app.db.prisma.transfer.findUnique({ where: { id: tr.id } }))?.status === 'COMPLETED', {
+      timeoutMs: 20_000,
+      intervalMs: 25,
+      what: 'COMPLETED on the webhooks sent after the clock moved',
+    });
+    const after = (await ownSubscription(t)).deliveries.slice(seen);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.filter((d) => !(d.signed && d.status === 200))).toEqual([]);
+    expect(
+      await t.app.db.prisma.webhookInbox.count({
+        where: { outcome: 'applied', payload: { path: ['externalTransactionId'], equals: tr.id } },
+      }),
+    ).toBeGreaterThan(0);
+  } finally {
+    const back = await http('DELETE', `${sandbox}/__sandbox/clock`);
+    expect([back.status, back.body.offsetSeconds]).toEqual([200, 0]);
+  }
+}, 40_000);
+
 test(
   `${N} transfers' event streams with duplicates, shuffling and delays end in exactly the in-order states`,
   async () => {
