@@ -39,7 +39,7 @@ export async function createInfrastructure(
   const tracing = startTracing({ ...config.tracing, spanProcessors: deps.traceSpanProcessors });
   if (tracing) closers.push({ name: 'tracing', close: () => tracing.shutdown() });
 
-  const sandbox = config.sandbox.enabled ? await startEmbeddedSandbox(config) : null;
+  const sandbox = config.sandbox.enabled ? await startEmbeddedSandbox(config, clock) : null;
   if (sandbox) {
     closers.push({ name: 'sandbox', close: () => sandbox.close() });
     logger.info({ url: sandbox.url }, 'built-in sandbox started (no upstream base URL configured)');
@@ -67,12 +67,14 @@ export async function createInfrastructure(
 }
 
 /** The built-in sandbox (loaded only now, see sandbox.loader.ts), accepting whatever credentials the service is configured with. */
-async function startEmbeddedSandbox(config: Config): Promise<RunningSandbox> {
+async function startEmbeddedSandbox(config: Config, clock: Clock): Promise<RunningSandbox> {
   const { startSandbox, DEFAULT_OPTIONS } = await loadSandbox();
   return startSandbox({
     port: config.sandbox.port,
     host: config.sandbox.host,
     options: {
+      // webhooks are signed with the time of the service that receives them (its own clock), never the sandbox clock
+      wallClockMs: () => clock.nowMs(),
       gatewayClientId: config.gateway.clientId,
       gatewayClientSecret: config.gateway.clientSecret,
       remittancesTenantId: config.remittances.tenantId,

@@ -4,6 +4,7 @@ import { parseCorridors, type CorridorRule } from './shared/money';
 import { FEE_ROUNDINGS, parseDeliveryTimes, parseFees, type Pricing } from './shared/pricing';
 import { trustedProxies } from './shared/trust-proxy';
 import { DEFAULT_PREPARED_STATEMENTS } from './db/statement-names';
+import { HOST_NAME, type ReturnUrlPolicy } from './shared/return-url';
 
 /** The manifest `npm run codegen` writes for the app's operations (schema/app), from src/ or dist/ alike. */
 const DEFAULT_TRUSTED_DOCUMENTS_MANIFEST = resolve(__dirname, '..', 'schema', 'app', 'persisted-documents.json');
@@ -570,6 +571,28 @@ const schema = z.object({
         "A card transfer created at most this many seconds after the customer's `checkCard` of the same card and sender was APPROVED (without 3-D Secure) reuses that check instead of checking the card again before authorization (0 to 3600; 0: always check again). A check that asked for 3-D Secure is never reused, nor one that a later check of the card (declined, or for another holder) replaced before the transfer was written.",
       ),
     ),
+  THREE_DS_RETURN_URL_HOSTS: z
+    .string()
+    .trim()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    )
+    .refine(
+      (list) => list.every((h) => HOST_NAME.test(h)),
+      'must be a comma-separated list of host names (no scheme, port, path or wildcard), e.g. app.example.com,links.example.com',
+    )
+    .register(
+      configDocs,
+      doc(
+        'transfers',
+        "Comma-separated host names an app may name as `threeDSReturnUrl` (`createTransfer`, `checkCard`): where the card issuer's 3-D Secure page sends the browser back when the challenge is done. Accepted: `https://` on a listed host (any port); outside production also `http(s)://` on a loopback host (`localhost`, `127.0.0.1`, `[::1]`). Anything else is `BAD_USER_INPUT` before any upstream call (no open redirect). Empty: in production every return URL is refused (fail closed); elsewhere only loopback ones pass.",
+        { default: '— (none)', example: '' },
+      ),
+    ),
   BANK_CACHE_TTL_S: int(0, 86_400)
     .default(300)
     .register(configDocs, doc('transfers', 'Bank look-ups are reused this long (per instance).')),
@@ -926,6 +949,8 @@ export interface Config {
   cardCheckMaxAgeMs: number;
   /** CARD_CHECK_REUSE_S in ms: how recent an APPROVED checkCard a card transfer reuses (0: never). */
   cardCheckReuseMs: number;
+  /** The 3-D Secure return URLs an app may give (THREE_DS_RETURN_URL_HOSTS; src/shared/return-url.ts). */
+  threeDSReturnUrls: ReturnUrlPolicy;
   directory: { bankCacheTtlS: number; bankCacheMax: number };
   /** Query limits (GraphQL Armor) and the request body limit. */
   limits: { bodyLimitBytes: number; maxDepth: number; maxAliases: number; maxCost: number; maxTokens: number; maxDirectives: number };
@@ -1180,6 +1205,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     cardCheckLegacyEnabled: e.CARD_CHECK_LEGACY_ENABLED,
     cardCheckMaxAgeMs: e.CARD_CHECK_MAX_AGE_S * 1000,
     cardCheckReuseMs: Math.min(e.CARD_CHECK_REUSE_S, e.CARD_CHECK_MAX_AGE_S) * 1000,
+    threeDSReturnUrls: { hosts: e.THREE_DS_RETURN_URL_HOSTS, production },
     directory: { bankCacheTtlS: e.BANK_CACHE_TTL_S, bankCacheMax: e.BANK_CACHE_MAX_ENTRIES },
     limits: {
       bodyLimitBytes: e.GRAPHQL_BODY_LIMIT_BYTES,

@@ -46,9 +46,9 @@ export type AddressInput = {
 export type BankAccountCheckStatus =
   /** Raw details: the gateway accepted the account (see accountStatus). */
   | 'APPROVED'
-  /** The account was not accepted (see message). */
+  /** The account was not accepted (see message); a linked account: the widget result could not be linked. */
   | 'DECLINED'
-  /** Linked account: verified; accountToken can fund transfers (ACCOUNT_TOKEN funding). */
+  /** Linked account: verified and the caller's (accountToken). A linked account does not fund transfers (ACCOUNT_TOKEN funding is not offered): fund with the account's raw details (BANK_ACCOUNT). */
   | 'VERIFIED';
 
 /** A bank account. */
@@ -110,6 +110,8 @@ export type CheckCardInput = {
   cardToken: Scalars['String']['input'];
   /** The cardholder: the caller's person from createPerson (status APPROVED, an INDIVIDUAL with name, contact, identification and address). Another caller's person is NOT_FOUND. */
   personId: Scalars['ID']['input'];
+  /** Where the card issuer's 3-D Secure page sends the cardholder's browser when the challenge is done (your app's page or universal link), if the card asks for one: an https URL on a host this service accepts (THREE_DS_RETURN_URL_HOSTS; outside production also http(s) on a loopback address); anything else is BAD_USER_INPUT before any other check. Optional: without it the page stays on the issuer when done. redirectUrl then carries it. */
+  threeDSReturnUrl?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** Legacy card check (no charge). */
@@ -172,12 +174,14 @@ export type CreateTransferInput = {
   idempotencyKey: Scalars['String']['input'];
   /** The sender: the id createPerson answered with status APPROVED (another caller's person is NOT_FOUND). The sender's name, contact, identification and address are the person's; it must be an INDIVIDUAL with all of them (else BAD_USER_INPUT). */
   personId: Scalars['ID']['input'];
-  /** A quote of yours from createQuote, with a sourceAmount, not expired (QUOTE_EXPIRED) and not used by another transfer (QUOTE_ALREADY_USED), priced for a payment method of the funding (CARD: CARD, CREDIT_CARD, DEBIT_CARD or AFT; BANK_ACCOUNT and ACCOUNT_TOKEN: BANK_ACCOUNT or ACH; else BAD_USER_INPUT). Someone else's quote is NOT_FOUND. */
+  /** A quote of yours from createQuote, with a sourceAmount, not expired (QUOTE_EXPIRED) and not used by another transfer (QUOTE_ALREADY_USED), priced for a payment method of the funding (CARD: CARD, CREDIT_CARD, DEBIT_CARD or AFT; BANK_ACCOUNT: BANK_ACCOUNT or ACH; else BAD_USER_INPUT). Someone else's quote is NOT_FOUND. */
   quoteId: Scalars['ID']['input'];
   /** Who receives the money, and where. Give exactly one of recipient and recipientId (both or neither: BAD_USER_INPUT). */
   recipient?: InputMaybe<RecipientInput>;
   /** Instead of recipient: a recipient you saved with createRecipient (another caller's, or one deleted, is NOT_FOUND). It is copied into the transfer when it is created: deleting it later does not change the transfer. */
   recipientId?: InputMaybe<Scalars['ID']['input']>;
+  /** Where the card issuer's 3-D Secure page sends the cardholder's browser when the challenge is done (your app's page or universal link), if the card asks for one: an https URL on a host this service accepts (THREE_DS_RETURN_URL_HOSTS; outside production also http(s) on a loopback address); anything else is BAD_USER_INPUT before any other check. Optional: without it the page stays on the issuer when done. nextAction.redirectUrl then carries it. */
+  threeDSReturnUrl?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** Runs a verification in one of the caller's sessions. */
@@ -321,7 +325,7 @@ export type FailureCode =
 
 /** The funding a fee is set for (a quote’s paymentMethod and a transfer’s funding.type map to one). */
 export type FeeFundingType =
-  /** Bank accounts: paymentMethod BANK_ACCOUNT or ACH; funding.type BANK_ACCOUNT or ACCOUNT_TOKEN. */
+  /** Bank accounts: paymentMethod BANK_ACCOUNT or ACH; funding.type BANK_ACCOUNT. */
   | 'BANK_ACCOUNT'
   /** Cards: paymentMethod CARD, CREDIT_CARD, DEBIT_CARD or AFT; funding.type CARD. */
   | 'CARD';
@@ -375,19 +379,22 @@ export type FundingBankAccountInput = {
 
 /** How the sender pays: exactly the field of its type. */
 export type FundingInput = {
-  /** ACCOUNT_TOKEN: the accountToken from checkBankAccount(linked). */
+  /**
+   * ACCOUNT_TOKEN: the accountToken from checkBankAccount(linked). Not offered any more (see FundingType.ACCOUNT_TOKEN).
+   * @deprecated ACCOUNT_TOKEN funding is not offered: fund with CARD or BANK_ACCOUNT.
+   */
   accountToken?: InputMaybe<Scalars['String']['input']>;
   /** BANK_ACCOUNT: the raw account details. */
   bankAccount?: InputMaybe<FundingBankAccountInput>;
   /** CARD: the card token UUID from the tokenizer (checked with checkCard). */
   cardToken?: InputMaybe<Scalars['String']['input']>;
-  /** CARD, BANK_ACCOUNT or ACCOUNT_TOKEN; give the field of that type (BAD_USER_INPUT when it is missing). */
+  /** CARD or BANK_ACCOUNT; give the field of that type (BAD_USER_INPUT when it is missing). ACCOUNT_TOKEN is refused (BAD_USER_INPUT, extensions.reason FUNDING_NOT_OFFERED). */
   type: FundingType;
 };
 
-/** How the sender pays: CARD (token from the tokenizer), BANK_ACCOUNT (raw details), ACCOUNT_TOKEN (from a linked-account check). */
+/** How the sender pays: CARD (token from the tokenizer) or BANK_ACCOUNT (raw details). ACCOUNT_TOKEN (a linked account) is no longer offered: it names transfers made before. */
 export type FundingType =
-  /** A bank account linked earlier: the accountToken answered to the caller by checkBankAccount with `linked` (funding.accountToken); anyone else's is NOT_FOUND. */
+  /** A bank account linked with checkBankAccount(linked), by its accountToken: transfers made before it stopped being offered. createTransfer refuses it (BAD_USER_INPUT, extensions.reason FUNDING_NOT_OFFERED). */
   | 'ACCOUNT_TOKEN'
   /** A bank account by its raw details (funding.bankAccount). */
   | 'BANK_ACCOUNT'
@@ -423,7 +430,7 @@ export type MoneyInput = {
 
 /** What the sender must do before the transfer can continue. */
 export type NextActionType =
-  /** Open nextAction.redirectUrl (3-D Secure challenge of the card issuer), then call resumeTransfer. */
+  /** Open nextAction.redirectUrl (3-D Secure challenge of the card issuer); once it is completed (the page sends the browser to createTransfer's threeDSReturnUrl, if given), call resumeTransfer. */
   | 'THREE_DS_CHALLENGE';
 
 /** How prominently apps should show a notice. */

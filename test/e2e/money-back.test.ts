@@ -6,12 +6,19 @@
  * - the owner cancels after the capture, inside the window → the platform stops the payout → REFUND_PENDING → REFUNDED;
  * - too late (paid out, or past the window) → INVALID_STATE, no upstream call;
  * - back-office partial refunds up to what was captured, one beyond it refused; customers cannot refund; another
- *   customer cannot cancel.
+ *   customer cannot cancel;
+ * - a transfer funded by a linked bank account before that funding stopped being offered (no recipient can be paid
+ *   from it) → FAILED / VOIDED / REFUNDED, as far as it had gone.
  */
 import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { collect, wsClient } from '../helpers/ws';
 import { waitFor } from '../helpers/wait';
 import { decideReview } from '../helpers/sandbox';
+import { randomUUID } from 'node:crypto';
+import { senderOf, type Sender } from '../../src/modules/kyc/kyc.service';
+import { newTransferDetails, tokenPullPaymentRequest, totalOf } from '../../src/modules/transfers/transfer.requests';
+import { stepKey } from '../../src/modules/transfers/transfer.steps';
+import { formatAmount } from '../../src/shared/money';
 import { createTransfer, newPerson, newQuote, RECIPIENT, transferInput, waitForStatus } from './transfer-helpers';
 
 jest.setTimeout(60_000);
@@ -199,28 +206,135 @@ it('a payout that wins the race with a cancellation: COMPLETED, no refund — mo
   }
 });
 
-it('a captured transfer the platform holds no transaction for (a token PULL) is cancelled and refunded', async () => {
-  const check = await gql<any>(t.url, 'mutation($i: CheckBankAccountInput!) { checkBankAccount(input: $i) { accountToken } }', {
+/**
+ * A transfer funded by a linked bank account (ACCOUNT_TOKEN) as one was stored before that funding stopped being
+ * offered (a token PULL pays no recipient): its PULL made at the gateway by the service's own client, its row and steps
+ * as the saga wrote them, due at once for the worker.
+ */
+async function legacyTokenTransfer(stage: 'PENDING' | 'AUTHORIZED' | 'CAPTURED'): Promise<string> {
+  const n = ++keySeq;
+  const link = await gql<any>(t.url, 'mutation($i: CheckBankAccountInput!) { checkBankAccount(input: $i) { accountToken } }', {
     token: alice,
-    variables: { i: { linked: { accountCheckToken: 'public-sandbox-money-back', accountCheckId: 'acc-money-back-1', countryCode: 'US' } } },
+    variables: { i: { linked: { accountCheckToken: `public-sandbox-money-back-${n}`, accountCheckId: `acc-${n}`, countryCode: 'US' } } },
   });
-  const accountToken = check.body.data.checkBankAccount.accountToken as string;
-  const quoteId = await newQuote(t.url, alice, '75.00', 'BANK_ACCOUNT');
-  const created = await createTransfer(
-    t.url,
-    alice,
-    transferInput({ quoteId, personId, key: key('token'), funding: { type: 'ACCOUNT_TOKEN', accountToken } }),
-  );
-  const id: string = created.body.data.createTransfer.id;
-  await waitForStatus(t, alice, id, ['AUTHORIZED'], 15_000);
-  expect(await captureByStaff(id)).toBe('CAPTURED');
-  const r = await cancel(id);
-  expect(r.body.errors).toBeUndefined();
-  await waitForStatus(t, alice, id, ['REFUNDED'], 20_000);
-  const done = await read(id);
-  expect(done.refundedAmount).toEqual({ amount: '75.99', currency: 'USD' }); // 75.00 + the 0.99 bank fee
-  expect(done.refunds).toEqual([expect.objectContaining({ status: 'SUCCEEDED', kind: 'CANCELLED' })]);
-  expect(await calls(`/payments/${await extOf(id)}/refund`)).toHaveLength(1);
+  const accountToken: string = link.body.data.checkBankAccount.accountToken;
+  const prisma = t.app.db.prisma;
+  const quote = await prisma.quote.findUniqueOrThrow({ where: { id: await newQuote(t.url, alice, '75.00', 'BANK_ACCOUNT') } });
+  const sender = senderOf(await prisma.person.findUniqueOrThrow({ where: { id: personId } })) as Sender;
+  const id = randomUUID();
+  const details = newTransferDetails({
+    clientIp: '203.0.113.9',
+    sender,
+    recipient: RECIPIENT as never,
+    funding: { type: 'ACCOUNT_TOKEN', accountToken },
+    quote,
+  });
+  const fields = {
+    externalPaymentId: id,
+    sendAmount: quote.sourceAmount!,
+    feeAmount: quote.feeAmount!,
+    sendCurrency: 'USD',
+    receiveAmount: quote.destinationAmount!,
+    receiveCurrency: 'BRL',
+    rate: quote.rate,
+  };
+  const total = formatAmount(totalOf(fields), 'USD');
+  const steps = [];
+  if (stage !== 'PENDING') {
+    const pull = await t.app.upstream.gateway.createTokenPullPayment({
+      ...tokenPullPaymentRequest(fields, details),
+      capture: stage === 'CAPTURED',
+    });
+    if (pull.kind !== 'completed') throw new Error('the PULL had no answer');
+    const outcome = { paymentId: pull.value.paymentId, status: 'AUTHORIZED', approved: true, message: null };
+    steps.push({
+      step: 'authorize',
+      idempotencyKey: stepKey(fields, 'authorize'),
+      state: 'SUCCEEDED' as const,
+      attempts: 1,
+      response: outcome,
+    });
+    if (stage === 'CAPTURED')
+      steps.push({
+        step: 'capture',
+        idempotencyKey: stepKey(fields, 'capture'),
+        state: 'SUCCEEDED' as const,
+        attempts: 1,
+        request: { amount: null, requestedBy: 'bo' },
+        response: { status: 'CAPTURED' },
+      });
+  }
+  const path = ['PENDING', 'AUTHORIZED', 'CAPTURED'].slice(0, ['PENDING', 'AUTHORIZED', 'CAPTURED'].indexOf(stage) + 1);
+  const now = new Date();
+  await prisma.transfer.create({
+    data: {
+      id,
+      ownerId: 'money-back-alice',
+      status: stage,
+      version: path.length,
+      eventSeq: path.length,
+      quoteId: quote.id,
+      personId,
+      ...fields,
+      destinationCountry: 'BR',
+      fundingType: 'account_token',
+      details: details as never,
+      authorizedAt: stage === 'PENDING' ? null : now,
+      capturedAmount: stage === 'CAPTURED' ? total : null,
+      nextRunAt: now,
+      events: {
+        create: path.map((to, i) => ({
+          seq: i + 1,
+          version: i + 1,
+          shown: {
+            status: to,
+            nextAction: null,
+            capturedAmount: to === 'CAPTURED' ? total : null,
+            refundedAmount: '0',
+            failureCode: null,
+            failureMessage: null,
+          },
+          fromStatus: i === 0 ? null : (path[i - 1] as never),
+          toStatus: to as never,
+          cause: i === 0 ? 'mutation' : 'worker',
+          actor: i === 0 ? 'money-back-alice' : 'worker',
+          at: now,
+        })),
+      },
+      steps: { create: steps },
+    },
+  });
+  await prisma.quote.update({ where: { id: quote.id }, data: { usedByTransferId: id } });
+  t.app.transfers.service.nudge();
+  return id;
+}
+
+describe('transfers funded by a linked bank account before that funding stopped (nothing can pay their recipient): the sender gets everything back', () => {
+  it('not authorized yet: FAILED, no upstream call (nothing was taken)', async () => {
+    const before = t.app.sandbox!.ctx.calls.length;
+    const id = await legacyTokenTransfer('PENDING');
+    await waitForStatus(t, alice, id, ['FAILED'], 15_000);
+    expect((await read(id)).failure.code).toBe('FUNDING_NOT_OFFERED');
+    expect(t.app.sandbox!.ctx.calls.slice(before).filter((c) => c.idempotencyKey?.startsWith(id))).toEqual([]);
+  });
+
+  it('authorized: the authorization is released (VOIDED), never captured', async () => {
+    const id = await legacyTokenTransfer('AUTHORIZED');
+    await waitForStatus(t, alice, id, ['VOIDED'], 15_000);
+    const done = await read(id);
+    expect(done).toMatchObject({ failure: { code: 'FUNDING_NOT_OFFERED' }, capturedAmount: null });
+    expect(await calls(`/payments/${id}/void`)).toHaveLength(1);
+    expect(await calls(`/payments/${id}/capture`)).toHaveLength(0);
+  });
+
+  it('captured (it used to stay CAPTURED for ever): REFUND_PENDING → REFUNDED, all of it, one refund', async () => {
+    const id = await legacyTokenTransfer('CAPTURED');
+    await waitForStatus(t, alice, id, ['REFUNDED'], 20_000);
+    const done = await read(id);
+    expect(done.refundedAmount).toEqual({ amount: '75.99', currency: 'USD' }); // 75.00 + the 0.99 bank fee
+    expect(done.refunds).toEqual([expect.objectContaining({ status: 'SUCCEEDED', amount: { amount: '75.99', currency: 'USD' } })]);
+    expect(await calls(`/payments/${id}/refund`)).toHaveLength(1);
+  });
 });
 
 describe('too late, and who may', () => {

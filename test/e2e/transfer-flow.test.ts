@@ -6,8 +6,6 @@ import { waitFor } from '../helpers/wait';
 import { CATALOGS } from '../../src/shared/messages';
 import { execute } from '../operations/request';
 import {
-  CaptureTransferDocument,
-  CheckBankAccountDocument,
   CheckCardDocument,
   CreatePersonDocument,
   CreateQuoteDocument,
@@ -39,6 +37,8 @@ let personId: string;
 let sandboxUrl: string;
 
 const calls = async (prefix: string) => (await http<any[]>('GET', `${sandboxUrl}/__sandbox/calls?path=${encodeURIComponent(prefix)}`)).body;
+/** Checks and payments asked of the gateway since `since` (an index in the call log; earlier transfers' captures and the platform's traffic aside). */
+const fundingCallsSince = (since: number) => t.app.sandbox!.ctx.calls.slice(since).filter((c) => /^\/gateway\/(v2\/|check-)/.test(c.path));
 
 beforeAll(async () => {
   t = await startTestApp({
@@ -47,6 +47,7 @@ beforeAll(async () => {
     SAGA_RETRY_MAX_MS: '200',
     RATE_LIMIT_MUTATIONS_PER_MINUTE: '100000',
     RATE_LIMIT_UPSTREAM_POINTS_PER_MINUTE: '100000',
+    THREE_DS_RETURN_URL_HOSTS: 'app.example.com',
   });
   alice = await t.token('alice', 'customer');
   staff = await t.token('bo', 'backoffice');
@@ -178,78 +179,106 @@ test('happy path over GraphQL (typed documents): quote, person, card check, PEND
   expect((await getTransfer(t.url, alice, tr.id)).version).toBe(done.version);
 }, 60_000);
 
-test('ACCOUNT_TOKEN funding: check-account form A gives an accountToken; the token PULL is authorized, no platform transaction → waits for back-office capture, which completes the funding leg', async () => {
-  const check = await execute(t.url, CheckBankAccountDocument, {
-    token: alice,
-    variables: { input: { linked: { accountCheckToken: 'public-sandbox-transfer', accountCheckId: 'acc-transfer-1', countryCode: 'US' } } },
-  });
-  expect(check.errors).toBeUndefined();
-  const accountToken = check.data!.checkBankAccount.accountToken!;
-  expect(accountToken).toEqual(expect.any(String));
+test('bank accounts: a linked account verifies only with a token of the sandbox widget (a made-up one is DECLINED) and funds no transfer (ACCOUNT_TOKEN refused before anything); raw details (BANK_ACCOUNT) pay out end to end', async () => {
+  const link = (accountCheckToken: string, accountCheckId: string) =>
+    gql<any>(t.url, 'mutation($i: CheckBankAccountInput!) { checkBankAccount(input: $i) { status accountToken message } }', {
+      token: alice,
+      variables: { i: { linked: { accountCheckToken, accountCheckId, countryCode: 'US' } } },
+    });
+  const verified = (await link('public-sandbox-transfer', 'acc-transfer-1')).body.data.checkBankAccount;
+  expect(verified).toMatchObject({ status: 'VERIFIED', accountToken: expect.any(String), message: null });
+  const declined = (await link('made-up-widget-token', 'acc-transfer-2')).body.data.checkBankAccount;
+  expect(declined).toEqual({ status: 'DECLINED', accountToken: null, message: expect.any(String) });
+
+  // a linked account's token cannot pay a recipient (a PULL names none): refused before any database or upstream call
   const quoteId = await newQuote(t.url, alice, '75.00', 'BANK_ACCOUNT');
-  const input = transferInput({
-    quoteId,
-    personId,
-    key: 'account-token-1',
-    funding: { type: 'ACCOUNT_TOKEN', accountToken },
-  }) as unknown as CreateTransferInput;
-  const created = await execute(t.url, CreateTransferDocument, { token: alice, variables: { input } });
-  expect(created.errors).toBeUndefined();
-  const id = created.data!.createTransfer.id;
-  expect(created.data!.createTransfer.fundingType).toBe('ACCOUNT_TOKEN');
-  const authorized = await waitTyped(alice, id, ['AUTHORIZED', 'CAPTURED', 'DECLINED', 'FAILED']);
-  expect(authorized.status).toBe('AUTHORIZED');
-  // no funding check step for a token (the check was form A); one PULL by token, no capture yet
-  const pulls = (await calls('/gateway/v2/payment')).filter((c) => c.idempotencyKey === id);
-  expect(pulls.length).toBeGreaterThanOrEqual(1);
-  expect(await calls(`/gateway/payments/${id}/capture`)).toHaveLength(0);
-  // the sandbox opens no platform transaction for a token PULL: no compliance decision will come; the worker waits
-  await t.app.transfers.worker.tick();
-  const waiting = (await execute(t.url, TransferDocument, { token: alice, variables: { id } })).data!.transfer!;
-  expect(waiting).toMatchObject({ status: 'AUTHORIZED', complianceStatus: null, platformStatus: null });
-  // back-office captures by hand → CAPTURED, one upstream capture
-  const cap = await execute(t.url, CaptureTransferDocument, {
-    token: staff,
-    variables: { input: { transferId: id, idempotencyKey: 'cap-account-token-1' } },
+  const before = t.app.sandbox!.ctx.calls.length;
+  const transfersBefore = await t.app.db.prisma.transfer.count();
+  const refused = await gql<any>(t.url, `mutation($i: CreateTransferInput!) { createTransfer(input: $i) { id } }`, {
+    token: alice,
+    variables: {
+      i: transferInput({
+        quoteId,
+        personId,
+        key: 'account-token-1',
+        funding: { type: 'ACCOUNT_TOKEN', accountToken: verified.accountToken },
+      }),
+    },
   });
-  expect(cap.errors).toBeUndefined();
-  // 75.00 + the embedded USD>BRL bank fee (0.99)
-  expect(cap.data!.captureTransfer).toMatchObject({ status: 'CAPTURED', capturedAmount: { amount: '75.99', currency: 'USD' } });
-  const replay = await execute(t.url, CaptureTransferDocument, {
-    token: staff,
-    variables: { input: { transferId: id, idempotencyKey: 'cap-account-token-1' } },
+  expect(refused.body.errors?.[0]?.extensions).toMatchObject({
+    code: 'BAD_USER_INPUT',
+    field: 'funding.type',
+    reason: 'FUNDING_NOT_OFFERED',
   });
-  expect(replay.data!.captureTransfer.status).toBe('CAPTURED');
-  expect((await calls(`/gateway/payments/${id}/capture`)).filter((c) => c.status === 200)).toHaveLength(1);
-  const trail = (await execute(t.url, TransferDocument, { token: staff, variables: { id } })).data!.transfer!.events.edges.map(
-    (e) => e.node,
+  expect(JSON.stringify(refused.body.errors)).not.toContain(verified.accountToken);
+  expect(fundingCallsSince(before)).toEqual([]);
+  expect(await t.app.db.prisma.transfer.count()).toBe(transfersBefore);
+  expect(await t.app.db.prisma.quote.findUnique({ where: { id: quoteId } })).toMatchObject({ usedByTransferId: null });
+
+  // the same quote funds a BANK_ACCOUNT transfer, which reaches COMPLETED on the platform's own webhooks
+  const bank = { accountType: 'CHECKING', accountNumber: '000123456789', routingNumber: '011000015', countryCode: 'US' };
+  const created = await createTransfer(
+    t.url,
+    alice,
+    transferInput({ quoteId, personId, key: 'bank-account-1', funding: { type: 'BANK_ACCOUNT', bankAccount: bank } }),
   );
-  expect(trail.filter((e) => e.fromStatus !== e.toStatus).map((e) => `${e.toStatus}:${e.cause}`)).toEqual([
-    'PENDING:mutation',
-    'AUTHORIZED:worker',
-    'CAPTURED:mutation',
-  ]);
+  expect(created.body.errors).toBeUndefined();
+  const id: string = created.body.data.createTransfer.id;
+  const done = await waitTyped(alice, id, ['COMPLETED', 'DECLINED', 'FAILED', 'VOIDED', 'REFUNDED'], 30_000);
+  expect(done).toMatchObject({ status: 'COMPLETED', capturedAmount: { amount: '75.99', currency: 'USD' } }); // 75.00 + the 0.99 bank fee
+  expect((await calls(`/gateway/payments/${id}/capture`)).filter((c) => c.status === 200)).toHaveLength(1);
 }, 60_000);
 
-test('card ending 0002: ACTION_REQUIRED with the 3DS URL; after the challenge resumeTransfer → AUTHORIZED', async () => {
+test('card ending 0002: ACTION_REQUIRED with the 3DS URL carrying the app return URL; an early resume is refused and changes nothing; the page sends the browser back; then resumeTransfer → AUTHORIZED', async () => {
+  const card = cardToken('0002');
+  const check = await gql<any>(t.url, `mutation($i: CheckCardInput!) { checkCard(input: $i) { status lastFour redirectUrl } }`, {
+    token: alice,
+    variables: { i: { cardToken: card, personId, threeDSReturnUrl: 'https://app.example.com/3ds-done?from=check' } },
+  });
+  // the card digits agree: the check, the page and the receipt name the card ending 0002
+  expect(check.body.data.checkCard).toMatchObject({ status: 'CHALLENGE', lastFour: '0002' });
+  expect(new URL(check.body.data.checkCard.redirectUrl).searchParams.get('returnUrl')).toBe('https://app.example.com/3ds-done?from=check');
+  expect((await http('GET', check.body.data.checkCard.redirectUrl)).text).toContain('card ending 0002');
+
   const quoteId = await newQuote(t.url, alice);
-  const tr = (await createTransfer(t.url, alice, transferInput({ quoteId, personId, key: '3ds-transfer-1', card: '0002' }))).body.data
-    .createTransfer;
+  const returnUrl = 'https://app.example.com/3ds-done?transfer=1';
+  const input = { ...transferInput({ quoteId, personId, key: '3ds-transfer-1', card: '0002' }), threeDSReturnUrl: returnUrl };
+  const tr = (await createTransfer(t.url, alice, input)).body.data.createTransfer;
   const waiting = await waitForStatus(t, alice, tr.id, ['ACTION_REQUIRED']);
   expect(waiting.nextAction.type).toBe('THREE_DS_CHALLENGE');
-  expect(waiting.nextAction.redirectUrl).toMatch(/\/gateway\/3ds\//);
-  const early = await gql<any>(t.url, `mutation($i: ResumeTransferInput!) { resumeTransfer(input: $i) { status } }`, {
-    token: staff,
-    variables: { i: { transferId: tr.id, idempotencyKey: 'resume-0' } },
-  });
-  expect(early.body.errors).toBeUndefined(); // staff may resume; re-check still challenges
-  await waitForStatus(t, alice, tr.id, ['ACTION_REQUIRED']);
-  const page = await fetch(waiting.nextAction.redirectUrl, {
-    method: 'POST',
-    body: new URLSearchParams({}),
+  const page = new URL(waiting.nextAction.redirectUrl);
+  expect(page.pathname).toMatch(/^\/gateway\/3ds\//);
+  expect(page.searchParams.get('returnUrl')).toBe(returnUrl);
+
+  // resumed before the challenge is done: INVALID_STATE (CHALLENGE_NOT_COMPLETED), no new version, no churn; the only
+  // upstream call is the one read of the challenge (the card check), no payment
+  await http('DELETE', `${sandboxUrl}/__sandbox/calls`);
+  for (const [token, key] of [
+    [staff, 'resume-0'],
+    [alice, 'resume-00'],
+  ] as const) {
+    const early = await gql<any>(t.url, `mutation($i: ResumeTransferInput!) { resumeTransfer(input: $i) { status } }`, {
+      token,
+      variables: { i: { transferId: tr.id, idempotencyKey: key } },
+    });
+    expect(early.body.errors?.[0]?.extensions).toMatchObject({ code: 'INVALID_STATE', reason: 'CHALLENGE_NOT_COMPLETED' });
+  }
+  const still = await getTransfer(t.url, alice, tr.id);
+  expect(still).toMatchObject({ status: 'ACTION_REQUIRED', version: waiting.version });
+  expect((await calls('/gateway/')).map((c) => c.path)).toEqual(['/gateway/v2/check-card-account', '/gateway/v2/check-card-account']);
+
+  // the cardholder authenticates: the page sends the browser back to the app (303 to the return URL)
+  const form = /<form method="post" action="([^"]+)">([\s\S]*?)<\/form>/.exec((await http('GET', page.toString())).text)!;
+  const fields = [...form[2].matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m): [string, string] => [
+    m[1]!,
+    m[2]!,
+  ]);
+  const back = await http('POST', new URL(form[1]!.replace(/&amp;/g, '&'), page).toString(), {
+    body: new URLSearchParams(fields).toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   });
-  expect(page.status).toBeLessThan(400);
+  expect([back.status, back.headers.location]).toEqual([303, returnUrl]);
+
   const resumed = await gql<any>(t.url, `mutation($i: ResumeTransferInput!) { resumeTransfer(input: $i) { ${TRANSFER_FIELDS} } }`, {
     token: alice,
     variables: { i: { transferId: tr.id, idempotencyKey: 'resume-1' } },
@@ -258,6 +287,60 @@ test('card ending 0002: ACTION_REQUIRED with the 3DS URL; after the challenge re
   // (with the webhook inbox live, the platform's approval may capture it right after)
   const final = await waitForStatus(t, alice, tr.id, ['AUTHORIZED', 'CAPTURED', 'PAYOUT_PENDING', 'COMPLETED']);
   expect(final.nextAction).toBeNull();
+  // the resume's check is the check step's result: the card was checked once more (the resume's read), not twice
+  const checks = (await calls('/gateway/v2/check-card-account')).length;
+  expect(checks).toBe(3);
+  // versions: PENDING, ACTION_REQUIRED, PENDING (resumed), AUTHORIZED… — the refused resumes added none
+  const trail = (await getTransfer(t.url, staff, tr.id)).events.edges.map((e: any) => e.node);
+  expect(
+    trail
+      .filter((e: any) => e.fromStatus !== e.toStatus)
+      .map((e: any) => e.toStatus)
+      .slice(0, 4),
+  ).toEqual(['PENDING', 'ACTION_REQUIRED', 'PENDING', 'AUTHORIZED']);
+}, 30_000);
+
+test('threeDSReturnUrl: only https on an accepted host (or loopback outside production); anything else is BAD_USER_INPUT before any upstream call, never echoed', async () => {
+  const quoteId = await newQuote(t.url, alice);
+  const before = t.app.sandbox!.ctx.calls.length;
+  const transfersBefore = await t.app.db.prisma.transfer.count();
+  for (const bad of [
+    'https://evil.example/steal',
+    'http://app.example.com/3ds-done',
+    'https://app.example.com.evil.example/',
+    'https://user:pw@app.example.com/',
+    'javascript:alert(1)',
+    'not a url',
+  ]) {
+    const created = await gql<any>(t.url, `mutation($i: CreateTransferInput!) { createTransfer(input: $i) { id } }`, {
+      token: alice,
+      variables: {
+        i: { ...transferInput({ quoteId, personId, key: `3ds-bad-return-${bad.length}`, card: '0002' }), threeDSReturnUrl: bad },
+      },
+    });
+    expect([bad, created.body.errors?.[0]?.extensions]).toEqual([
+      bad,
+      expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'threeDSReturnUrl' }),
+    ]);
+    expect(JSON.stringify(created.body.errors)).not.toContain(bad);
+    const checked = await gql<any>(t.url, `mutation($i: CheckCardInput!) { checkCard(input: $i) { status } }`, {
+      token: alice,
+      variables: { i: { cardToken: cardToken('0002'), personId, threeDSReturnUrl: bad } },
+    });
+    expect([bad, checked.body.errors?.[0]?.extensions]).toEqual([
+      bad,
+      expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'threeDSReturnUrl' }),
+    ]);
+  }
+  expect(fundingCallsSince(before)).toEqual([]);
+  expect(await t.app.db.prisma.transfer.count()).toBe(transfersBefore);
+  // a loopback return URL passes outside production (an app on the developer's machine)
+  const local = await gql<any>(t.url, `mutation($i: CheckCardInput!) { checkCard(input: $i) { status redirectUrl } }`, {
+    token: alice,
+    variables: { i: { cardToken: cardToken('0002', 'cdcdcdcd-bbbb-4ccc-8ddd'), personId, threeDSReturnUrl: 'http://localhost:3000/done' } },
+  });
+  expect(local.body.data.checkCard.status).toBe('CHALLENGE');
+  expect(new URL(local.body.data.checkCard.redirectUrl).searchParams.get('returnUrl')).toBe('http://localhost:3000/done');
 }, 30_000);
 
 test('card ending 0003 (cvc FAILED) → DECLINED with the reason; 0004 → DECLINED at authorization', async () => {

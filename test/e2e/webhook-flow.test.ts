@@ -112,6 +112,34 @@ test('happy path with no test helper: createTransfer → signed sandbox webhooks
   expect(row).toMatchObject({ status: 'COMPLETED', complianceStatus: 'Approved' });
 }, 40_000);
 
+test('after the sandbox clock moved forward (as a quote-expiry test does), its webhooks still verify (signed with the real time) and the transfer completes on them; DELETE /__sandbox/clock brings the clock back', async () => {
+  const sandbox = t.app.sandbox!.url;
+  const seen = (await ownSubscription(t)).deliveries.length;
+  // beyond the receiver's 300 s tolerance: a signature on the sandbox clock would be refused from now on
+  expect((await http('POST', `${sandbox}/__sandbox/clock`, { body: { advanceSeconds: 900 } })).body.offsetSeconds).toBeGreaterThanOrEqual(
+    900,
+  );
+  try {
+    const tr = await createTransfer(transferInput(await newQuote(), 'wh-e2e-clock-moved'));
+    await waitFor(async () => (await t.app.db.prisma.transfer.findUnique({ where: { id: tr.id } }))?.status === 'COMPLETED', {
+      timeoutMs: 20_000,
+      intervalMs: 25,
+      what: 'COMPLETED on the webhooks sent after the clock moved',
+    });
+    const after = (await ownSubscription(t)).deliveries.slice(seen);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.filter((d) => !(d.signed && d.status === 200))).toEqual([]);
+    expect(
+      await t.app.db.prisma.webhookInbox.count({
+        where: { outcome: 'applied', payload: { path: ['externalTransactionId'], equals: tr.id } },
+      }),
+    ).toBeGreaterThan(0);
+  } finally {
+    const back = await http('DELETE', `${sandbox}/__sandbox/clock`);
+    expect([back.status, back.body.offsetSeconds]).toEqual([200, 0]);
+  }
+}, 40_000);
+
 test(
   `${N} transfers' event streams with duplicates, shuffling and delays end in exactly the in-order states`,
   async () => {
@@ -158,14 +186,32 @@ test(
         });
         if (process.env.WEBHOOK_E2E_DEBUG) {
           const subs = await ownSubscription(t);
-          console.log(JSON.stringify({ notOk: subs.deliveries.filter((d) => d.status !== 200).slice(0, 10), total: subs.deliveries.length }));
+          console.log(
+            JSON.stringify({ notOk: subs.deliveries.filter((d) => d.status !== 200).slice(0, 10), total: subs.deliveries.length }),
+          );
           const open = await t.app.db.prisma.transfer.findMany({ where: { id: { in: ids }, status: { notIn: terminal as never } } });
           for (const o of open) {
             const ev = await t.app.db.prisma.transferEvent.findMany({ where: { transferId: o.id }, orderBy: { seq: 'asc' } });
             const rf = await t.app.db.prisma.transferRefusal.findMany({ where: { transferId: o.id } });
             const st = await t.app.db.prisma.sagaStep.findMany({ where: { transferId: o.id } });
-            const inbox = await t.app.db.prisma.webhookInbox.findMany({ where: { streamKey: `tx:${o.externalTransactionId}` }, orderBy: { seq: 'asc' } });
-            console.log(JSON.stringify({ id: o.id, status: o.status, compliance: o.complianceStatus, platform: o.upstreamTransactionStatus, payout: o.payoutStatus, next: o.nextRunAt, ev: ev.map((x) => [x.toStatus, x.cause, x.detail]), rf: rf.map((x) => [x.toStatus, x.reason]), st: st.map((x) => [x.step, x.state, x.lastError]), inbox: inbox.map((x) => [x.eventName, x.outcome, (x.payload as any).newStatus ?? (x.payload as any).newComplianceStatus]) }));
+            const inbox = await t.app.db.prisma.webhookInbox.findMany({
+              where: { streamKey: `tx:${o.externalTransactionId}` },
+              orderBy: { seq: 'asc' },
+            });
+            console.log(
+              JSON.stringify({
+                id: o.id,
+                status: o.status,
+                compliance: o.complianceStatus,
+                platform: o.upstreamTransactionStatus,
+                payout: o.payoutStatus,
+                next: o.nextRunAt,
+                ev: ev.map((x) => [x.toStatus, x.cause, x.detail]),
+                rf: rf.map((x) => [x.toStatus, x.reason]),
+                st: st.map((x) => [x.step, x.state, x.lastError]),
+                inbox: inbox.map((x) => [x.eventName, x.outcome, (x.payload as any).newStatus ?? (x.payload as any).newComplianceStatus]),
+              }),
+            );
           }
         }
         throw new Error(`${(e as Error).message}: ${JSON.stringify({ byStatus, failures, stuckInbox: stuck, outcomes })}`, { cause: e });

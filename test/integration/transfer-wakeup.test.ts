@@ -38,9 +38,9 @@ async function ticksUntil(id: string, status: string): Promise<string> {
 }
 
 /** A transfer run by the saga until it waits (Compliance-Review: the sandbox never decides by itself). */
-async function waiting(key: string, card = '1234', funding?: Record<string, unknown>): Promise<{ id: string; ext: string }> {
-  const quoteId = await newQuote(t.url, alice, '100.00', funding ? 'BANK_ACCOUNT' : 'CARD');
-  const r = await createTransfer(t.url, alice, transferInput({ quoteId, personId, key, card, lastName: 'Compliance-Review', funding }));
+async function waiting(key: string, card = '1234'): Promise<{ id: string; ext: string }> {
+  const quoteId = await newQuote(t.url, alice);
+  const r = await createTransfer(t.url, alice, transferInput({ quoteId, personId, key, card, lastName: 'Compliance-Review' }));
   if (!r.body.data) throw new Error(JSON.stringify(r.body.errors));
   const id: string = r.body.data.createTransfer.id;
   await t.app.transfers.saga.advance(id, { cause: 'worker', actor: 'worker' });
@@ -141,24 +141,32 @@ it('a resume whose saga run fails after the resume committed is run by the worke
   expect(await ticksUntil(id, 'AUTHORIZED')).toBe('AUTHORIZED'); // the check re-run, then authorized (not left for the quote watchdog)
 }, 90_000);
 
-/** An ACCOUNT_TOKEN funding (check-account form A): its token PULL opens no platform transaction, so no webhook comes. */
-async function accountToken(checkId: string): Promise<Record<string, unknown>> {
-  const res = await fetch(`${t.url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${alice}` },
-    body: JSON.stringify({
-      query: 'mutation($i: CheckBankAccountInput!) { checkBankAccount(input: $i) { accountToken } }',
-      variables: { i: { linked: { accountCheckToken: 'public-sandbox-transfer', accountCheckId: checkId, countryCode: 'US' } } },
-    }),
-  });
-  const body = (await res.json()) as { data?: { checkBankAccount: { accountToken: string } }; errors?: unknown };
-  if (!body.data) throw new Error(JSON.stringify(body.errors));
-  return { type: 'ACCOUNT_TOKEN', accountToken: body.data.checkBankAccount.accountToken };
+/**
+ * From here on the platform sends no webhooks (our subscription is deleted): only the saga, the kicks and what a test
+ * feeds can move a transfer — the interleavings below are the test's alone. (These used to be token PULL transfers,
+ * which opened no platform transaction; that funding is no longer offered.)
+ */
+async function noPlatformWebhooks(): Promise<void> {
+  const admin = await t.token('admin-wakeup', 'admin');
+  const call = async (query: string, variables: Record<string, unknown> = {}) => {
+    const res = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
+      body: JSON.stringify({ query, variables }),
+    });
+    const body = (await res.json()) as { data?: any; errors?: unknown };
+    if (!body.data) throw new Error(JSON.stringify(body.errors));
+    return body.data;
+  };
+  const { webhookSubscriptions } = await call('{ webhookSubscriptions { id } }');
+  for (const { id } of webhookSubscriptions as { id: string }[])
+    await call('mutation($id: ID!) { deleteWebhookSubscription(id: $id) }', { id });
 }
 
 it('a platform fact recorded while our capture was in flight is applied even if the run stops right after the capture is recorded', async () => {
-  // No platform transaction: nothing but the saga can apply the fact (no webhook completes it meanwhile).
-  const { id, ext } = await waiting('wakeup-4', '1234', await accountToken('acc-wakeup-4'));
+  // No webhooks: nothing but the saga can apply the fact (no webhook completes it meanwhile).
+  await noPlatformWebhooks();
+  const { id, ext } = await waiting('wakeup-4');
   expect((await row(id)).status).toBe('AUTHORIZED');
   const gateway = t.app.upstream.gateway;
   const capture = gateway.capturePayment.bind(gateway);
@@ -185,7 +193,8 @@ it('a platform fact recorded while our capture was in flight is applied even if 
 }, 90_000);
 
 it('a compliance decision is not overwritten by a stale compliance event that raced it (the decision and its wake-up are kept)', async () => {
-  const { id, ext } = await waiting('wakeup-5', '1234', await accountToken('acc-wakeup-5')); // no platform webhooks
+  await noPlatformWebhooks();
+  const { id, ext } = await waiting('wakeup-5'); // no platform webhooks
   expect(await row(id)).toMatchObject({ status: 'AUTHORIZED', complianceStatus: null });
   const saga = t.app.transfers.saga;
   expect(await saga.leases.acquire(id, 'other-instance')).toBe(true); // busy elsewhere: the kick leaves the run to the worker

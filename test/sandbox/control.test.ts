@@ -102,6 +102,23 @@ describe('POST /__sandbox/clock', () => {
     }
     expect((await http('POST', `${sb.controlUrl}/clock`, { body: '{bad' })).status).toBe(400);
   });
+
+  test('goes back to the real time: POST { reset: true } and DELETE; validates input', async () => {
+    await sb.control.advanceClock(301);
+    expect((await http('GET', `${sb.controlUrl}/clock`)).body.offsetSeconds).toBeGreaterThanOrEqual(301);
+    const reset = await http('POST', `${sb.controlUrl}/clock`, { body: { reset: true } });
+    expect(reset.status).toBe(200);
+    expect(reset.body.offsetSeconds).toBe(0);
+    expect(Math.abs(Date.parse(reset.body.now) - Date.now())).toBeLessThan(5_000);
+    await sb.control.advanceClock(7200);
+    const del = await http('DELETE', `${sb.controlUrl}/clock`);
+    expect([del.status, del.body.offsetSeconds]).toEqual([200, 0]);
+    expect((await http('GET', `${sb.controlUrl}/clock`)).body.offsetSeconds).toBe(0);
+    for (const body of [{ reset: false }, { reset: 'yes' }, { reset: true, advanceSeconds: 5 }]) {
+      const bad = await http('POST', `${sb.controlUrl}/clock`, { body });
+      expect([body, bad.status, bad.body.error.code]).toEqual([body, 400, 'VALIDATION_ERROR']);
+    }
+  });
 });
 
 describe('POST /__sandbox/faults', () => {

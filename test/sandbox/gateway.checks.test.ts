@@ -73,6 +73,36 @@ describe('POST /check-account', () => {
     ]);
   });
 
+  test('form A magic: only a token of the sandbox widget (public-sandbox-…) verifies; any other is DECLINED (HTTP 200, no accountTokenId, replayed alike)', async () => {
+    const formA = (accountCheckToken: string) => ({
+      externalPaymentId: uniqueId('chka'),
+      sender: { paymentMethod: { type: 'BANK_DEPOSIT', countryCode: 'US', accountCheckToken, accountCheckId: 'item-1' } },
+    });
+    expect((await sb.gateway('POST', '/check-account', formA('public-sandbox-transfer'))).body).toMatchObject({
+      approved: true,
+      status: 'VERIFIED',
+      accountTokenId: expect.any(String),
+    });
+    for (const madeUp of ['tok', 'public-token', 'public-production-abc', 'PUBLIC-SANDBOX-abc', 'public-sandbox']) {
+      const body = formA(madeUp);
+      const res = await sb.gateway('POST', '/check-account', body);
+      expect([madeUp, res.status, res.body]).toEqual([
+        madeUp,
+        200,
+        {
+          paymentId: expect.any(String),
+          parentPaymentId: res.body.paymentId,
+          externalPaymentId: body.externalPaymentId,
+          created: expect.any(String),
+          approved: false,
+          status: 'DECLINED',
+          message: expect.any(String),
+        },
+      ]);
+      expect((await sb.gateway('POST', '/check-account', body)).body).toEqual(res.body);
+    }
+  });
+
   test('form B → APPROVED / VALID with the account type', async () => {
     const res = await sb.gateway('POST', '/check-account', formB());
     expect(res.body).toEqual({
@@ -276,6 +306,23 @@ describe('POST /v2/check-card-account', () => {
     });
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe('https://app.example/3ds-done');
+  });
+
+  test('the card digits agree: a token ending 0002 is the card ending 0002 in the check and on the 3DS page; other magic suffixes too', async () => {
+    const token = cardToken('0002', 'abababab-bbbb-4ccc-8ddd');
+    const ch = await sb.gateway('POST', '/v2/check-card-account', cardCheck(token));
+    expect(ch.body.card.lastFour).toBe('0002');
+    const page = await http('GET', ch.body.redirectAcsUrl, { headers: { accept: 'text/html' } });
+    expect(page.text).toContain('card ending 0002');
+    for (const suffix of ['1234', '0004', '0013']) {
+      const res = await sb.gateway('POST', '/v2/check-card-account', cardCheck(cardToken(suffix)));
+      expect([suffix, res.body.card.lastFour]).toEqual([suffix, suffix]);
+    }
+    // a token whose last four are not all digits: four digits derived from it, the same on every check and on the page
+    const hex = 'abababab-bbbb-4ccc-8ddd-00000000abcd';
+    const a = (await sb.gateway('POST', '/v2/check-card-account', cardCheck(hex))).body.card.lastFour;
+    expect(a).toMatch(/^\d{4}$/);
+    expect((await sb.gateway('POST', '/v2/check-card-account', cardCheck(hex))).body.card.lastFour).toBe(a);
   });
 
   test('same externalPaymentId with a different body → 409', async () => {

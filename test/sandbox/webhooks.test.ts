@@ -56,8 +56,9 @@ describe('signatures', () => {
     await createAgent(2);
     await waitFor(() => rx.received.length === 2);
     const t = verifySignature(rx.received[1].headers['x-service-signature'] as string, rx.received[1].raw, s1);
-    expect(Math.abs(t - Math.floor(h.ctx.nowMs() / 1000))).toBeLessThanOrEqual(2); // sandbox clock
-    expect(t - Math.floor(Date.now() / 1000)).toBeGreaterThanOrEqual(998);
+    // signed with the real time, not the sandbox clock moved 1000 s ahead: a receiver's ±300 s window still accepts it
+    expect(Math.abs(t - Math.floor(Date.now() / 1000))).toBeLessThanOrEqual(2);
+    expect(Math.floor(h.ctx.nowMs() / 1000) - t).toBeGreaterThanOrEqual(998);
 
     const s2 = (await call(base, 'POST', `${hooks}/${id}/secret`, { headers: agentHeaders() })).body.signingSecret;
     await createAgent(3);

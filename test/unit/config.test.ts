@@ -162,4 +162,20 @@ describe('loadConfig', () => {
     expect(problemsOf({ TRANSFER_CORRIDORS: 'usd>brl=1..5' })).toEqual(['TRANSFER_CORRIDORS']);
     expect(problemsOf({ TRANSFER_CORRIDORS: 'USD>BRL=10..5' })).toEqual(['TRANSFER_CORRIDORS']);
   });
+
+  it('3-D Secure return URLs: THREE_DS_RETURN_URL_HOSTS lists host names; production with no list refuses every return URL', () => {
+    expect(loadConfig({}).threeDSReturnUrls).toEqual({ hosts: [], production: false });
+    expect(loadConfig({ THREE_DS_RETURN_URL_HOSTS: ' App.Example.com, links.example.com ,' }).threeDSReturnUrls.hosts).toEqual([
+      'app.example.com',
+      'links.example.com',
+    ]);
+    for (const bad of ['https://app.example.com', 'app.example.com:443', '*.example.com', 'app.example.com/3ds', 'app_example.com'])
+      expect([bad, problemsOf({ THREE_DS_RETURN_URL_HOSTS: bad })]).toEqual([bad, ['THREE_DS_RETURN_URL_HOSTS']]);
+    // production starts without a list (fail closed: no return URL is accepted), or with one
+    expect(loadConfig({ ...PROD_BASE, ...PRODUCTION_REQUIRED }).threeDSReturnUrls).toEqual({ hosts: [], production: true });
+    expect(loadConfig({ ...PROD_BASE, ...PRODUCTION_REQUIRED, THREE_DS_RETURN_URL_HOSTS: 'app.example.com' }).threeDSReturnUrls).toEqual({
+      hosts: ['app.example.com'],
+      production: true,
+    });
+  });
 });

@@ -132,9 +132,18 @@ describe('gateway endpoints', () => {
   it('bank account checks, forms A and B; DECLINED is a result', async () => {
     const a = await h.clients.gateway.checkBankAccountToken({
       externalPaymentId: `chk-${randomUUID()}`,
+      sender: {
+        paymentMethod: { type: 'BANK_DEPOSIT', countryCode: 'US', accountCheckToken: 'public-sandbox-token', accountCheckId: 'acc-1' },
+      },
+    });
+    expect(a).toMatchObject({ status: 'VERIFIED', approved: true, accountTokenId: expect.any(String) });
+    // a token the sandbox's widget did not hand out: a declined link is an answer (no token), not an error
+    const declined = await h.clients.gateway.checkBankAccountToken({
+      externalPaymentId: `chk-${randomUUID()}`,
       sender: { paymentMethod: { type: 'BANK_DEPOSIT', countryCode: 'US', accountCheckToken: 'public-token', accountCheckId: 'acc-1' } },
     });
-    expect(a).toMatchObject({ status: 'VERIFIED', approved: true });
+    expect(declined).toMatchObject({ status: 'DECLINED', approved: false });
+    expect(declined.accountTokenId ?? null).toBeNull();
     const b = (accountNumber: string) =>
       h.clients.gateway.checkBankAccount({
         externalPaymentId: `chk-${randomUUID()}`,
@@ -225,14 +234,16 @@ describe('gateway endpoints', () => {
   it('PULL by account token', async () => {
     const a = await h.clients.gateway.checkBankAccountToken({
       externalPaymentId: `chk-${randomUUID()}`,
-      sender: { paymentMethod: { type: 'BANK_DEPOSIT', countryCode: 'US', accountCheckToken: 'tok', accountCheckId: 'acc' } },
+      sender: {
+        paymentMethod: { type: 'BANK_DEPOSIT', countryCode: 'US', accountCheckToken: 'public-sandbox-tok', accountCheckId: 'acc' },
+      },
     });
     const r = await h.clients.gateway.createTokenPullPayment({
       externalPaymentId: `pull-${randomUUID()}`,
       ipAddress: '203.0.113.7',
       capture: true,
       amount: { total: '25.00', currency: 'USD' },
-      sender: { firstName: 'Ana', lastName: 'Silva', paymentMethod: { type: 'BANK_DEPOSIT', accountTokenId: a.accountTokenId } },
+      sender: { firstName: 'Ana', lastName: 'Silva', paymentMethod: { type: 'BANK_DEPOSIT', accountTokenId: a.accountTokenId! } },
     });
     expect(completed(r)).toMatchObject({ approved: true, captured: true });
   });

@@ -110,6 +110,12 @@ export interface SandboxOptions {
   authorizationLifetimeS: number;
   /** Starting payer balance (major units) per currency of every gateway provider (default 1000000). */
   payerInitialBalance: number;
+  /**
+   * The real time in ms, as the receivers of webhooks see it: what a delivery's signature timestamp says (default
+   * Date.now; never the sandbox clock). The service's built-in sandbox is given the service's own clock, so a test
+   * that moves both clocks together still gets deliveries its receiver accepts.
+   */
+  wallClockMs?: () => number;
 }
 
 export interface SandboxVerificationClient {
@@ -179,6 +185,14 @@ export class SandboxContext {
     this.clockOffsetMs += seconds * 1000;
     this.bus.emit('clock.advanced', seconds);
   }
+  /**
+   * Back to the real time (the only way back: the clock never runs backwards by an amount). State is kept as it is:
+   * what changed while the clock was ahead (an authorization auto-cancelled) stays changed; what is judged against
+   * the clock when asked (a quote's or a token's expiry) is judged on the real time again.
+   */
+  resetClock(): void {
+    this.clockOffsetMs = 0;
+  }
 
   setFaults(patch: Partial<SandboxFaults>): SandboxFaults {
     this.faults = { ...this.faults, ...patch };
@@ -196,6 +210,11 @@ export class SandboxContext {
 
   recordCall(call: Omit<SandboxCall, 'at'>): void {
     this.calls.push({ ...call, at: this.now().toISOString() });
+  }
+
+  /** The real time in ms (options.wallClockMs, else Date.now): what webhook signatures carry, whatever the sandbox clock says. */
+  wallNowMs(): number {
+    return this.options.wallClockMs ? this.options.wallClockMs() : Date.now();
   }
 
   /** Milliseconds the sandbox clock is ahead of the real clock. */

@@ -7,7 +7,8 @@
  * | DELETE /calls              | clear the call log only                                                       |
  * | POST   /reset              | forget all state (every plugin listens to ctx.bus 'reset'); clock, faults and call log back to defaults |
  * | GET    /clock              | { now, offsetSeconds }                                                        |
- * | POST   /clock              | { advanceSeconds: n } (finite, ≥ 0) → { now, offsetSeconds }                  |
+ * | POST   /clock              | { advanceSeconds: n } (finite, ≥ 0), or { reset: true } (back to the real time) → { now, offsetSeconds } |
+ * | DELETE /clock              | back to the real time (as { reset: true }); state is kept → { now, offsetSeconds } |
  * | GET    /faults             | the faults in force                                                           |
  * | POST   /faults             | partial update of { latencyMs, errorRate, dropResponseAfterCommitRate, webhookDuplicateRate, webhookShuffle, webhookDelayMs, seed } → the faults in force; a seed reseeds the rng |
  * | DELETE /faults             | back to no faults (default seed)                                              |
@@ -112,12 +113,24 @@ export const sandboxControlPlugin: FastifyPluginAsync<{ ctx: SandboxContext }> =
 
   app.post('/clock', async (request) => {
     const body = request.body;
-    if (!isRecord(body)) throw new ControlError([{ field: '(body)', issue: 'must be a JSON object { advanceSeconds }' }]);
+    if (!isRecord(body))
+      throw new ControlError([{ field: '(body)', issue: 'must be a JSON object { advanceSeconds } or { reset: true }' }]);
+    if (body.reset !== undefined) {
+      if (body.reset !== true || Object.keys(body).length !== 1)
+        throw new ControlError([{ field: 'reset', issue: 'must be true, alone (the clock goes back to the real time)' }]);
+      ctx.resetClock();
+      return clockView();
+    }
     const s = body.advanceSeconds;
     if (typeof s !== 'number' || !Number.isFinite(s) || s < 0) {
       throw new ControlError([{ field: 'advanceSeconds', issue: 'must be a finite number ≥ 0 (the clock only moves forward)' }]);
     }
     ctx.advanceClock(s);
+    return clockView();
+  });
+
+  app.delete('/clock', async () => {
+    ctx.resetClock();
     return clockView();
   });
 

@@ -12,7 +12,7 @@ export const checksModule = defineModule({
       cardCheckMaxAgeMs: config.cardCheckMaxAgeMs,
       cardCheckReuseMs: config.cardCheckReuseMs,
     });
-    const checks = new ChecksService(upstream.gateway, credentials, provided.get('senders'));
+    const checks = new ChecksService(upstream.gateway, credentials, provided.get('senders'), config.threeDSReturnUrls);
     return { resolvers: [new ChecksResolver(checks)], provides: { credentials } };
   },
 });

@@ -31,7 +31,7 @@ export class ChecksResolver {
   @Authorized()
   @Mutation(() => BankAccountCheck, {
     description:
-      "Any authenticated caller: bank account check (no charge): linked-account token (form A) or raw-details verification (form B). BAD_USER_INPUT when both or neither form is given. DECLINED is an answer, not an error. A linked account's accountToken (and the widget result) becomes the caller's: only they can fund transfers with it; a widget result another customer used is NOT_FOUND.",
+      "Any authenticated caller: bank account check (no charge): linked-account token (form A) or raw-details verification (form B). BAD_USER_INPUT when both or neither form is given. DECLINED is an answer, not an error. A linked account's accountToken (and the widget result) becomes the caller's; a widget result another customer used is NOT_FOUND. A linked account funds no transfer (ACCOUNT_TOKEN funding is not offered; use BANK_ACCOUNT).",
   })
   async checkBankAccount(
     @Arg('input', { description: "Either linked, or personId + account (the customer's IP is taken from the request)." })

@@ -11,6 +11,7 @@ import type {
 import { gatewayCheckAddress, type PostalAddress } from '../../shared/address';
 import { holderDigest, type FundingCredentials } from './checks.credentials';
 import { alpha3 } from '../../shared/countries';
+import { returnUrlProblem, withReturnUrl, type ReturnUrlPolicy } from '../../shared/return-url';
 
 interface DocumentArgs {
   number: string;
@@ -63,6 +64,8 @@ export interface BankCheckArgs {
 interface CardCheckInput {
   cardToken: string;
   personId: string;
+  /** Where the 3-D Secure page sends the browser back (checked against `returnUrls`), if a challenge comes. */
+  threeDSReturnUrl?: string | null;
 }
 interface BankCheckInput {
   linked?: BankCheckArgs['linked'];
@@ -208,9 +211,14 @@ export class ChecksService {
     private readonly gateway: GatewayClient,
     private readonly credentials: FundingCredentials,
     private readonly senders: SenderLookup,
+    /** The 3-D Secure return URLs an app may give (THREE_DS_RETURN_URL_HOSTS). */
+    private readonly returnUrls: ReturnUrlPolicy,
   ) {}
 
   async checkCard(ownerId: string, clientIp: string, input: CardCheckInput): Promise<CardCheckView> {
+    const returnUrl = input.threeDSReturnUrl ?? null;
+    const returnProblem = returnUrl === null ? null : returnUrlProblem(returnUrl, this.returnUrls);
+    if (returnProblem) throw badField('input.threeDSReturnUrl', 'INVALID', returnProblem);
     const sender = await this.senders(ownerId, input.personId);
     const nameProblem = cardholderNameProblem(sender);
     if (nameProblem) throw badField('input.personId', 'INVALID_CARDHOLDER_NAME', nameProblem);
@@ -218,6 +226,7 @@ export class ChecksService {
     await this.credentials.assertCheckable('card', args.cardToken, ownerId);
     const r: GatewayCardCheck = await this.gateway.checkCard(cardCheckRequest(args, clientIp, randomUUID()));
     const view = evaluateCardCheck(r);
+    if (view.redirectUrl) view.redirectUrl = withReturnUrl(view.redirectUrl, returnUrl);
     // Only a card the gateway accepted (or challenges) is bound: a failed check must not let whoever learnt a token
     // claim it, nor count as a fresh check for funding. An approval (no 3-D Secure) is remembered for this holder: a
     // transfer soon after reuses it instead of checking the card again.
@@ -268,15 +277,16 @@ export class ChecksService {
       externalPaymentId: randomUUID(),
       sender: { paymentMethod: { type: 'BANK_DEPOSIT', ...linked } },
     });
-    if (r.approved) {
+    const accountToken = r.approved ? r.accountTokenId! : null; // the schema holds approved → accountTokenId
+    if (accountToken) {
       await this.credentials.bind('link_token', linked.accountCheckToken, ownerId);
-      await this.credentials.bind('account_token', r.accountTokenId, ownerId, null, r.accountNumberMasked?.match(/(\d{4})$/)?.[1] ?? null);
+      await this.credentials.bind('account_token', accountToken, ownerId, null, r.accountNumberMasked?.match(/(\d{4})$/)?.[1] ?? null);
     }
     return {
-      status: r.approved ? 'VERIFIED' : 'DECLINED',
-      accountToken: r.approved ? r.accountTokenId : null,
+      status: accountToken ? 'VERIFIED' : 'DECLINED',
+      accountToken,
       accountStatus: null,
-      message: null,
+      message: accountToken ? null : 'The bank account could not be linked: link it again with the bank-linking widget',
       bankAccountName: r.bankAccountName ?? null,
       accountNumberMasked: r.accountNumberMasked ?? null,
       routingNumberMasked: r.routingNumberMasked ?? null,

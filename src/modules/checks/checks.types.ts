@@ -1,5 +1,5 @@
 import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
-import { IsIn, IsISO31661Alpha2, IsOptional, IsString, IsUUID, Length, Matches, ValidateNested } from 'class-validator';
+import { IsIn, IsISO31661Alpha2, IsOptional, IsString, IsUUID, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 
 export const E164 = /^\+[1-9]\d{6,14}$/;
 export const E164_MESSAGE = '$property must be an E.164 phone number such as +14155550100';
@@ -19,6 +19,15 @@ export class CheckCardInput {
   @IsString()
   @Length(1, 64, { message: 'personId must be the id createPerson answered' })
   personId!: string;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Where the card issuer's 3-D Secure page sends the cardholder's browser when the challenge is done (your app's page or universal link), if the card asks for one: an https URL on a host this service accepts (THREE_DS_RETURN_URL_HOSTS; outside production also http(s) on a loopback address); anything else is BAD_USER_INPUT before any other check. Optional: without it the page stays on the issuer when done. redirectUrl then carries it.",
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048, { message: 'threeDSReturnUrl must be at most 2048 characters' })
+  threeDSReturnUrl?: string | null;
 }
 
 export enum CardCheckStatus {
@@ -141,19 +150,28 @@ registerEnumType(BankAccountCheckStatus, {
   description: 'The result of a bank account check: VERIFIED or DECLINED for a linked account, APPROVED or DECLINED for raw details.',
   valuesConfig: {
     APPROVED: { description: 'Raw details: the gateway accepted the account (see accountStatus).' },
-    DECLINED: { description: 'The account was not accepted (see message).' },
-    VERIFIED: { description: 'Linked account: verified; accountToken can fund transfers (ACCOUNT_TOKEN funding).' },
+    DECLINED: { description: 'The account was not accepted (see message); a linked account: the widget result could not be linked.' },
+    VERIFIED: {
+      description:
+        "Linked account: verified and the caller's (accountToken). A linked account does not fund transfers (ACCOUNT_TOKEN funding is not offered): fund with the account's raw details (BANK_ACCOUNT).",
+    },
   },
 });
 
 @ObjectType({ description: 'Result of a bank account check (masked facts only).' })
 export class BankAccountCheck {
   @Field(() => BankAccountCheckStatus, { description: 'The overall result.' }) status!: BankAccountCheckStatus;
-  @Field(() => String, { nullable: true, description: 'Reusable token for ACCOUNT_TOKEN funding (funding.accountToken; linked accounts).' })
+  @Field(() => String, {
+    nullable: true,
+    description: "The linked account's token (VERIFIED). ACCOUNT_TOKEN funding is not offered: it funds no transfer.",
+  })
   accountToken!: string | null;
   @Field(() => String, { nullable: true, description: 'VALID or INVALID (raw details).' }) accountStatus!: string | null;
-  @Field(() => String, { nullable: true, description: "The gateway's explanation (raw details), when it gives one." }) message!:
-    string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: "Why it was declined: the gateway's explanation (raw details), when it gives one; for a linked account, ours.",
+  })
+  message!: string | null;
   @Field(() => String, { nullable: true, description: 'The account name the bank reports (linked accounts).' }) bankAccountName!:
     string | null;
   @Field(() => String, { nullable: true, description: 'The account number with all but the last digits masked (linked accounts).' })

@@ -37,7 +37,7 @@ registerEnumType(FeeFundingType, {
   description: 'The funding a fee is set for (a quote’s paymentMethod and a transfer’s funding.type map to one).',
   valuesConfig: {
     CARD: { description: 'Cards: paymentMethod CARD, CREDIT_CARD, DEBIT_CARD or AFT; funding.type CARD.' },
-    BANK_ACCOUNT: { description: 'Bank accounts: paymentMethod BANK_ACCOUNT or ACH; funding.type BANK_ACCOUNT or ACCOUNT_TOKEN.' },
+    BANK_ACCOUNT: { description: 'Bank accounts: paymentMethod BANK_ACCOUNT or ACH; funding.type BANK_ACCOUNT.' },
   },
 });
 

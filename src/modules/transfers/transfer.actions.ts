@@ -4,7 +4,7 @@ import type { Caller } from '../../auth/auth.types';
 import type { Clock } from '../../shared/clock';
 import { AppError, badField, isAppError } from '../../shared/errors';
 import type { IdempotencyService } from '../../db/idempotency.service';
-import { eventDetail, moneyStepRequest, NO_NEXT_ACTION, refundStepRequest } from './transfer.columns';
+import { eventDetail, moneyStepRequest, NO_NEXT_ACTION, refundStepRequest, type CheckOutcome } from './transfer.columns';
 import { nextRefundStep } from './transfer.saga';
 import { isRefundStep } from './transfer.steps';
 import { totalOf } from './transfer.requests';
@@ -173,10 +173,17 @@ export class TransferActions {
     });
   }
 
-  /** A transfer in ACTION_REQUIRED (3DS challenge done): back to PENDING, due at once, the check re-run. */
+  /**
+   * A transfer in ACTION_REQUIRED whose 3-D Secure challenge is done: back to PENDING, due at once, authorized next.
+   * Whether it is done is asked first (the card check again: the one read of the challenge the gateway offers); a
+   * challenge still pending is INVALID_STATE (extensions.reason CHALLENGE_NOT_COMPLETED) and changes nothing — no
+   * version, no other upstream call — so an early resume does not churn the transfer.
+   */
   resume(caller: Caller, t0: TransferRow, input: { transferId: string; idempotencyKey: string }): Promise<TransferRow> {
     const key = input.idempotencyKey;
     const operation = 'resumeTransfer';
+    // what the check below found on the transfer read under the lease, for record() right after it
+    let found: CheckOutcome | null = null;
     return this.run({
       operation,
       asks: 'PENDING',
@@ -190,11 +197,22 @@ export class TransferActions {
       check: async (t) => {
         if (t.status !== 'ACTION_REQUIRED')
           throw new AppError('INVALID_STATE', `Only a transfer in ACTION_REQUIRED can be resumed (it is ${t.status})`);
+        found = await this.saga.readChallenge(t);
+        if (found?.outcome === 'CHALLENGE')
+          throw new AppError(
+            'INVALID_STATE',
+            'The 3-D Secure challenge is not completed yet: complete it on the page of nextAction.redirectUrl, then resume',
+            { reason: 'CHALLENGE_NOT_COMPLETED' },
+          );
       },
       record: async (t) => {
+        // The check just made is the check step's result (its key and body): the saga goes on from it (approved: to
+        // the authorization; declined: it checks again and declines) instead of checking the card a second time.
         await this.prisma.sagaStep.updateMany({
           where: { transferId: t.id, step: 'check' },
-          data: { state: 'PENDING', updatedAt: this.clock.now() },
+          data: found
+            ? { state: 'SUCCEEDED', response: found, attempts: { increment: 1 }, lastError: null, updatedAt: this.clock.now() }
+            : { state: 'PENDING', updatedAt: this.clock.now() },
         });
         // Due at once (a wake-up): should this process stop before the saga runs, the worker re-runs the check.
         // The challenge is behind us: PENDING shows no next action (a new challenge sets one again).
@@ -361,6 +379,11 @@ export class TransferActions {
       throw new AppError(
         'INVALID_STATE',
         `Only an AUTHORIZED transfer can be ${action === 'capture' ? 'captured' : 'voided'} (it is ${t.status})`,
+      );
+    if (action === 'capture' && t.fundingType === 'account_token')
+      throw new AppError(
+        'INVALID_STATE',
+        'A transfer funded by a linked bank account cannot pay its recipient: it is voided, not captured',
       );
     const existing = await this.prisma.sagaStep.findMany({ where: { transferId: t.id, step: { in: ['capture', 'void'] } } });
     const live = existing.filter((s) => s.state !== 'FAILED' || s.step === 'void');

@@ -46,6 +46,8 @@ export interface TransferDetails {
   };
   fxId: string;
   quoteExpiresAt: string;
+  /** Where the 3-D Secure page sends the browser back (createTransfer's threeDSReturnUrl, checked then); absent: none. */
+  threeDSReturnUrl?: string | null;
 }
 
 /**
@@ -81,6 +83,7 @@ function assertDetails(v: unknown): asserts v is TransferDetails {
   const s = new Shape('transfers.details');
   const d = s.object(v, '');
   s.strings(d, '', ['ipAddress', 'fxId', 'quoteExpiresAt']);
+  s.optionalStrings(d, '', ['threeDSReturnUrl']);
   const sender = s.object(d.sender, 'sender');
   s.strings(s.object(sender.customer, 'sender.customer'), 'sender.customer', [
     'firstName',

@@ -101,6 +101,7 @@ export function createTransfersModule(deps: {
     corridors: config.corridors,
     platform,
     recipients: deps.recipients,
+    threeDSReturnUrls: config.threeDSReturnUrls,
   });
   const worker = new TransferWorker(saga, idempotency, logger, {
     pollIntervalMs: s.pollIntervalMs,

@@ -43,6 +43,7 @@ export function newTransferDetails(a: {
   recipient: TransferDetails['recipient'];
   funding: TransferDetails['funding'];
   quote: Pick<Quote, 'fxId' | 'expiresAt'>;
+  threeDSReturnUrl?: string | null;
 }): TransferDetails {
   return {
     ipAddress: a.clientIp,
@@ -51,6 +52,7 @@ export function newTransferDetails(a: {
     funding: a.funding,
     fxId: a.quote.fxId,
     quoteExpiresAt: a.quote.expiresAt.toISOString(),
+    ...(a.threeDSReturnUrl ? { threeDSReturnUrl: a.threeDSReturnUrl } : {}),
   };
 }
 

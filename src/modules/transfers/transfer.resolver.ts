@@ -217,7 +217,7 @@ export class TransferResolver {
   @Authorized()
   @Mutation(() => Transfer, {
     description:
-      "After the 3-D Secure challenge: re-runs the card check and continues. Owner, back-office or admin (another customer's transfer is NOT_FOUND). INVALID_STATE unless the transfer is in ACTION_REQUIRED. Idempotent on idempotencyKey.",
+      "After the 3-D Secure challenge: asks the gateway whether it is completed (the card check again, no charge) and continues (PENDING, then AUTHORIZED). Owner, back-office or admin (another customer's transfer is NOT_FOUND). INVALID_STATE unless the transfer is in ACTION_REQUIRED; while the challenge is not completed, INVALID_STATE with extensions.reason CHALLENGE_NOT_COMPLETED and nothing changes (no new version). Idempotent on idempotencyKey.",
   })
   async resumeTransfer(
     @Arg('input', { description: 'The transfer and your idempotency key.' }) input: ResumeTransferInput,

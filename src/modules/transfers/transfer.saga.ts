@@ -16,12 +16,14 @@ import {
   refundStepRequest,
   transferDetails,
   type AuthorizationOutcome,
+  type CheckOutcome,
   type RefundKind,
 } from './transfer.columns';
 import type { CrashHook } from './transfer.faults';
 import { TransferLeases, type LeaseRelease } from './transfer.leases';
 import { paidOut, payoutStopped, platformTarget, type PlatformTarget } from './transfer.platform';
 import { reconcileIfQuiet } from './transfer.reconciler';
+import { withReturnUrl } from '../../shared/return-url';
 import type { TransferRepository, TransferRow, TransferPatch } from './transfer.repository';
 import { accountCheck, cardCheck, paymentRequest, tokenPullPaymentRequest, totalOf } from './transfer.requests';
 import type { Loaded } from './transfer.rows';
@@ -414,12 +416,23 @@ export class TransferSaga {
           return 'again';
         }
         if (status === 'ACTION_REQUIRED') return this.waitUntil(t, new Date(Date.parse(d.quoteExpiresAt) + 1));
+        if (d.funding.type === 'ACCOUNT_TOKEN') {
+          // Stored before ACCOUNT_TOKEN funding stopped being offered: a token PULL pays no recipient (transfers.md,
+          // Decisions), so it is not authorized now — nothing was taken.
+          await this.move(
+            t,
+            'FAILED',
+            ctx,
+            { action: 'funding', reason: 'a linked bank account cannot pay a recipient' },
+            { failureCode: 'FUNDING_NOT_OFFERED', failureMessage: failureMessage('FUNDING_NOT_OFFERED'), nextAction: NO_NEXT_ACTION },
+          );
+          return 'again';
+        }
         const check = steps.get('check');
-        if (d.funding.type !== 'ACCOUNT_TOKEN' && check?.state !== 'SUCCEEDED') return this.runCheck(t, check, ctx);
+        if (check?.state !== 'SUCCEEDED') return this.runCheck(t, check, ctx);
         // A settled check that did not approve, yet the transfer is still PENDING: its move (→ ACTION_REQUIRED /
         // DECLINED) was lost (crash between the two writes, or refused). Run it again (same key): it applies it.
-        if (d.funding.type !== 'ACCOUNT_TOKEN' && (check ? checkOutcome(check.response) : null) !== 'APPROVED')
-          return this.runCheck(t, check, ctx);
+        if (checkOutcome(check.response) !== 'APPROVED') return this.runCheck(t, check, ctx);
         const intent = await this.recordIntent(t, 'authorize', { externalPaymentId: t.externalPaymentId, fxId: d.fxId }, LOCKED);
         if (!intent) return 'again'; // the transfer moved meanwhile (e.g. compliance rejected it): decide anew
         return this.runAuthorize(t, intent, ctx);
@@ -440,6 +453,9 @@ export class TransferSaga {
         const windowEnds = (t.authorizedAt?.getTime() ?? now) + this.opts.captureWindowMs;
         if (!capture && !voidStep && t.cancelRequestedAt)
           return this.startVoid(t, { target: 'VOIDED', failureCode: 'CANCELLED_BY_CUSTOMER', requestedBy: 'cancel' }, ctx);
+        // a token PULL authorized before ACCOUNT_TOKEN funding stopped being offered: nothing can pay its recipient
+        if (!capture && !voidStep && t.fundingType === 'account_token')
+          return this.startVoid(t, { target: 'VOIDED', failureCode: 'FUNDING_NOT_OFFERED', requestedBy: 'no payout' }, ctx);
         if (!capture && !voidStep) {
           if (now >= windowEnds)
             return this.startVoid(
@@ -474,6 +490,19 @@ export class TransferSaga {
             { action: 'cancel', reason: 'cancelled after the capture' },
             { failureCode: 'CANCELLED_BY_CUSTOMER', failureMessage: failureMessage('CANCELLED_BY_CUSTOMER') },
             ctx.cause === 'mutation' ? 'mutation' : 'worker',
+          );
+          return 'again';
+        }
+        if (t.fundingType === 'account_token') {
+          // a token PULL captured before ACCOUNT_TOKEN funding stopped being offered: no recipient will be paid, the
+          // money goes back (refundPending: the payout is known to be none)
+          await this.move(
+            t,
+            'REFUND_PENDING',
+            ctx,
+            { action: 'no payout', reason: 'a linked bank account cannot pay a recipient' },
+            { failureCode: 'FUNDING_NOT_OFFERED', failureMessage: failureMessage('FUNDING_NOT_OFFERED') },
+            'worker',
           );
           return 'again';
         }
@@ -512,7 +541,9 @@ export class TransferSaga {
     const refunds = [...steps.values()].filter((s) => isRefundStep(s.step));
     const made = refunds.filter((s) => s.state !== 'FAILED');
     // the platform has no transaction to pay out (e.g. a token PULL opens none): nothing will reach a recipient
-    const noPayout = steps.get('cancel')?.state === 'SUCCEEDED' && paymentStatus(steps.get('cancel')!.response) === 'NoTransaction';
+    const noPayout =
+      (steps.get('cancel')?.state === 'SUCCEEDED' && paymentStatus(steps.get('cancel')!.response) === 'NoTransaction') ||
+      t.fundingType === 'account_token'; // a token PULL pays no recipient (see step)
     const stopped = payoutStopped(t) ?? (noPayout ? 'PAYOUT_NONE' : null);
     if (!stopped && paidOut(t)) {
       if (made.length) {
@@ -637,6 +668,18 @@ export class TransferSaga {
 
   // ── check ─────────────────────────────────────────────────────────────────────────────────────────
 
+  /**
+   * Where a card transfer's 3-D Secure challenge stands (resumeTransfer asks before it changes anything): the card
+   * check again, as the saga sends it — the check step's key and body, no charge. The gateway documents no other way
+   * to read a challenge (nor tells when one is done). Null for a transfer not funded by a card.
+   */
+  async readChallenge(t: TransferRow): Promise<CheckOutcome | null> {
+    const d = transferDetails(t.details);
+    if (d.funding.type !== 'CARD') return null;
+    const res = evaluateCardCheck(await this.gateway.checkCard(cardCheck(d, stepKey(t, 'check'))));
+    return { outcome: res.status, reasons: res.reasons, lastFour: res.lastFour };
+  }
+
   private async runCheck(t: TransferRow, existing: SagaStep | undefined, ctx: SagaContext): Promise<Next> {
     const d = transferDetails(t.details);
     const s = existing ?? (await this.recordIntent(t, 'check', { funding: d.funding.type }));
@@ -661,7 +704,8 @@ export class TransferSaga {
             ctx,
             { action: 'card check', outcome: 'CHALLENGE' },
             {
-              nextAction: { type: 'THREE_DS_CHALLENGE', redirectUrl: res.redirectUrl },
+              // the page as the gateway gave it, with where to send the browser back (the sandbox's returnUrl)
+              nextAction: { type: 'THREE_DS_CHALLENGE', redirectUrl: withReturnUrl(res.redirectUrl!, d.threeDSReturnUrl) },
             },
             undefined,
             settled,
@@ -968,6 +1012,8 @@ export function failureMessage(code: string): string {
       return 'The transfer was cancelled before capture';
     case 'CANCELLED_BY_CUSTOMER':
       return 'Cancelled at the sender’s request; any money taken goes back to the sender';
+    case 'FUNDING_NOT_OFFERED':
+      return 'A linked bank account cannot pay a recipient; any money taken goes back to the sender';
     default:
       return 'The authorization was released';
   }

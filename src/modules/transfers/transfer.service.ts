@@ -28,6 +28,7 @@ import { transferColumns, transferFromSql } from './transfer.rows';
 import type { TransferSaga } from './transfer.saga';
 import type { TransferStatus } from './transfer.states';
 import { senderOf } from '../kyc/kyc.service';
+import { returnUrlProblem, type ReturnUrlPolicy } from '../../shared/return-url';
 
 export interface CreateTransferArgs {
   idempotencyKey: string;
@@ -37,6 +38,8 @@ export interface CreateTransferArgs {
   recipient?: RecipientDetails | null;
   recipientId?: string | null;
   funding: TransferDetails['funding'];
+  /** Where the 3-D Secure page sends the browser back (THREE_DS_RETURN_URL_HOSTS), if the card asks for a challenge. */
+  threeDSReturnUrl?: string | null;
 }
 
 /** A caller's saved recipient as a transfer copies it (recipientId set), or NOT_FOUND (someone else's, unknown, deleted). */
@@ -71,6 +74,8 @@ export interface TransferServiceOptions {
   platform?: PlatformTransactionLookup;
   /** The caller's saved recipients, for createTransfer(recipientId) (absent: every recipientId is NOT_FOUND). */
   recipients?: SavedRecipientLookup;
+  /** The 3-D Secure return URLs an app may give (THREE_DS_RETURN_URL_HOSTS). */
+  threeDSReturnUrls: ReturnUrlPolicy;
 }
 
 /** What an app sees of a transfer just created (its version 1; see Shown). */
@@ -235,13 +240,22 @@ export class TransferService implements TransferEventSink {
   }
 
   private validateParties(a: CreateTransferArgs): void {
+    const returnProblem = a.threeDSReturnUrl == null ? null : returnUrlProblem(a.threeDSReturnUrl, this.opts.threeDSReturnUrls);
+    if (returnProblem) throw badField('input.threeDSReturnUrl', 'INVALID', returnProblem);
     const f = a.funding;
     if (f.type === 'CARD' && !f.cardToken)
       throw badField('input.funding.cardToken', 'REQUIRED', 'funding.cardToken is required for CARD funding');
     if (f.type === 'BANK_ACCOUNT' && !f.bankAccount)
       throw badField('input.funding.bankAccount', 'REQUIRED', 'funding.bankAccount is required for BANK_ACCOUNT funding');
-    if (f.type === 'ACCOUNT_TOKEN' && !f.accountToken)
-      throw badField('input.funding.accountToken', 'REQUIRED', 'funding.accountToken is required for ACCOUNT_TOKEN funding');
+    // A linked account's token can only be pulled from (a PULL names no recipient, and the gateway documents no push
+    // from it): nothing would reach the recipient. Refused before anything else (docs/transfers.md, Decisions).
+    if (f.type === 'ACCOUNT_TOKEN')
+      throw badField(
+        'input.funding.type',
+        'INVALID_CHOICE',
+        'funding.type ACCOUNT_TOKEN is not offered: a linked bank account cannot pay a recipient; fund with CARD or BANK_ACCOUNT',
+        { reason: 'FUNDING_NOT_OFFERED' },
+      );
     if ((a.recipient == null) === (a.recipientId == null))
       throw badField(
         a.recipient == null ? 'input.recipient' : 'input.recipientId',
@@ -333,13 +347,9 @@ export class TransferService implements TransferEventSink {
         reuse = this.credentials.stillApproved(a.funding.cardToken!, holder, approvedAt);
       }
     }
-    if (a.funding.type === 'ACCOUNT_TOKEN') {
-      const { lastFour } = await this.credentials.assertUsable('account_token', a.funding.accountToken!, caller.userId);
-      funding = { ...funding, lastFour };
-    }
     if (a.funding.type === 'BANK_ACCOUNT') funding = { ...funding, lastFour: a.funding.bankAccount!.accountNumber.slice(-4) };
     const receive = receiveAmountOf({ ...quote, sourceAmount: quote.sourceAmount });
-    const detailsObject = newTransferDetails({ clientIp, sender, recipient, funding, quote });
+    const detailsObject = newTransferDetails({ clientIp, sender, recipient, funding, quote, threeDSReturnUrl: a.threeDSReturnUrl });
     const details = JSON.stringify(detailsObject);
     // a reused card check must still be the card's latest when the transfer is written (a check recorded meanwhile —
     // declined — takes the reuse out of the details: the saga checks the card again)

@@ -1,5 +1,17 @@
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { IsEmail, IsEnum, IsIn, IsISO31661Alpha2, IsOptional, IsString, IsUUID, Length, Matches, ValidateNested } from 'class-validator';
+import {
+  IsEmail,
+  IsEnum,
+  IsIn,
+  IsISO31661Alpha2,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Length,
+  Matches,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
 import { DecimalScalar } from '../../graphql/scalars';
 import { DeliveryEstimate } from '../../graphql/pricing.types';
 import { Money } from '../../graphql/money.types';
@@ -46,7 +58,10 @@ registerEnumType(NextActionType, {
   name: 'NextActionType',
   description: 'What the sender must do before the transfer can continue.',
   valuesConfig: {
-    THREE_DS_CHALLENGE: { description: 'Open nextAction.redirectUrl (3-D Secure challenge of the card issuer), then call resumeTransfer.' },
+    THREE_DS_CHALLENGE: {
+      description:
+        "Open nextAction.redirectUrl (3-D Secure challenge of the card issuer); once it is completed (the page sends the browser to createTransfer's threeDSReturnUrl, if given), call resumeTransfer.",
+    },
   },
 });
 
@@ -58,7 +73,7 @@ export enum FundingType {
 registerEnumType(FundingType, {
   name: 'FundingType',
   description:
-    'How the sender pays: CARD (token from the tokenizer), BANK_ACCOUNT (raw details), ACCOUNT_TOKEN (from a linked-account check).',
+    'How the sender pays: CARD (token from the tokenizer) or BANK_ACCOUNT (raw details). ACCOUNT_TOKEN (a linked account) is no longer offered: it names transfers made before.',
   valuesConfig: {
     CARD: {
       description:
@@ -67,7 +82,8 @@ registerEnumType(FundingType, {
     BANK_ACCOUNT: { description: 'A bank account by its raw details (funding.bankAccount).' },
     ACCOUNT_TOKEN: {
       description:
-        "A bank account linked earlier: the accountToken answered to the caller by checkBankAccount with `linked` (funding.accountToken); anyone else's is NOT_FOUND.",
+        'A bank account linked with checkBankAccount(linked), by its accountToken: transfers made before it stopped being offered. createTransfer refuses it (BAD_USER_INPUT, extensions.reason FUNDING_NOT_OFFERED).',
+      deprecationReason: 'A linked account can only be pulled from: the gateway pays no recipient from it. Fund with CARD or BANK_ACCOUNT.',
     },
   },
 });
@@ -172,7 +188,8 @@ export class FundingBankAccountInput {
 @InputType({ description: 'How the sender pays: exactly the field of its type.' })
 export class FundingInput {
   @Field(() => FundingType, {
-    description: 'CARD, BANK_ACCOUNT or ACCOUNT_TOKEN; give the field of that type (BAD_USER_INPUT when it is missing).',
+    description:
+      'CARD or BANK_ACCOUNT; give the field of that type (BAD_USER_INPUT when it is missing). ACCOUNT_TOKEN is refused (BAD_USER_INPUT, extensions.reason FUNDING_NOT_OFFERED).',
   })
   @IsEnum(FundingType, { message: 'type must be CARD, BANK_ACCOUNT or ACCOUNT_TOKEN' })
   type!: FundingType;
@@ -184,7 +201,11 @@ export class FundingInput {
   @IsOptional()
   @ValidateNested()
   bankAccount?: FundingBankAccountInput;
-  @Field({ nullable: true, description: 'ACCOUNT_TOKEN: the accountToken from checkBankAccount(linked).' })
+  @Field({
+    nullable: true,
+    description: 'ACCOUNT_TOKEN: the accountToken from checkBankAccount(linked). Not offered any more (see FundingType.ACCOUNT_TOKEN).',
+    deprecationReason: 'ACCOUNT_TOKEN funding is not offered: fund with CARD or BANK_ACCOUNT.',
+  })
   @IsOptional()
   @IsString()
   @Length(1, 128, { message: 'accountToken must be the accountToken returned by checkBankAccount (1 to 128 characters)' })
@@ -211,7 +232,7 @@ export class CreateTransferInput {
   idempotencyKey!: string;
   @Field(() => ID, {
     description:
-      "A quote of yours from createQuote, with a sourceAmount, not expired (QUOTE_EXPIRED) and not used by another transfer (QUOTE_ALREADY_USED), priced for a payment method of the funding (CARD: CARD, CREDIT_CARD, DEBIT_CARD or AFT; BANK_ACCOUNT and ACCOUNT_TOKEN: BANK_ACCOUNT or ACH; else BAD_USER_INPUT). Someone else's quote is NOT_FOUND.",
+      "A quote of yours from createQuote, with a sourceAmount, not expired (QUOTE_EXPIRED) and not used by another transfer (QUOTE_ALREADY_USED), priced for a payment method of the funding (CARD: CARD, CREDIT_CARD, DEBIT_CARD or AFT; BANK_ACCOUNT: BANK_ACCOUNT or ACH; else BAD_USER_INPUT). Someone else's quote is NOT_FOUND.",
   })
   @IsUUID('all', { message: 'quoteId must be the id returned by createQuote' })
   quoteId!: string;
@@ -237,6 +258,15 @@ export class CreateTransferInput {
   @IsUUID('all', { message: 'recipientId must be the id returned by createRecipient' })
   recipientId?: string | null;
   @Field(() => FundingInput, { description: 'How the sender pays.' }) @ValidateNested() funding!: FundingInput;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Where the card issuer's 3-D Secure page sends the cardholder's browser when the challenge is done (your app's page or universal link), if the card asks for one: an https URL on a host this service accepts (THREE_DS_RETURN_URL_HOSTS; outside production also http(s) on a loopback address); anything else is BAD_USER_INPUT before any other check. Optional: without it the page stays on the issuer when done. nextAction.redirectUrl then carries it.",
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048, { message: 'threeDSReturnUrl must be at most 2048 characters' })
+  threeDSReturnUrl?: string | null;
 }
 
 @InputType({ description: 'Continue a transfer in ACTION_REQUIRED after the sender completed the challenge.' })
@@ -396,7 +426,12 @@ export class TransferFilter {
 @ObjectType({ simpleResolvers: true, description: 'What the sender must do before the transfer can continue (status ACTION_REQUIRED).' })
 export class NextAction {
   @Field(() => NextActionType, { description: 'The kind of action.' }) type!: NextActionType;
-  @Field(() => String, { nullable: true, description: 'Open this page; then call resumeTransfer.' }) redirectUrl!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Open this page; once the challenge is completed (it sends the browser to createTransfer's threeDSReturnUrl, if given), call resumeTransfer.",
+  })
+  redirectUrl!: string | null;
 }
 
 const FAILURE_CODE_LIST = Object.keys(FAILURE_CODES) as FailureCode[];

@@ -188,19 +188,26 @@ export interface AccountTokenCheckRequest {
     };
   };
 }
-export const accountTokenCheckSchema = z.object({
-  paymentId: str,
-  parentPaymentId: optStr,
-  externalPaymentId: str,
-  accountTokenId: str.min(1),
-  created: optStr,
-  approved: z.boolean(),
-  accessToken: optStr,
-  status: str,
-  bankAccountName: optStr,
-  accountNumberMasked: optStr,
-  routingNumberMasked: optStr,
-});
+export const accountTokenCheckSchema = z
+  .object({
+    paymentId: str,
+    parentPaymentId: optStr,
+    externalPaymentId: str,
+    /** Present when approved. A declined link ("not shown"; the sandbox's decision) is HTTP 200, approved false, no token. */
+    accountTokenId: str.min(1).nullish(),
+    created: optStr,
+    approved: z.boolean(),
+    accessToken: optStr,
+    status: str,
+    message: optStr,
+    bankAccountName: optStr,
+    accountNumberMasked: optStr,
+    routingNumberMasked: optStr,
+  })
+  .refine((c) => !c.approved || Boolean(c.accountTokenId), {
+    message: 'an approved check carries accountTokenId',
+    path: ['accountTokenId'],
+  });
 export type AccountTokenCheck = z.infer<typeof accountTokenCheckSchema>;
 
 export interface CheckDocument {

@@ -199,7 +199,7 @@ async function run(
   }
 }
 
-/** Alice links a bank account (form A): the token that only she may fund transfers with. */
+/** Alice links a bank account (form A): its token is bound to her (and funds no transfer: ACCOUNT_TOKEN funding is not offered). */
 async function linkBankAccount(url: string, token: string): Promise<string> {
   const res = await gqlRaw(
     url,

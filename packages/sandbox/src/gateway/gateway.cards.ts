@@ -1,7 +1,9 @@
 /**
  * Simulated cards. A card token is a UUID from the client-side tokenizer; its last four hex characters
- * select the sandbox behaviour (like test cards). Everything else about the card (BIN, last four, issuer) is
- * derived deterministically from the token.
+ * select the sandbox behaviour (like test cards). The card's last four digits are those four characters when
+ * they are digits (a token ending 0002 is the "card ending 0002" everywhere: the check's card.lastFour, the 3DS
+ * page), else four digits derived from the token; everything else about the card (BIN, issuer) is derived
+ * deterministically from the token.
  *
  * | token ends in | v2 card check                                      | legacy card check        | payment (/v2/payment)        |
  * |---------------|----------------------------------------------------|--------------------------|------------------------------|
@@ -64,7 +66,7 @@ export function cardProfile(cardTokenId: string): CardProfile {
     magic,
     network,
     bin: network === 'VISA' ? `4${digits.slice(0, 5)}` : `5${(hashInt(token) % 5) + 1}${digits.slice(0, 4)}`,
-    lastFour: digits.slice(5, 9),
+    lastFour: /^\d{4}$/.test(magic) ? magic : digits.slice(5, 9),
     issuerName: ISSUERS[hashInt(`issuer:${token}`) % ISSUERS.length],
     issuerCountry: 'US',
     needs3ds: magic === '0002',

@@ -9,7 +9,9 @@
  *
  * Form B magic values: accountNumber ending in 0000 → DECLINED / INVALID ("account not found"); a US routing
  * number failing the ABA checksum → DECLINED / INVALID ("invalid routing number"). Everything else APPROVED/VALID.
- * Form A: any accountCheckToken/accountCheckId → VERIFIED.
+ * Form A (magic values): an accountCheckToken starting `public-sandbox-` (the form a sandbox bank-linking widget hands
+ * out, e.g. public-sandbox-transfer) → VERIFIED with an accountTokenId; any other token → HTTP 200 approved false,
+ * status DECLINED, no accountTokenId (a made-up or production token links nothing). Replayed alike.
  * Card checks: see gateway.cards.ts for the magic card tokens.
  */
 import { randomUUID } from 'node:crypto';
@@ -37,6 +39,8 @@ import {
 } from './gateway.validate';
 
 export const NAME_MAX = 35;
+/** Form A: the bank-linking tokens the sandbox's (imagined) widget hands out; anything else is declined. */
+export const LINK_TOKEN_PREFIX = 'public-sandbox-';
 const PREFIXES = new Set(['mr', 'mrs', 'ms', 'miss', 'mx', 'dr', 'prof', 'sir', 'madam', 'rev']);
 const SUFFIXES = new Set(['jr', 'sr', 'ii', 'iii', 'iv', 'phd', 'md', 'esq', 'dds']);
 
@@ -127,6 +131,19 @@ export function registerChecks(app: FastifyInstance, deps: GatewayDeps): void {
       const replay = idempotent(state, endpoint, externalPaymentId, body, true);
       if (replay) return replay;
       const paymentId = randomUUID();
+      if (!String(pm.accountCheckToken).startsWith(LINK_TOKEN_PREFIX)) {
+        const declined = {
+          paymentId,
+          parentPaymentId: paymentId,
+          externalPaymentId,
+          created: gatewayTimestamp(ctx.now()),
+          approved: false,
+          status: 'DECLINED',
+          message: 'The bank-linking token is unknown or expired',
+        };
+        remember(state, endpoint, externalPaymentId, body, declined);
+        return declined;
+      }
       const accountTokenId = randomUUID();
       const digits = hashDigits(`acct:${String(pm.accountCheckId)}`, 14);
       const token = {

@@ -5,11 +5,13 @@
  * authenticated, and from then on the same check on the same card token approves (and payments with it are
  * no longer declined for missing authentication). No bearer token is needed (a browser opens the page);
  * faults do not apply to these pages.
- * Optional query `returnUrl` (http/https): after authenticating, the page links back to it (and redirects
- * with 303 when the form is posted with `redirect=1`).
+ * Optional query `returnUrl` (http/https; a sandbox decision, the documents show no way to pass one): after
+ * authenticating, the page links back to it (and redirects with 303 when the form is posted with `redirect=1`, as
+ * its own form does). The page names the card by the last four digits the card check reports (gateway.cards.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { cardProfile } from './gateway.cards';
 import type { GatewayDeps, GatewayState } from './gateway.state';
 import type { SandboxContext } from '../sandbox.context';
 
@@ -55,7 +57,7 @@ export function registerThreeDs(app: FastifyInstance, { state }: GatewayDeps): v
     reply.type('text/html; charset=utf-8');
     if (!challenge) return reply.code(404).send(page('Unknown challenge', '<h1>Unknown or expired challenge</h1>'));
     const returnUrl = safeReturnUrl((request.query as Record<string, unknown>).returnUrl);
-    const card = `card ending ${escapeHtml(challenge.cardTokenId.slice(-4))}`;
+    const card = `card ending ${escapeHtml(cardProfile(challenge.cardTokenId).lastFour)}`; // the lastFour the card check reports
     if (challenge.status === 'AUTHENTICATED') {
       const back = returnUrl ? `<p><a id="return" href="${escapeHtml(returnUrl)}">Return to the merchant</a></p>` : '';
       return page('Authenticated', `<h1>Authentication complete</h1><p id="status">AUTHENTICATED</p>${back}`);

@@ -3,9 +3,12 @@
  *
  * - One POST per event and matching subscription (names match case-insensitively; the payload's `event`
  *   field is the subscription's registered spelling). Content-Type application/json.
- * - Signed when the subscription has a secret: `X-Service-Signature: t=<unix seconds, sandbox clock>,v1=<hex
+ * - Signed when the subscription has a secret: `X-Service-Signature: t=<unix seconds, real time>,v1=<hex
  *   HMAC-SHA256(secret, t + "." + body)>`, computed at each attempt with the secret current at that moment
- *   (rotation applies at once, no grace period; after DELETE .../secret the header is absent).
+ *   (rotation applies at once, no grace period; after DELETE .../secret the header is absent). `t` says when the
+ *   request was signed, for the receiver's replay window (its own clock, ±300 s): it is the real time
+ *   (options.wallClockMs), never the sandbox clock — moving the sandbox clock (quote expiry, auto-cancel) must not make every later delivery fail
+ *   its signature. What the events report (times in the payload) stays on the sandbox clock.
  * - Per subscription and transaction, first attempts go out one at a time in publication order (so a
  *   transaction's happy path arrives in order); different transactions' events go out concurrently, at most
  *   options.webhookConcurrency (default 64) in flight per subscription — the platform's contract promises no
@@ -163,7 +166,7 @@ export class WebhookDelivery {
       'user-agent': 'remittances-sandbox-webhooks/1',
     };
     const secret = sub.secret;
-    if (secret) headers[SIGNATURE_HEADER] = signatureHeader(secret, Math.floor(this.ctx.nowMs() / 1000), job.body);
+    if (secret) headers[SIGNATURE_HEADER] = signatureHeader(secret, Math.floor(this.ctx.wallNowMs() / 1000), job.body); // real time (see above)
     const controller = new AbortController();
     this.inFlight.add(controller);
     let status: number | null = null;
