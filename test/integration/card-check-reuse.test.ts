@@ -106,10 +106,10 @@ test('a check answered between createTransfer reading the card and writing the t
     this: FundingCredentials,
     ...args: Parameters<FundingCredentials['assertUsable']>
   ) {
-    const approvedAt = await read.apply(this, args);
-    expect(approvedAt).toBeInstanceOf(Date); // it would have been reused
+    const usable = await read.apply(this, args);
+    expect(usable.approvedAt).toBeInstanceOf(Date); // it would have been reused
     await this.bind('card', args[1], args[2], null);
-    return approvedAt;
+    return usable;
   });
   try {
     const { tr, id, checks } = await transferAfterCheck('4104', doe, doe);
