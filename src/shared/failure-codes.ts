@@ -29,6 +29,8 @@ export const FAILURE_CODES = {
   PAYOUT_CANCELLED: 'The platform cancelled the transaction before paying out (transaction Cancelled): the money goes back.',
   PAYOUT_VOIDED: 'The platform voided the transaction or the payout (Voided / VOIDED): the money goes back.',
   PAYOUT_REFUNDED: 'The platform reports the payout refunded (Refunded / REFUNDED): the money goes back.',
+  FUNDING_NOT_OFFERED:
+    'Funded by a linked bank account (ACCOUNT_TOKEN), which can pay no recipient: the authorization is released or the money goes back.',
   OTHER:
     'A code this version of the API does not know (recorded by another version of the service): show the message; back-office sees the recorded code and text in detail.',
 } as const satisfies Record<string, string>;

@@ -34,6 +34,9 @@ import {
   DeleteRecipientDocument,
   PersonsDocument,
   RecipientsDocument,
+  PersonRequirementsDocument,
+  ResolveAliasDocument,
+  BanksDocument,
   type AppTransferFragment,
   type PersonInput,
 } from '../../schema/app/generated';
@@ -328,4 +331,20 @@ test('a saved recipient (only mode): CreateRecipient → Recipients → CreateTr
   expect((await send(DeleteRecipientDocument, { id: saved.id })).deleteRecipient).toBe(true);
   expect((await send(RecipientsDocument, { first: 20, after: null })).recipients.edges.map((e) => e.node.id)).not.toContain(saved.id);
   expect((await send(TransferDocument, { id: created.id })).transfer!.recipient).toEqual(created.recipient);
+});
+
+test('the forms an app needs before sending, in only mode: the KYC form (PersonRequirements), the PIX key check (ResolveAlias), a bank picker (Banks)', async () => {
+  const { personRequirements } = await send(PersonRequirementsDocument, { countryCode: 'BR' });
+  expect(personRequirements).toMatchObject({
+    countryCode: 'BR',
+    individual: { requiredFields: expect.arrayContaining([expect.any(String)]) },
+  });
+  const alias = (await send(ResolveAliasDocument, { countryCode: 'BR', keyType: 'EMAIL', key: 'maria@example.com' })).resolveAlias;
+  expect(alias.__typename).toBe('AliasFound');
+  if (alias.__typename === 'AliasFound') expect(alias.holder.displayName).toEqual(expect.any(String));
+  const unknown = (await send(ResolveAliasDocument, { countryCode: 'BR', keyType: 'CPF', key: '00000000000' })).resolveAlias;
+  expect(unknown).toMatchObject({ __typename: 'AliasNotFound', found: false });
+  const { banks } = await send(BanksDocument, { countryCode: 'BR', first: 5 });
+  expect(banks.edges.length).toBeGreaterThan(0);
+  expect(banks.edges[0]!.node).toMatchObject({ __typename: 'Bank', countryCode: 'BR' });
 });

@@ -302,6 +302,8 @@ export type FailureCode =
   | 'CHECK_REJECTED'
   /** The platform's compliance review rejected the transfer: before any money moved (REJECTED), or after the authorization, which was released (VOIDED). */
   | 'COMPLIANCE_REJECTED'
+  /** Funded by a linked bank account (ACCOUNT_TOKEN), which can pay no recipient: the authorization is released or the money goes back. */
+  | 'FUNDING_NOT_OFFERED'
   /** A code this version of the API does not know (recorded by another version of the service): show the message; back-office sees the recorded code and text in detail. */
   | 'OTHER'
   /** The funding source declined the authorization, e.g. insufficient funds (DECLINED). */

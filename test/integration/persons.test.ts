@@ -88,7 +88,7 @@ describe('Person.requirements: what a person lacks to send, by the rule createTr
     };
     const refused = await send(bare, 'persons-req-bare');
     expect(codeOf(refused)).toBe('BAD_USER_INPUT');
-    expect(refused.body.errors![0]!.message).toMatch(
+    expect(refused.body.errors![0]!.extensions!.detail).toMatch(
       /^personId: the person has no identificationType, identification, email, phoneNumber, address/,
     );
     const sent = await send(full, 'persons-req-full');

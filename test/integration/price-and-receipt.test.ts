@@ -145,7 +145,8 @@ it('a quote asked for one destination type is refused for another, before anythi
     variables: { i: input },
   });
   expect(r.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
-  expect(r.body.errors?.[0]?.message).toMatch(/destinationType PIX/);
+  expect(r.body.errors?.[0]?.extensions?.detail).toMatch(/destinationType PIX/);
+  expect(r.body.errors?.[0]?.extensions?.fields).toEqual([expect.objectContaining({ path: 'input.quoteId', code: 'MISMATCH' })]);
   expect(t.app.sandbox!.ctx.calls.length).toBe(before);
   expect(await t.app.db.prisma.quote.findUniqueOrThrow({ where: { id: q.id } })).toMatchObject({ usedByTransferId: null });
 });

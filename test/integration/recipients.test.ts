@@ -133,10 +133,10 @@ describe('as strict as the inline recipient of createTransfer, before any upstre
     expect(r.body.errors?.[0]?.extensions).toMatchObject({
       code: 'BAD_USER_INPUT',
       reason: 'PIX_KEY_NOT_FOUND',
-      field: 'destination.pixKey',
+      fields: [expect.objectContaining({ path: 'input.destination.pixKey', code: 'NOT_VERIFIED' })],
     });
-    expect(r.body.errors?.[0]?.message).toMatch(/no PIX account is registered for this key/);
-    expect(r.body.errors?.[0]?.message).not.toContain('00000000000');
+    expect(r.body.errors?.[0]?.extensions?.detail).toMatch(/no PIX account is registered for this key/);
+    expect(JSON.stringify(r.body.errors)).not.toContain('00000000000');
     expect(t.app.sandbox!.ctx.calls.filter((c) => c.path.includes('/alias/directory')).length - before).toBe(1);
     expect(await saved('rcp-unknown-key')).toBe(0);
   });
@@ -155,7 +155,7 @@ it('createTransfer takes exactly one of recipient and recipientId: both or neith
   expect(upstreamCalls() - before).toBe(0);
   for (const r of [both, neither, nulls]) {
     expect(codeOf(r)).toBe('BAD_USER_INPUT');
-    expect(r.body.errors![0]!.message).toMatch(/exactly one of recipient .* and recipientId/);
+    expect(r.body.errors![0]!.extensions!.detail).toMatch(/exactly one of recipient .* and recipientId/);
   }
   expect(await t.app.db.prisma.transfer.count({ where: { ownerId: 'rcp-one-of' } })).toBe(0);
   expect(await t.app.db.prisma.idempotencyRecord.count({ where: { scope: 'rcp-one-of' } })).toBe(0);

@@ -65,7 +65,7 @@ describe('one shape per concept', () => {
 
   it('createTransfer asks only what the service cannot know: no sender, no ipAddress; the sender is the person', () => {
     const fields = Object.keys((schema.getType('CreateTransferInput') as unknown as { getFields(): Record<string, unknown> }).getFields());
-    expect(fields.sort()).toEqual(['funding', 'idempotencyKey', 'personId', 'quoteId', 'recipient', 'recipientId']);
+    expect(fields.sort()).toEqual(['funding', 'idempotencyKey', 'personId', 'quoteId', 'recipient', 'recipientId', 'threeDSReturnUrl']);
   });
 
   it('a recipient is taken in one shape: createRecipient and createTransfer take the same RecipientInput', () => {

@@ -34,7 +34,9 @@ async function post(body: unknown) {
 }
 
 test('HTTP: manifest documents run by documentId or text; other text is PERSISTED_DOCUMENT_NOT_ALLOWED (400) before any upstream call', async () => {
-  expect((await post({ documentId: idOf(ViewerDocument) })).body).toEqual({ data: { viewer: { id: 'prod-trusted', role: 'CUSTOMER' } } });
+  expect((await post({ documentId: idOf(ViewerDocument) })).body).toEqual({
+    data: { viewer: { id: 'prod-trusted', role: 'CUSTOMER', __typename: 'Viewer' } },
+  });
   expect((await post({ query: print(CorridorsDocument) })).body.data.corridors.length).toBeGreaterThan(0);
   const before = (await p.sandbox.control.calls('/gateway')).length;
   const refused = await post({ query: AD_HOC });

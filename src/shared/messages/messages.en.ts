@@ -71,6 +71,7 @@ export const en: MessageCatalog = {
     PAYOUT_CANCELLED: 'The payment to the recipient was cancelled. The money is being returned to you.',
     PAYOUT_VOIDED: 'The payment to the recipient was cancelled. The money is being returned to you.',
     PAYOUT_REFUNDED: 'The payment to the recipient was reversed. The money is being returned to you.',
+    FUNDING_NOT_OFFERED: 'This payment method can no longer be used for transfers. Any money taken is returned to you.',
     OTHER: 'This transfer could not be completed. Please contact support if you need help.',
   },
 };

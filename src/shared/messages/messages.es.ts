@@ -72,6 +72,7 @@ export const es: MessageCatalog = {
     PAYOUT_CANCELLED: 'El pago al destinatario se canceló. Te estamos devolviendo el dinero.',
     PAYOUT_VOIDED: 'El pago al destinatario se canceló. Te estamos devolviendo el dinero.',
     PAYOUT_REFUNDED: 'El pago al destinatario se revirtió. Te estamos devolviendo el dinero.',
+    FUNDING_NOT_OFFERED: 'Este medio de pago ya no puede usarse para transferencias. Se te devolverá cualquier importe cobrado.',
     OTHER: 'Esta transferencia no pudo completarse. Comunícate con soporte si necesitas ayuda.',
   },
 };

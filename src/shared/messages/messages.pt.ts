@@ -73,6 +73,7 @@ export const pt: MessageCatalog = {
     PAYOUT_CANCELLED: 'O pagamento ao destinatário foi cancelado. O dinheiro está sendo devolvido a você.',
     PAYOUT_VOIDED: 'O pagamento ao destinatário foi cancelado. O dinheiro está sendo devolvido a você.',
     PAYOUT_REFUNDED: 'O pagamento ao destinatário foi estornado. O dinheiro está sendo devolvido a você.',
+    FUNDING_NOT_OFFERED: 'Este meio de pagamento não pode mais ser usado em transferências. Qualquer valor cobrado será devolvido a você.',
     OTHER: 'Esta transferência não pôde ser concluída. Fale com o suporte se precisar de ajuda.',
   },
 };
