@@ -50,6 +50,9 @@ export default tseslint.config(
       '.data/**',
       '.cache/**',
       'node_modules/**',
+      // the reference web app's build output and its own install (examples/web-app)
+      'examples/*/dist/**',
+      'examples/*/node_modules/**',
     ],
   },
   js.configs.recommended,
