@@ -207,7 +207,7 @@ test('bank accounts: a linked account verifies only with a token of the sandbox 
   });
   expect(refused.body.errors?.[0]?.extensions).toMatchObject({
     code: 'BAD_USER_INPUT',
-    field: 'funding.type',
+    fields: [expect.objectContaining({ path: 'input.funding.type', code: 'INVALID_CHOICE' })],
     reason: 'FUNDING_NOT_OFFERED',
   });
   expect(JSON.stringify(refused.body.errors)).not.toContain(verified.accountToken);
@@ -320,7 +320,7 @@ test('threeDSReturnUrl: only https on an accepted host (or loopback outside prod
     });
     expect([bad, created.body.errors?.[0]?.extensions]).toEqual([
       bad,
-      expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'threeDSReturnUrl' }),
+      expect.objectContaining({ code: 'BAD_USER_INPUT', fields: [expect.objectContaining({ path: 'input.threeDSReturnUrl' })] }),
     ]);
     expect(JSON.stringify(created.body.errors)).not.toContain(bad);
     const checked = await gql<any>(t.url, `mutation($i: CheckCardInput!) { checkCard(input: $i) { status } }`, {
@@ -329,7 +329,7 @@ test('threeDSReturnUrl: only https on an accepted host (or loopback outside prod
     });
     expect([bad, checked.body.errors?.[0]?.extensions]).toEqual([
       bad,
-      expect.objectContaining({ code: 'BAD_USER_INPUT', field: 'threeDSReturnUrl' }),
+      expect.objectContaining({ code: 'BAD_USER_INPUT', fields: [expect.objectContaining({ path: 'input.threeDSReturnUrl' })] }),
     ]);
   }
   expect(fundingCallsSince(before)).toEqual([]);
