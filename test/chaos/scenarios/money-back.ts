@@ -7,6 +7,7 @@
  * no refund without a capture, refunds never above the capture, each refund id once, a REFUNDED transfer's refunds
  * equal to what was taken, the service's refundedAmount equal to the gateway's.
  */
+import Decimal from 'decimal.js';
 import { startTestApp } from '../../helpers/app';
 import { code, CREATE, gqlRaw, kindInput, newPerson, newQuote, readTransfers, VIEW_FIELDS } from '../lib/client';
 import { pool, rng, fastSagaEnv, sleep, type Scenario, withServiceErrors } from '../lib/common';
@@ -90,11 +91,12 @@ export const moneyBack: Scenario = async ({ seed, long, log }) => {
         await until(it.id, ['COMPLETED']);
         await mutate(REFUND, { i: { transferId: it.id, idempotencyKey: `${key}-r1`, amount: '40.00', reason: 'goodwill (chaos)' } }, staff);
         await mutate(REFUND, { i: { transferId: it.id, idempotencyKey: `${key}-r1`, amount: '40.00', reason: 'goodwill (chaos)' } }, staff);
-        await until(it.id, ['COMPLETED']);
-        // one beyond what is left is refused; then the rest (retried until the first settled)
+        const done = await until(it.id, ['COMPLETED']);
+        // one cent beyond what is left (the total captured — amount and fee — less the 40.00) is refused; then the rest
+        const beyondLeft = new Decimal(done.total.amount).minus('40.00').plus('0.01').toFixed(2);
         const beyond = await mutate(
           REFUND,
-          { i: { transferId: it.id, idempotencyKey: `${key}-r2`, amount: '60.01', reason: 'too much' } },
+          { i: { transferId: it.id, idempotencyKey: `${key}-r2`, amount: beyondLeft, reason: 'too much' } },
           staff,
           ['BAD_USER_INPUT', 'INVALID_STATE'],
         );
