@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { readFileSync } from 'node:fs';
 import type { FastifyRequest } from 'fastify';
 import { GraphQLError, Kind, parse, print, visit, type DefinitionNode, type GraphQLFormattedError } from 'graphql';
@@ -76,7 +77,7 @@ export function canonicalDocument(text: string, maxTokens: number): string | nul
  */
 export class TrustedDocuments {
   /** APQ hashes of texts approved by their canonical form: a hash alone then goes on to Apollo's APQ cache. */
-  private readonly approved = new Map<string, true>();
+  private readonly approved = new LRUCache<string, true>({ max: APPROVED_HASHES });
 
   private constructor(
     readonly mode: Exclude<TrustedDocumentsMode, 'off'>,
@@ -125,12 +126,6 @@ export class TrustedDocuments {
     return c !== null && this.canonical.has(c);
   }
 
-  private approve(hash: string): void {
-    this.approved.delete(hash);
-    this.approved.set(hash, true);
-    if (this.approved.size > APPROVED_HASHES) this.approved.delete(this.approved.keys().next().value!);
-  }
-
   get size(): number {
     return this.byId.size;
   }
@@ -153,7 +148,7 @@ export class TrustedDocuments {
     if (text !== undefined) {
       if (!this.allows(text)) return notAllowed();
       // Apollo's APQ checks that the hash is the text's; the next request may send the hash alone
-      if (hash !== undefined) this.approve(hash);
+      if (hash !== undefined) this.approved.set(hash, true);
       return {};
     }
     if (hash === undefined) return notAllowed();

@@ -85,6 +85,13 @@ export interface CorridorRule extends CorridorKey {
 
 const CORRIDOR = /^(?:(\*)|([A-Z]{3})>(?:(\*)|([A-Z]{3})(?:\/([A-Z]{2}))?))=(\d{1,14}(?:\.\d{1,3})?)?\.\.(\d{1,14}(?:\.\d{1,3})?)$/;
 
+/** The entries of a comma-separated corridor-style setting (TRANSFER_CORRIDORS, TRANSFER_FEES, …), spaces removed. */
+export const configEntries = (text: string): string[] =>
+  text
+    .split(',')
+    .map((e) => e.replace(/\s+/g, ''))
+    .filter(Boolean);
+
 /**
  * `USD>BRL=1..10000, USD>MXN/MX=5..2500, USD>*=1..10000, *=..10000` → rules, or the entries that are not
  * understood. A missing `*` gets `..10000`.
@@ -92,10 +99,7 @@ const CORRIDOR = /^(?:(\*)|([A-Z]{3})>(?:(\*)|([A-Z]{3})(?:\/([A-Z]{2}))?))=(\d{
 export function parseCorridors(text: string): { rules: CorridorRule[] } | { invalid: string[] } {
   const rules: CorridorRule[] = [];
   const invalid: string[] = [];
-  for (const entry of text
-    .split(',')
-    .map((e) => e.replace(/\s+/g, ''))
-    .filter(Boolean)) {
+  for (const entry of configEntries(text)) {
     const m = CORRIDOR.exec(entry);
     if (!m || (m[6] !== undefined && dec(m[6]).gt(m[7]!)) || dec(m[7]!).lte(0)) {
       invalid.push(entry);

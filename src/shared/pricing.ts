@@ -1,5 +1,5 @@
 import Decimal from 'decimal.js';
-import { corridorScore, dec, formatAmount, minorUnits, type CorridorKey } from './money';
+import { configEntries, corridorScore, dec, formatAmount, minorUnits, type CorridorKey } from './money';
 
 /**
  * What a transfer costs the sender and when it arrives, per corridor — configured like the corridors' amount bounds
@@ -69,10 +69,7 @@ function parseEntries<T extends Qualified>(
 ): { rules: T[] } | { invalid: string[] } {
   const rules: T[] = [];
   const invalid: string[] = [];
-  for (const entry of text
-    .split(',')
-    .map((e) => e.replace(/\s+/g, ''))
-    .filter(Boolean)) {
+  for (const entry of configEntries(text)) {
     const m = KEY.exec(entry);
     const v = m ? value(m[7]!) : null;
     // a qualifier only on a currency pair (`USD>BRL:CARD`), never on `*` or `USD>*`
