@@ -8,6 +8,9 @@ import type { ResultOf, TypedDocumentNode, VariablesOf } from '@graphql-typed-do
 import { print } from 'graphql';
 import { documentIdOf } from '../../src/graphql/trusted-documents';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { NoticeService } from '../../src/modules/notices/notice.service';
+import { NoticeSeverity } from '../../src/modules/notices/notice.types';
+import { systemClock } from '../../src/shared/clock';
 import { personInput } from '../helpers/funding';
 import { cardToken } from '../helpers/sandbox';
 import { wsClient } from '../helpers/ws';
@@ -35,6 +38,7 @@ import {
   PersonsDocument,
   RecipientsDocument,
   PersonRequirementsDocument,
+  SystemNoticesDocument,
   ResolveAliasDocument,
   BanksDocument,
   type AppTransferFragment,
@@ -347,4 +351,23 @@ test('the forms an app needs before sending, in only mode: the KYC form (PersonR
   const { banks } = await send(BanksDocument, { countryCode: 'BR', first: 5 });
   expect(banks.edges.length).toBeGreaterThan(0);
   expect(banks.edges[0]!.node).toMatchObject({ __typename: 'Bank', countryCode: 'BR' });
+});
+
+test('a banner in only mode: SystemNotices by its documentId receives what the operator publishes', async () => {
+  const notices = follow(SystemNoticesDocument, {});
+  try {
+    const service = new NoticeService(t.app.pubsub, systemClock);
+    // published until the subscription is live (it starts asynchronously over the socket)
+    await waitFor(
+      async () => {
+        await service.publish('Maintenance tonight', NoticeSeverity.INFO);
+        return notices.messages.length > 0;
+      },
+      { timeoutMs: 10_000, intervalMs: 200, what: "a notice on the app's SystemNotices stream" },
+    );
+    expect(notices.error).toBeUndefined();
+    expect(notices.messages[0]!.systemNotices).toMatchObject({ __typename: 'SystemNotice', message: 'Maintenance tonight' });
+  } finally {
+    await notices.close();
+  }
 });
