@@ -245,7 +245,7 @@ export class PlatformFacts implements TransferEventSink {
       ), r AS (${receipt.insert(Prisma.sql`EXISTS (SELECT 1 FROM u)`, true)})
       SELECT u.*, (SELECT count(*) FROM r)::int AS _stored FROM (SELECT 1) AS one LEFT JOIN u ON true`;
     if (!row?.id) return null;
-    this.remember(transferFromSql(row)); // returned without its details and search terms, as remember keeps a row
+    this.remember(transferFromSql(row)); // returned without its details, as remember keeps a row
     return { stored: 'processed', outcome: { applied: true, transferId: row.id as string, version: Number(row.version) } };
   }
 

@@ -359,9 +359,7 @@ export class TransferRepository {
       SELECT u.*, ${receipt ? Prisma.sql`(SELECT count(*) FROM r)::int` : Prisma.sql`0`} AS _along FROM (SELECT 1) AS one LEFT JOIN u ON true`;
     if (!raw || raw.id == null) return { transfer: null, along: Number(raw?._along ?? 0) };
     const transfer = transferFromSql(raw);
-    // the row's it was decided on: no write changes them (transferStateColumns)
-    transfer.details = row.details;
-    transfer.searchTerms = row.searchTerms;
+    transfer.details = row.details; // the row's it was decided on: no write changes them
     return { transfer, along: Number(raw._along ?? 0) };
   }
 

@@ -14,13 +14,12 @@ import type { TransferPatch } from './transfer.repository';
 export const transferColumns: (alias?: string) => Prisma.Sql = modelColumns(Prisma.TransferScalarFieldEnum);
 
 /**
- * SQL: every column of `transfers` but `details` and `search_terms` — which no write changes after the insert —, as
- * transferColumns: what a write returns (its caller keeps them from the row it decided on; PostgreSQL does not
- * render, and the service does not parse, the largest columns of the row at every write).
+ * SQL: every column of `transfers` but `details` — which no write changes after the insert —, as transferColumns:
+ * what a write returns (its caller keeps the details of the row it decided on; PostgreSQL does not render, and the
+ * service does not parse, the largest column of the row at every write).
  */
-const WRITTEN_ONCE = new Set(['details', 'searchTerms']);
 export const transferStateColumns: (alias?: string) => Prisma.Sql = modelColumns(
-  Object.fromEntries(Object.entries(Prisma.TransferScalarFieldEnum).filter(([field]) => !WRITTEN_ONCE.has(field))),
+  Object.fromEntries(Object.entries(Prisma.TransferScalarFieldEnum).filter(([field]) => field !== 'details')),
 );
 
 /** SQL: every column of `saga_steps` the SagaStep model has, as transferColumns. */
