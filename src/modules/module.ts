@@ -22,10 +22,10 @@ import type { UpstreamClients } from '../upstream/upstream.clients';
 import type { AdminService } from './admin/admin.service';
 import type { FundingCredentials } from './checks/checks.credentials';
 import type { SenderLookup } from './checks/checks.service';
-import type { AliasLookup } from './recipients/recipient.service';
-import type { TransfersModule } from './transfers/transfer.module';
-import type { SavedRecipientLookup } from './transfers/transfer.service';
-import type { WebhooksDeps, WebhooksModule } from './webhooks/webhook.module';
+import type { AliasLookup } from './recipient/recipient.service';
+import type { TransfersModule } from './transfer/transfer.module';
+import type { SavedRecipientLookup } from './transfer/transfer.service';
+import type { WebhooksDeps, WebhooksModule } from './webhook/webhook.module';
 
 /** What modules offer each other (and the App exposes): each name is provided by exactly one module. */
 export interface Provided {

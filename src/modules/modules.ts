@@ -13,15 +13,15 @@ import { directoryModule } from './directory/directory.module';
 import { fxModule } from './fx/fx.module';
 import { fxV1Module } from './fxv1/fxv1.module';
 import { kycModule } from './kyc/kyc.module';
-import { legacyCardModule } from './legacy/legacy-card.module';
-import { noticesModule } from './notices/notice.module';
+import { legacyCardModule } from './legacy-card/legacy-card.module';
+import { noticesModule } from './notice/notice.module';
 import { platformModule } from './platform/platform.module';
-import { recipientsModule } from './recipients/recipient.module';
-import { transfersModule } from './transfers/transfer.module';
+import { recipientsModule } from './recipient/recipient.module';
+import { transfersModule } from './transfer/transfer.module';
 import { verificationModule } from './verification/verification.module';
 import { viewerModule } from './viewer/viewer.module';
-import { walletsModule } from './wallets/wallet.module';
-import { webhooksModule } from './webhooks/webhook.module';
+import { walletsModule } from './wallet/wallet.module';
+import { webhooksModule } from './webhook/webhook.module';
 
 export const MODULES: readonly ModuleDefinition[] = [
   viewerModule,

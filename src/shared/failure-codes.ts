@@ -5,7 +5,7 @@
  * (src/shared/messages); the text recorded with the code stays a detail for staff (`Failure.detail`).
  *
  * Kept beside ERROR_CODES (errors.ts), below the modules: the customer messages (messages/) are written for them.
- * A code set anywhere in src/modules/transfers must be listed here (test/unit/messages.test.ts reads the sources).
+ * A code set anywhere in src/modules/transfer must be listed here (test/unit/messages.test.ts reads the sources).
  */
 export const FAILURE_CODES = {
   CANCELLED_BY_CUSTOMER:

@@ -8,7 +8,7 @@ import { request } from 'undici';
 import WebSocket from 'ws';
 import { percentile, serveCommands, wallMs } from './rpc';
 import { checkCardAs, personInput, RECIPIENT } from '../helpers/funding';
-import { signatureHeaderFor } from '../../src/modules/webhooks/webhook.signature';
+import { signatureHeaderFor } from '../../src/modules/webhook/webhook.signature';
 
 export interface HttpRun {
   url: string;

@@ -12,8 +12,8 @@ import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { createDatabase, type Database } from '../../src/db/database';
 import { DEFAULT_PREPARED_STATEMENTS } from '../../src/db/statement-names';
-import { transferListWhere } from '../../src/modules/transfers/transfer.service';
-import { referenceOf } from '../../src/modules/transfers/transfer.search';
+import { transferListWhere } from '../../src/modules/transfer/transfer.service';
+import { referenceOf } from '../../src/modules/transfer/transfer.search';
 import { createThrowawayPostgresDatabase, pgliteTemplate } from '../helpers/db';
 
 export interface SearchRow {

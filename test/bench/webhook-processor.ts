@@ -12,9 +12,9 @@
  */
 import pino from 'pino';
 import { systemClock } from '../../src/shared/clock';
-import { WebhookInbox } from '../../src/modules/webhooks/webhook.inbox';
-import { PlatformStateStore } from '../../src/modules/webhooks/webhook.platform-state';
-import { WebhookProcessor } from '../../src/modules/webhooks/webhook.processor';
+import { WebhookInbox } from '../../src/modules/webhook/webhook.inbox';
+import { PlatformStateStore } from '../../src/modules/webhook/webhook.platform-state';
+import { WebhookProcessor } from '../../src/modules/webhook/webhook.processor';
 import { countQueries, createTestDatabase, usingPostgres } from '../helpers/db';
 
 const total = Number(process.argv[2] ?? 2000);

@@ -8,8 +8,8 @@ import type { ResultOf, TypedDocumentNode, VariablesOf } from '@graphql-typed-do
 import { print } from 'graphql';
 import { documentIdOf } from '../../src/graphql/trusted-documents';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { NoticeService } from '../../src/modules/notices/notice.service';
-import { NoticeSeverity } from '../../src/modules/notices/notice.types';
+import { NoticeService } from '../../src/modules/notice/notice.service';
+import { NoticeSeverity } from '../../src/modules/notice/notice.types';
 import { systemClock } from '../../src/shared/clock';
 import { personInput } from '../helpers/funding';
 import { cardToken } from '../helpers/sandbox';

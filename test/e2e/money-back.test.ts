@@ -16,8 +16,8 @@ import { waitFor } from '../helpers/wait';
 import { decideReview } from '../helpers/sandbox';
 import { randomUUID } from 'node:crypto';
 import { senderOf, type Sender } from '../../src/modules/kyc/kyc.service';
-import { newTransferDetails, tokenPullPaymentRequest, totalOf } from '../../src/modules/transfers/transfer.requests';
-import { stepKey } from '../../src/modules/transfers/transfer.steps';
+import { newTransferDetails, tokenPullPaymentRequest, totalOf } from '../../src/modules/transfer/transfer.requests';
+import { stepKey } from '../../src/modules/transfer/transfer.steps';
 import { formatAmount } from '../../src/shared/money';
 import { createTransfer, newPerson, newQuote, RECIPIENT, transferInput, waitForStatus } from './transfer-helpers';
 

@@ -4,8 +4,8 @@
  * back to both fail, as they do when every pool connection times out; the delivery is still answered, no rejection
  * goes unhandled, and the worker finishes the transfer once the database answers again.
  */
-import { TransferLeases } from '../../src/modules/transfers/transfer.leases';
-import { TransferRepository } from '../../src/modules/transfers/transfer.repository';
+import { TransferLeases } from '../../src/modules/transfer/transfer.leases';
+import { TransferRepository } from '../../src/modules/transfer/transfer.repository';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { waitFor } from '../helpers/wait';
 import { decideReview } from '../helpers/sandbox';

@@ -5,7 +5,7 @@
  */
 import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { createTransfer, newPerson, newQuote, RECIPIENT, transferInput, waitForStatus } from '../e2e/transfer-helpers';
-import { maskDestination } from '../../src/modules/transfers/transfer.view';
+import { maskDestination } from '../../src/modules/transfer/transfer.view';
 
 let t: TestApp;
 let alice: string;

@@ -2,8 +2,8 @@ import pino from 'pino';
 import { Prisma } from '../../src/generated/prisma/client';
 import { MemoryPubSub } from '../../src/events/pubsub';
 import { ManualClock } from '../../src/shared/clock';
-import { TransferRepository } from '../../src/modules/transfers/transfer.repository';
-import { transferTopic } from '../../src/modules/transfers/transfer.ports';
+import { TransferRepository } from '../../src/modules/transfer/transfer.repository';
+import { transferTopic } from '../../src/modules/transfer/transfer.ports';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { insertTransfer } from './transfer-fixtures';
 

@@ -1,6 +1,6 @@
 /** Helpers for the webhook tests: signed deliveries over real HTTP, the sandbox's view of our subscription. */
 import { request } from 'undici';
-import { signatureHeaderFor } from '../../src/modules/webhooks/webhook.signature';
+import { signatureHeaderFor } from '../../src/modules/webhook/webhook.signature';
 import type { TestApp } from '../helpers/app';
 
 /** An app whose transfers run end to end on the sandbox's own webhooks, quickly (inbox and saga poll every 50 ms). */

@@ -14,7 +14,7 @@ import { startProductionService, freePort, type ProductionService } from '../hel
 import { spawnService, type ServiceProcess } from '../helpers/process';
 import { gql } from '../helpers/app';
 import { http } from '../helpers/sandbox';
-import { signatureHeaderFor } from '../../src/modules/webhooks/webhook.signature';
+import { signatureHeaderFor } from '../../src/modules/webhook/webhook.signature';
 import { createTransfer, newPerson, newQuote, transferInput } from '../e2e/transfer-helpers';
 import { nowS, postWebhook } from './webhook.helpers';
 import { waitFor } from '../helpers/wait';

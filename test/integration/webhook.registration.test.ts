@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { gql, startTestApp, type TestApp } from '../helpers/app';
-import { SUBSCRIBED_EVENTS } from '../../src/modules/webhooks/webhook.normalize';
+import { SUBSCRIBED_EVENTS } from '../../src/modules/webhook/webhook.normalize';
 import { sandboxSubscriptions } from './webhook.helpers';
 import { waitFor } from '../helpers/wait';
 

@@ -4,9 +4,9 @@
  */
 import fc from 'fast-check';
 import { gql, startTestApp, type TestApp } from '../helpers/app';
-import { secretFingerprint } from '../../src/modules/webhooks/webhook.crypto';
-import { signatureHeaderFor } from '../../src/modules/webhooks/webhook.signature';
-import { SUBSCRIBED_EVENTS } from '../../src/modules/webhooks/webhook.normalize';
+import { secretFingerprint } from '../../src/modules/webhook/webhook.crypto';
+import { signatureHeaderFor } from '../../src/modules/webhook/webhook.signature';
+import { SUBSCRIBED_EVENTS } from '../../src/modules/webhook/webhook.normalize';
 import { documentEvent, nowS, ownSubscription, postSigned, postWebhook, sandboxSubscriptions } from './webhook.helpers';
 import { waitFor } from '../helpers/wait';
 

@@ -1,4 +1,4 @@
-import { BatchedReads } from '../../src/modules/transfers/transfer.subscriptions';
+import { BatchedReads } from '../../src/modules/transfer/transfer.subscriptions';
 
 /** transfer.subscriptions.ts: the subscribe-time row reads shared by a storm of subscribers. */
 describe('BatchedReads', () => {

@@ -10,7 +10,7 @@ import { isEnumType, type GraphQLSchema } from 'graphql';
 import { API_ERROR_CODES, FIELD_ERROR_CODES } from '../../src/shared/errors';
 import { FAILURE_CODES, failureCodeOf } from '../../src/shared/failure-codes';
 import { CATALOGS, DEFAULT_LANGUAGE, LANGUAGES, negotiateLanguage } from '../../src/shared/messages';
-import { PLATFORM_ORDER, PLATFORM_TERMINAL, payoutStopped } from '../../src/modules/transfers/transfer.platform';
+import { PLATFORM_ORDER, PLATFORM_TERMINAL, payoutStopped } from '../../src/modules/transfer/transfer.platform';
 import { buildApiSchema } from '../../src/modules/modules';
 
 const FAILURES = Object.keys(FAILURE_CODES);
@@ -67,7 +67,7 @@ describe('the message tables', () => {
 describe('failure codes', () => {
   /** Every upper-case literal a failureCode is given in the transfer sources (`failureCode: 'X'`, `failureCode: c ? 'X' : 'Y'`). */
   function literalFailureCodes(): string[] {
-    const dir = join(__dirname, '..', '..', 'src', 'modules', 'transfers');
+    const dir = join(__dirname, '..', '..', 'src', 'modules', 'transfer');
     const codes = new Set<string>();
     for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
       const text = readFileSync(join(dir, file), 'utf8');

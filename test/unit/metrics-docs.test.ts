@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Registry } from 'prom-client';
 import { tokenCacheCounter } from '../../src/auth/token-cache';
-import { WebhookReceiver } from '../../src/modules/webhooks/webhook.receiver';
+import { WebhookReceiver } from '../../src/modules/webhook/webhook.receiver';
 import { Metrics } from '../../src/shared/metrics';
 
 const root = join(__dirname, '..', '..');

@@ -15,7 +15,7 @@ import {
   NO_NEXT_ACTION,
   paymentStatus,
   transferDetails,
-} from '../../src/modules/transfers/transfer.columns';
+} from '../../src/modules/transfer/transfer.columns';
 
 const stored = (v: unknown): Prisma.JsonValue => JSON.parse(JSON.stringify(v)) as Prisma.JsonValue;
 

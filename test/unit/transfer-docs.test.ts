@@ -1,12 +1,12 @@
 /**
  * docs/transfers.md documents the transition table and the statuses; this test keeps it true.
  * The transition table between the <!-- transitions:begin/end --> markers is rendered from TRANSITIONS
- * (src/modules/transfers/transfer.states.ts). On a difference: `PRINT_TRANSITIONS=1 npx jest test/unit/transfer-docs.test.ts`
+ * (src/modules/transfer/transfer.states.ts). On a difference: `PRINT_TRANSITIONS=1 npx jest test/unit/transfer-docs.test.ts`
  * prints the table to paste.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TRANSFER_STATUSES, TRANSITIONS, isTerminal, type TransferStatus } from '../../src/modules/transfers/transfer.states';
+import { TRANSFER_STATUSES, TRANSITIONS, isTerminal, type TransferStatus } from '../../src/modules/transfer/transfer.states';
 
 export function renderTransitions(): string {
   const lines = ['| from | to | allowed causes |', '|---|---|---|'];

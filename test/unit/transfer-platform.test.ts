@@ -1,5 +1,5 @@
-import { payoutRank, platformRank, platformTarget, quietPairs, valuesBelow } from '../../src/modules/transfers/transfer.platform';
-import type { TransferStatus } from '../../src/modules/transfers/transfer.states';
+import { payoutRank, platformRank, platformTarget, quietPairs, valuesBelow } from '../../src/modules/transfer/transfer.platform';
+import type { TransferStatus } from '../../src/modules/transfer/transfer.states';
 
 const facts = (upstreamTransactionStatus: string | null, payoutStatus: string | null = null) => ({
   upstreamTransactionStatus,

@@ -4,7 +4,7 @@
  * what the gateway receives (a replayed payment must be the same as the first one).
  */
 import { Prisma } from '../../src/generated/prisma/client';
-import type { TransferDetails } from '../../src/modules/transfers/transfer.columns';
+import type { TransferDetails } from '../../src/modules/transfer/transfer.columns';
 import {
   accountCheck,
   cardCheck,
@@ -13,7 +13,7 @@ import {
   receiveAmountOf,
   tokenPullPaymentRequest,
   type PaymentFields,
-} from '../../src/modules/transfers/transfer.requests';
+} from '../../src/modules/transfer/transfer.requests';
 
 const row: PaymentFields = {
   externalPaymentId: '7b0c6f5e-5d1c-4b8e-9a51-0a4c2b3d4e5f',

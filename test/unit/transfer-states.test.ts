@@ -1,4 +1,4 @@
-import { allTransitions, isTerminal, refusal, TERMINAL, TRANSFER_STATUSES, CAUSES } from '../../src/modules/transfers/transfer.states';
+import { allTransitions, isTerminal, refusal, TERMINAL, TRANSFER_STATUSES, CAUSES } from '../../src/modules/transfer/transfer.states';
 
 describe('transfer transition table', () => {
   test('terminal states have no way out', () => {

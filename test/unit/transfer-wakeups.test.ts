@@ -1,5 +1,5 @@
 import { MemoryPubSub } from '../../src/events/pubsub';
-import { WakeUps } from '../../src/modules/transfers/transfer.wakeups';
+import { WakeUps } from '../../src/modules/transfer/transfer.wakeups';
 
 /** transfer.wakeups.ts: what ends a transferUpdated stream's wait, on the real in-process pub/sub. */
 describe('WakeUps', () => {

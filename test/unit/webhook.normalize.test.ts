@@ -1,4 +1,4 @@
-import { dedupeKeyOf, normalizeEvent } from '../../src/modules/webhooks/webhook.normalize';
+import { dedupeKeyOf, normalizeEvent } from '../../src/modules/webhook/webhook.normalize';
 
 const at = new Date('2026-01-01T00:00:00Z');
 const tx = { transactionId: '11111111-1111-4111-8111-111111111111', externalTransactionId: 'ext-1', tenantId: 'sandbox-tenant' };

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
-import { parseSignatureHeader, signatureHeaderFor, verifySignature } from '../../src/modules/webhooks/webhook.signature';
-import { decodeKey, SecretBox, SecretDecryptionError, secretFingerprint } from '../../src/modules/webhooks/webhook.crypto';
+import { parseSignatureHeader, signatureHeaderFor, verifySignature } from '../../src/modules/webhook/webhook.signature';
+import { decodeKey, SecretBox, SecretDecryptionError, secretFingerprint } from '../../src/modules/webhook/webhook.crypto';
 import { PRODUCTION_REQUIRED } from '../helpers/config';
 
 const secret = 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3I=';

@@ -12,7 +12,7 @@
 import { generateKeyPair, SignJWT, importJWK, exportJWK, exportSPKI, type KeyLike } from 'jose';
 import { createHmac } from 'node:crypto';
 import { loadOrCreateDevKeys } from '../../../src/auth/auth.service';
-import { signatureHeaderFor } from '../../../src/modules/webhooks/webhook.signature';
+import { signatureHeaderFor } from '../../../src/modules/webhook/webhook.signature';
 import { startTestApp } from '../../helpers/app';
 import { PROD_AUDIENCE, PROD_ISSUER, startProductionService } from '../../helpers/production';
 import { collect, rawSocketClose, wsClient } from '../../helpers/ws';

@@ -7,7 +7,7 @@
  * gap or a change after a terminal status, and each ends with the transfer's last version; the replays change
  * nothing (same versions); the money checker finds no double effect.
  */
-import { signatureHeaderFor } from '../../../src/modules/webhooks/webhook.signature';
+import { signatureHeaderFor } from '../../../src/modules/webhook/webhook.signature';
 import { startTestApp } from '../../helpers/app';
 import { collect, wsClient } from '../../helpers/ws';
 import { waitFor } from '../../helpers/wait';

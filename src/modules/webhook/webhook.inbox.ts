@@ -29,7 +29,7 @@ import { redactPayload } from './webhook.redact';
 import type { RawSql } from '../../db/raw-sql';
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
-import type { DeliveryReceipt } from '../transfers/transfer.ports';
+import type { DeliveryReceipt } from '../transfer/transfer.ports';
 import { dedupeKeyOf, eventTypeOf, normalizeEvent, type Normalized } from './webhook.normalize';
 import { DEAD_LETTER, MISMATCH } from './webhook.processor';
 

@@ -54,7 +54,7 @@ import type {
   PlatformTransactionEvent,
   ReceiptOutcome,
   TransferEventSink,
-} from '../transfers/transfer.ports';
+} from '../transfer/transfer.ports';
 import type { PreparedDelivery } from './webhook.inbox';
 import { normalizeEvent } from './webhook.normalize';
 import type { PlatformStateStore } from './webhook.platform-state';

@@ -20,7 +20,7 @@
  */
 import { createHash } from 'node:crypto';
 import Decimal from 'decimal.js';
-import type { PlatformChange, PlatformTransactionEvent } from '../transfers/transfer.ports';
+import type { PlatformChange, PlatformTransactionEvent } from '../transfer/transfer.ports';
 import { inStoredRange } from '../../shared/clock';
 import { canonicalJson } from '../../shared/json';
 

@@ -20,7 +20,7 @@ import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { Metrics } from '../../shared/metrics';
 import type { RemittancesClient } from '../../upstream/remittances/remittances.client';
-import type { TransferEventSink } from '../transfers/transfer.ports';
+import type { TransferEventSink } from '../transfer/transfer.ports';
 import { decodeKey, loadOrCreateDevKey, SecretBox } from './webhook.crypto';
 import { WebhookInbox } from './webhook.inbox';
 import { PlatformStateStore } from './webhook.platform-state';

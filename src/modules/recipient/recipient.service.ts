@@ -2,9 +2,9 @@ import type { PrismaClient, Recipient as RecipientRow } from '../../generated/pr
 import type { Clock } from '../../shared/clock';
 import { badField, notFound } from '../../shared/errors';
 import type { DirectoryService } from '../directory/directory.service';
-import { savedRecipientDetails, type RecipientDetails } from '../transfers/transfer.columns';
-import { assertRecipient } from '../transfers/transfer.recipient';
-import { recipientShown } from '../transfers/transfer.view';
+import { savedRecipientDetails, type RecipientDetails } from '../transfer/transfer.columns';
+import { assertRecipient } from '../transfer/transfer.recipient';
+import { recipientShown } from '../transfer/transfer.view';
 
 /** The alias directory's look-up (DirectoryService.resolveAlias): a PIX key is checked there before it is saved. */
 export type AliasLookup = DirectoryService['resolveAlias'];

@@ -1,7 +1,7 @@
 import type { Prisma } from '../../generated/prisma/client';
 
 /**
- * The seam between the webhook inbox (src/modules/webhooks) and the transfer saga (this module).
+ * The seam between the webhook inbox (src/modules/webhook) and the transfer saga (this module).
  *
  * The webhook side verifies, stores, deduplicates and normalises platform events (event-name spelling,
  * legacy names, the earlier payload generation) into `PlatformTransactionEvent`s and hands them, one at a
