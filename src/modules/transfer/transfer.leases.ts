@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { TransferRepository } from './transfer.repository';
-import { loadedFromSql, stepsOf, transferColumns, type Loaded } from './transfer.rows';
+import { LeaseRepository } from './transfer.leases.repository';
+import type { Loaded } from './transfer.rows';
 
 /** A lease kept alive by TransferLeases.keep. */
 export interface LeaseHandle {
@@ -34,13 +35,16 @@ export interface LeaseRelease {
 export class TransferLeases {
   /** The leases this process keeps alive, by transfer (advance() stops at a step boundary once one is lost). */
   private readonly held = new Map<string, LeaseHandle>();
+  private readonly store: LeaseRepository;
 
   constructor(
     private readonly repo: TransferRepository,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly leaseMs: number,
-  ) {}
+  ) {
+    this.store = new LeaseRepository(repo.sql);
+  }
 
   async acquire(transferId: string, owner: string): Promise<boolean> {
     return (await this.take(transferId, owner)) !== null;
@@ -49,17 +53,11 @@ export class TransferLeases {
   /** acquire(), answering the transfer with its steps as the lease was taken (null: not acquired). One statement. */
   async take(transferId: string, owner: string): Promise<Loaded | null> {
     const now = this.clock.now();
-    const until = new Date(now.getTime() + this.leaseMs);
-    const [raw] = await this.repo.sql.query`
-      UPDATE transfers SET lease_owner = ${owner}, lease_until = ${until}
-      WHERE id = ${transferId} AND (lease_until IS NULL OR lease_until < ${now} OR lease_owner = ${owner})
-      RETURNING ${transferColumns('transfers')}, ${stepsOf('transfers')} AS _steps`;
-    return raw ? loadedFromSql(raw) : null;
+    return this.store.take(transferId, owner, now, new Date(now.getTime() + this.leaseMs));
   }
 
   async release(transferId: string, owner: string): Promise<void> {
-    await this.repo.sql
-      .execute`UPDATE transfers SET lease_owner = NULL, lease_until = NULL WHERE id = ${transferId} AND lease_owner = ${owner}`;
+    await this.store.release(transferId, owner);
   }
 
   /** Claims up to `limit` due transfers whose lease is free or expired (FOR UPDATE SKIP LOCKED: N workers never collide). */
@@ -73,21 +71,9 @@ export class TransferLeases {
    */
   async claimDueWithWakes(owner: string, limit: number): Promise<{ id: string; wakeSeq: number; loaded: Loaded; claimedAt: number }[]> {
     const now = this.clock.now();
-    const until = new Date(now.getTime() + this.leaseMs);
-    const rows = await this.repo.sql.query`
-      UPDATE transfers SET lease_owner = ${owner}, lease_until = ${until}
-      WHERE id IN (
-        SELECT id FROM transfers
-        WHERE next_run_at IS NOT NULL AND next_run_at <= ${now} AND (lease_until IS NULL OR lease_until < ${now})
-        ORDER BY next_run_at
-        LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED)
-      RETURNING ${transferColumns('transfers')}, ${stepsOf('transfers')} AS _steps`;
+    const claimed = await this.store.claimDue(owner, limit, now, new Date(now.getTime() + this.leaseMs));
     const claimedAt = Date.now();
-    return rows.map((r) => {
-      const loaded = loadedFromSql(r);
-      return { id: loaded.t.id, wakeSeq: loaded.t.wakeSeq, loaded, claimedAt };
-    });
+    return claimed.map((loaded) => ({ id: loaded.t.id, wakeSeq: loaded.t.wakeSeq, loaded, claimedAt }));
   }
 
   /**
@@ -152,9 +138,7 @@ export class TransferLeases {
 
   /** Pushes lease_until forward if `owner` still holds the lease. */
   async renew(transferId: string, owner: string): Promise<boolean> {
-    const until = new Date(this.clock.nowMs() + this.leaseMs);
-    const n = await this.repo.sql.execute`UPDATE transfers SET lease_until = ${until} WHERE id = ${transferId} AND lease_owner = ${owner}`;
-    return n === 1;
+    return this.store.renew(transferId, owner, new Date(this.clock.nowMs() + this.leaseMs));
   }
 
   /** Runs fn holding the lease; waits (polling) up to waitMs for it. Returns null when it could not get it. */
