@@ -1,17 +1,10 @@
 import type { Prisma } from '../../generated/prisma/client';
 
 /**
- * The seam between the webhook inbox (src/modules/webhook) and the transfer saga (this module).
- *
- * The webhook side verifies, stores, deduplicates and normalises platform events (event-name spelling,
- * legacy names, the earlier payload generation) into `PlatformTransactionEvent`s and hands them, one at a
- * time per transaction, to `TransferEventSink.applyPlatformEvent` — or, as a delivery is received while its stream
- * is idle, to `applyAtReceipt` with the delivery's inbox row, written in the same statement as the event's effect.
- * The saga side owns every rule about
- * what an event means for a transfer: the documented order of platform statuses (never backwards),
- * terminal states, compliance Approved → capture / Rejected → void, payout → PAYOUT_PENDING / COMPLETED,
- * void/cancel → VOIDED / EXPIRED — all through the one transition table, with an audit event whose cause
- * is `webhook`.
+ * The seam between the webhook module (verifies, stores, deduplicates and normalises platform events) and the
+ * transfer saga (owns what an event means for a transfer — always through the one transition table, cause
+ * `webhook`). Events come one at a time per transaction: `TransferEventSink.applyPlatformEvent`, or `applyAtReceipt`
+ * with the delivery's inbox row, written in the same statement as the event's effect.
  */
 
 export type PlatformEventSource = { kind: 'webhook'; inboxId: string; eventName: string } | { kind: 'reconcile' } | { kind: 'test' };

@@ -1,15 +1,9 @@
 /**
- * Back-office search (TransferFilter.search): what a customer says on the phone finds the transfer.
- *
- * - Words of the sender's and the recipient's names, their e-mails, the PIX key or wallet id and the funding's last
- *   four digits are the transfer's search terms (`transfers.search_terms`, written once at creation, GIN-indexed):
- *   normalized (lower case, accents and punctuation around words dropped), each matched whole; a search of several
- *   words finds the transfers that have them all ("maria silva", "silva 4242").
- * - The receipt's reference (`7F3A-9C21-0B4E`, with or without dashes, any case) is the start of the transfer's id:
- *   a range on the primary key.
- * - The platform's transaction id is matched exactly on its unique index.
- * A PIX key is kept as typed (lower case) and, when it holds digits (CPF, CNPJ, phone), as its digits alone too, so
- * "123.456.789-09" and "12345678909" both find it.
+ * Back-office search (TransferFilter.search): what a customer says on the phone finds the transfer. Names, e-mails,
+ * the PIX key or wallet id and the funding's last four are the transfer's search terms (`transfers.search_terms`,
+ * written once at creation, GIN-indexed), normalized and matched whole, all words of a search together; a receipt
+ * reference (`7F3A-9C21-0B4E`) is a range on the id; the platform's transaction id is matched exactly. docs/api.md
+ * has the user's view.
  */
 import type { TransferDetails } from './transfer.columns';
 
