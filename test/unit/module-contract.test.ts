@@ -3,7 +3,7 @@
  * operations the clients really have (a renamed operation would silently fall back to the default mapping); the
  * first rule that matches wins, anything else gets the default mapping.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MODULES } from '../../src/modules/modules';
 import { UpstreamError, upstreamAppError, type UpstreamErrorRule } from '../../src/upstream/http/upstream.errors';
@@ -53,4 +53,16 @@ describe('upstreamAppError', () => {
     expect(upstreamAppError(err({ kind: 'server_error', status: 503, retryable: true }), rules).code).toBe('UPSTREAM_UNAVAILABLE');
     expect(upstreamAppError(err({ kind: 'rate_limited', status: 429 }), rules).code).toBe('RATE_LIMITED');
   });
+});
+
+test("every module's files are named after its folder (src/modules/<m>/<m>.<role>.ts)", () => {
+  const dir = join(__dirname, '..', '..', 'src', 'modules');
+  const misnamed = readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .flatMap((d) =>
+      readdirSync(join(dir, d.name))
+        .filter((f) => !f.startsWith(`${d.name}.`))
+        .map((f) => `${d.name}/${f}`),
+    );
+  expect(misnamed).toEqual([]);
 });
