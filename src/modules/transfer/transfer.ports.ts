@@ -1,7 +1,7 @@
 import type { Prisma } from '../../generated/prisma/client';
 
 /**
- * The seam between the webhook inbox (src/modules/webhook) and the transfer saga (this module).
+ * What the transfer module offers other modules. First the seam between the webhook inbox (src/modules/webhook) and the transfer saga (this module).
  *
  * The webhook side verifies, stores, deduplicates and normalises platform events (event-name spelling,
  * legacy names, the earlier payload generation) into `PlatformTransactionEvent`s and hands them, one at a
@@ -124,3 +124,9 @@ export interface TransferChangedMessage {
   ownerId: string;
   version: number;
 }
+
+// ── The recipient of a transfer, for the recipient module (saved recipients) and fx (quotes for a destination type) ──
+export { DestinationType, RecipientInput } from './transfer.types';
+export { savedRecipientDetails, type RecipientDetails } from './transfer.columns';
+export { assertRecipient } from './transfer.recipient';
+export { recipientShown } from './transfer.view';

@@ -5,7 +5,7 @@ import { formatAmount } from '../../shared/money';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { Payment } from '../../upstream/gateway/gateway.types';
 import { isUnknownOutcome, isUpstreamError, type MoneyMovingResult, type UpstreamError } from '../../upstream/http/upstream.errors';
-import { evaluateCardCheck } from '../checks/checks.service';
+import { evaluateCardCheck } from '../checks/checks.ports';
 import {
   authorizationOutcome,
   checkOutcome,
