@@ -8,7 +8,7 @@ import prettier from 'eslint-config-prettier';
  * Imports a layer must not make. Relative imports are matched by how far up they go (`../` × depth of the file
  * below src/), so `../http/x` from src/upstream/gateway/ (the upstream's own http/) is not src/http/.
  */
-const layer = (depth, forbidden, packages = []) => {
+const layer = (depth, forbidden, packages = [], more = []) => {
   const up = depth === 0 ? '^\\./' : `^(\\.\\./){${depth}}`;
   return {
     'no-restricted-imports': [
@@ -17,11 +17,28 @@ const layer = (depth, forbidden, packages = []) => {
         patterns: [
           ...forbidden.map(([dir, message]) => ({ regex: `${up}${dir}(/|$)`, message })),
           ...packages.map(([regex, message]) => ({ regex, message })),
+          ...more,
         ],
       },
     ],
   };
 };
+
+// ── module boundaries: another module only through its ports (src/modules/<m>/<m>.ports.ts) ──
+// Extra patterns for layer(): one block per file, since a later block's no-restricted-imports replaces an earlier one's.
+const PORTS_ONLY = [
+  {
+    regex: '^\\.\\./([a-z0-9-]+)/(?!\\1\\.ports$)',
+    message: "another module is imported only through its ports: '../<m>/<m>.ports' (or deps.provided at runtime)",
+  },
+];
+// module.ts and modules.ts: the contract and the list may import modules' definitions and ports
+const DEFINITIONS_AND_PORTS = [
+  {
+    regex: '^\\./([a-z0-9-]+)/(?!\\1\\.(module|ports)$)',
+    message: "the module contract and list import a module's <m>.module or <m>.ports only",
+  },
+];
 
 const GRAPHQL = ['graphql', 'GraphQL belongs to the edge: resolvers, GraphQL types, module definitions and graphql/'];
 const GRAPHQL_PACKAGES = [
@@ -124,7 +141,7 @@ export default tseslint.config(
       'src/modules/*/*.subscriptions.ts',
       'src/modules/*/*.routes.ts',
     ],
-    rules: layer(2, [GRAPHQL, SANDBOX, HTTP], [GRAPHQL_PACKAGES, SANDBOX_PACKAGE, HTTP_PACKAGES]),
+    rules: layer(2, [GRAPHQL, SANDBOX, HTTP], [GRAPHQL_PACKAGES, SANDBOX_PACKAGE, HTTP_PACKAGES], PORTS_ONLY),
   },
   {
     files: [
@@ -134,8 +151,9 @@ export default tseslint.config(
       'src/modules/*/*.subscriptions.ts',
       'src/modules/*/*.routes.ts',
     ],
-    rules: layer(2, [SANDBOX], [SANDBOX_PACKAGE]),
+    rules: layer(2, [SANDBOX], [SANDBOX_PACKAGE], PORTS_ONLY),
   },
+  { files: ['src/modules/*.ts'], rules: layer(1, [SANDBOX], [SANDBOX_PACKAGE], DEFINITIONS_AND_PORTS) },
   {
     files: ['test/**/*.ts', '**/*.js', '**/*.cjs', '**/*.mjs', 'codegen.ts'],
     languageOptions: {

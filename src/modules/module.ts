@@ -19,12 +19,12 @@ import type { UpstreamErrorRule } from '../upstream/http/upstream.errors';
 import type { Logger } from '../shared/logger';
 import type { Metrics } from '../shared/metrics';
 import type { UpstreamClients } from '../upstream/upstream.clients';
-import type { AdminService } from './admin/admin.service';
-import type { FundingCredentials } from './checks/checks.credentials';
-import type { SenderLookup } from './checks/checks.service';
-import type { AliasLookup } from './recipient/recipient.service';
+import type { AdminService } from './admin/admin.ports';
+import type { FundingCredentials } from './checks/checks.ports';
+import type { AliasLookup } from './directory/directory.ports';
+import type { SenderLookup } from './kyc/kyc.ports';
+import type { SavedRecipientLookup } from './recipient/recipient.ports';
 import type { TransfersModule } from './transfer/transfer.module';
-import type { SavedRecipientLookup } from './transfer/transfer.service';
 import type { WebhooksDeps, WebhooksModule } from './webhook/webhook.module';
 
 /** What modules offer each other (and the App exposes): each name is provided by exactly one module. */

@@ -15,7 +15,7 @@ import { collect, wsClient } from '../helpers/ws';
 import { waitFor } from '../helpers/wait';
 import { decideReview } from '../helpers/sandbox';
 import { randomUUID } from 'node:crypto';
-import { senderOf, type Sender } from '../../src/modules/kyc/kyc.service';
+import { senderOf, type Sender } from '../../src/modules/kyc/kyc.ports';
 import { newTransferDetails, tokenPullPaymentRequest, totalOf } from '../../src/modules/transfer/transfer.requests';
 import { stepKey } from '../../src/modules/transfer/transfer.steps';
 import { formatAmount } from '../../src/shared/money';

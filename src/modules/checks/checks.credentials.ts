@@ -3,7 +3,6 @@ import type { RawSql } from '../../db/raw-sql';
 import { Prisma } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import { AppError } from '../../shared/errors';
-import { canonicalDigest } from '../../shared/json';
 
 /**
  * card: a tokenizer card token; account_token: the accountTokenId of a linked bank account; link_token: the
@@ -28,9 +27,6 @@ const digest = (kind: CredentialKind, token: string) =>
   createHash('sha256')
     .update(`${kind}:${canonical(kind, token)}`)
     .digest('hex');
-
-/** The digest of a card holder (who a card check was asked for): a reused check must have been for the same holder. */
-export const holderDigest = (holder: unknown): string => canonicalDigest(holder);
 
 /**
  * Funding credentials bound to their owner (`funding_credentials`). A check the gateway answered binds the

@@ -1,9 +1,6 @@
 import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
 import { IsIn, IsISO31661Alpha2, IsOptional, IsString, IsUUID, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 
-export const E164 = /^\+[1-9]\d{6,14}$/;
-export const E164_MESSAGE = '$property must be an E.164 phone number such as +14155550100';
-
 @InputType({
   description:
     "A card check (v2) without charging the card. The cardholder is the KYC'd person: their name, contact, identity document and address are sent (nothing is typed again).",

@@ -172,7 +172,7 @@ export class FxService {
 }
 
 /** SQL: every column of `quotes` (modelColumns): what a quote is read and returned with. */
-export const quoteColumns = modelColumns(Prisma.QuoteScalarFieldEnum);
+const quoteColumns = modelColumns(Prisma.QuoteScalarFieldEnum);
 
 function toQuoteView(row: Quote): QuoteView {
   const money = (v: { toString(): string }) => ({ amount: formatAmount(v, row.sourceCurrency), currency: row.sourceCurrency });

@@ -4,109 +4,8 @@ import type { Clock } from '../../shared/clock';
 import { badField, badFields, notFound } from '../../shared/errors';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { PersonRequest } from '../../upstream/gateway/gateway.types';
-import { gatewayPersonAddress, type PostalAddress } from '../../shared/address';
-
-/** What validatePerson and createPerson are given; the optional fields are nullable in GraphQL (null: left out). */
-interface PersonArgs {
-  type: 'INDIVIDUAL' | 'BUSINESS';
-  firstName?: string | null;
-  lastName?: string | null;
-  companyName?: string | null;
-  identificationType?: string | null;
-  identification?: string | null;
-  gender?: string | null;
-  email?: string | null;
-  phoneNumber?: string | null;
-  address?: PostalAddress | null;
-}
-
-/** What createPerson keeps of an APPROVED person (persons.details): what the gateway approved, to build the sender from. */
-type PersonDetails = PersonArgs;
-
-/** The sender of a transfer, from what createPerson kept: the KYC'd person is the sender (nothing is asked twice). */
-export interface Sender {
-  customer: {
-    firstName: string;
-    lastName: string;
-    email: string;
-    phoneNumber: string;
-    documentNumber: string;
-    documentType: string;
-    countryCode: string;
-  };
-  address: PostalAddress;
-}
-
-/**
- * What a stored person may lack to be the sender of a transfer, in the order an app should ask for it. The one
- * rule: senderOf (createTransfer, checkCard, checkBankAccount) refuses exactly the persons that lack something, and
- * `persons` shows the same list (Person.requirements).
- */
-export const SENDER_REQUIREMENTS = [
-  'KYC_APPROVAL',
-  'NEW_PERSON',
-  'INDIVIDUAL',
-  'FIRST_NAME',
-  'LAST_NAME',
-  'IDENTIFICATION',
-  'EMAIL',
-  'PHONE_NUMBER',
-  'ADDRESS',
-] as const;
-export type SenderRequirement = (typeof SENDER_REQUIREMENTS)[number];
-
-/** The PersonInput fields behind each requirement of an individual's data. */
-const FIELDS_OF: Partial<Record<SenderRequirement, readonly (keyof PersonDetails)[]>> = {
-  FIRST_NAME: ['firstName'],
-  LAST_NAME: ['lastName'],
-  IDENTIFICATION: ['identificationType', 'identification'],
-  EMAIL: ['email'],
-  PHONE_NUMBER: ['phoneNumber'],
-  ADDRESS: ['address'],
-};
-
-/** A stored person as senderOf and senderRequirements read it (persons.status and persons.details). */
-export interface StoredPerson {
-  status: string;
-  details: unknown;
-}
-
-/** What the person lacks to send money (empty: it can send). See SENDER_REQUIREMENTS. */
-export function senderRequirements(person: StoredPerson): SenderRequirement[] {
-  const out: SenderRequirement[] = person.status === 'APPROVED' ? [] : ['KYC_APPROVAL'];
-  const p = (person.details ?? null) as PersonDetails | null;
-  // a row from before the details were kept: nothing to tell from it but that a new person is needed
-  if (!p) return [...out, 'NEW_PERSON'];
-  if (p.type !== 'INDIVIDUAL') return [...out, 'INDIVIDUAL'];
-  for (const [requirement, fields] of Object.entries(FIELDS_OF) as [SenderRequirement, (keyof PersonDetails)[]][])
-    if (fields.some((f) => !p[f])) out.push(requirement);
-  return out;
-}
-
-/** The sender built from a stored person, or what the person lacks to send money (the message of a BAD_USER_INPUT). */
-export function senderOf(person: StoredPerson): Sender | string {
-  const lacks = senderRequirements(person);
-  if (lacks.includes('KYC_APPROVAL')) return 'the person is not APPROVED by KYC';
-  if (lacks.includes('NEW_PERSON')) return 'the person was created before senders were kept; create the person again with createPerson';
-  if (lacks.includes('INDIVIDUAL')) return 'the person must be an INDIVIDUAL to send money';
-  const p = person.details as PersonDetails;
-  if (lacks.length) {
-    const missing = lacks.flatMap((r) => (FIELDS_OF[r] ?? []).filter((f) => !p[f]));
-    return `the person has no ${missing.join(', ')}; create a person with them (createPerson)`;
-  }
-  return {
-    customer: {
-      firstName: p.firstName!,
-      lastName: p.lastName!,
-      email: p.email!,
-      phoneNumber: p.phoneNumber!,
-      documentNumber: p.identification!,
-      documentType: p.identificationType!,
-      countryCode: p.address!.countryCode,
-    },
-    address: p.address!,
-  };
-}
+import { gatewayPersonAddress } from '../../shared/address';
+import { requireSender, senderRequirements, type PersonDetails, type Sender, type SenderRequirement } from './kyc.ports';
 
 interface PersonResultView {
   id: string | null;
@@ -128,8 +27,8 @@ export class KycService {
     private readonly clock: Clock,
   ) {}
 
-  private request(args: PersonArgs): PersonRequest {
-    const missing = (names: (keyof PersonArgs)[]) =>
+  private request(args: PersonDetails): PersonRequest {
+    const missing = (names: (keyof PersonDetails)[]) =>
       names.filter((n) => !args[n]).map((n) => ({ path: `input.${n}`, code: 'REQUIRED' as const }));
     if (args.type === 'INDIVIDUAL' && (!args.firstName || !args.lastName))
       throw badFields('firstName and lastName are required for an individual', missing(['firstName', 'lastName']));
@@ -150,7 +49,7 @@ export class KycService {
     };
   }
 
-  async validatePerson(args: PersonArgs): Promise<PersonResultView> {
+  async validatePerson(args: PersonDetails): Promise<PersonResultView> {
     const req = this.request(args);
     const r = await this.gateway.validatePerson(req);
     return { id: null, status: r.status, message: r.message ?? null };
@@ -164,10 +63,7 @@ export class KycService {
     const [person] = await this.sql.query<{ owner_id: string; status: string; details: Prisma.JsonValue }>`
       SELECT owner_id, status, details FROM persons WHERE id = ${personId}`;
     if (!person || person.owner_id !== ownerId) throw notFound('Person');
-    const sender = senderOf(person);
-    if (typeof sender === 'string')
-      throw badField('input.personId', person.status !== 'APPROVED' ? 'NOT_VERIFIED' : 'INCOMPLETE', `personId: ${sender}`);
-    return sender;
+    return requireSender(person);
   }
 
   /**
@@ -202,7 +98,7 @@ export class KycService {
     };
   }
 
-  async createPerson(ownerId: string, args: PersonArgs): Promise<PersonResultView> {
+  async createPerson(ownerId: string, args: PersonDetails): Promise<PersonResultView> {
     const req = this.request(args);
     const r = await this.gateway.createPerson(req);
     if (r.status !== 'APPROVED') return { id: null, status: r.status, message: r.message ?? null };

@@ -2,8 +2,8 @@ import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql
 import { IsEmail, IsIn, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
 import { AddressInput } from '../../graphql/address.types';
 import { AFTER_CURSOR_HINT, type Connection, connectionType } from '../../graphql/relay';
-import { E164, E164_MESSAGE } from '../checks/checks.types';
-import { SENDER_REQUIREMENTS } from './kyc.service';
+import { E164, E164_MESSAGE } from '../../shared/phone';
+import { SENDER_REQUIREMENTS } from './kyc.ports';
 
 export enum PersonStatus {
   APPROVED = 'APPROVED',

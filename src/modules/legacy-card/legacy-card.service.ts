@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Caller } from '../../auth/auth.types';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import { AppError } from '../../shared/errors';
-import type { FundingCredentials } from '../checks/checks.credentials';
+import type { FundingCredentials } from '../checks/checks.ports';
 import { gatewayCheckAddress, type PostalAddress } from '../../shared/address';
 
 interface LegacyCardCheckCommand {

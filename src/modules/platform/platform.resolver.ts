@@ -4,7 +4,7 @@ import type { GraphQLContext } from '../../graphql/context';
 import { JSONObjectScalar } from '../../graphql/json.scalar';
 import { MoneyInput } from '../../graphql/money.types';
 import { offsetConnection, pageRequest } from '../../graphql/relay';
-import { CreateAgentInput, CreatedAgent } from '../admin/admin.types';
+import { CreateAgentInput, CreatedAgent } from '../admin/admin.ports';
 import type { PlatformService } from './platform.service';
 import {
   CreatePlatformFxTransactionInput,

@@ -11,7 +11,7 @@ interface Money {
   amount: string;
   currency: string;
 }
-import type { AdminService } from '../admin/admin.service';
+import type { AdminService } from '../admin/admin.ports';
 
 const CURRENCY = /^[A-Z]{3}$/;
 const COUNTRY = /^[A-Za-z]{2}$/;

@@ -1,13 +1,8 @@
 import type { PrismaClient, Recipient as RecipientRow } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import { badField, notFound } from '../../shared/errors';
-import type { DirectoryService } from '../directory/directory.service';
-import { savedRecipientDetails, type RecipientDetails } from '../transfer/transfer.columns';
-import { assertRecipient } from '../transfer/transfer.recipient';
-import { recipientShown } from '../transfer/transfer.view';
-
-/** The alias directory's look-up (DirectoryService.resolveAlias): a PIX key is checked there before it is saved. */
-export type AliasLookup = DirectoryService['resolveAlias'];
+import type { AliasLookup } from '../directory/directory.ports';
+import { assertRecipient, recipientShown, savedRecipientDetails, type RecipientDetails } from '../transfer/transfer.ports';
 
 /** How many recipients one caller may keep (a bound on what a caller can make us store). */
 export const MAX_SAVED_RECIPIENTS = 200;

@@ -1,6 +1,6 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 import { AFTER_CURSOR_HINT, type Connection, connectionType } from '../../graphql/relay';
-import { DestinationType } from '../transfer/transfer.types';
+import { DestinationType } from '../transfer/transfer.ports';
 
 @ObjectType({
   simpleResolvers: true,

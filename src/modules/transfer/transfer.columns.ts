@@ -10,7 +10,7 @@
  */
 import { Prisma } from '../../generated/prisma/client';
 import type { PostalAddress } from '../../shared/address';
-import type { Sender } from '../kyc/kyc.service';
+import type { Sender } from '../kyc/kyc.ports';
 import { TRANSFER_STATUSES, type TransferStatus } from './transfer.states';
 import type { Shown } from './transfer.repository';
 

@@ -1,10 +1,11 @@
 import type { Prisma } from '../../generated/prisma/client';
 
 /**
- * The seam between the webhook module (verifies, stores, deduplicates and normalises platform events) and the
- * transfer saga (owns what an event means for a transfer — always through the one transition table, cause
- * `webhook`). Events come one at a time per transaction: `TransferEventSink.applyPlatformEvent`, or `applyAtReceipt`
- * with the delivery's inbox row, written in the same statement as the event's effect.
+ * What the transfer module offers other modules. First, the seam between the webhook module (verifies, stores,
+ * deduplicates and normalises platform events) and the transfer saga (owns what an event means for a transfer —
+ * always through the one transition table, cause `webhook`). Events come one at a time per transaction:
+ * `TransferEventSink.applyPlatformEvent`, or `applyAtReceipt` with the delivery's inbox row, written in the same
+ * statement as the event's effect.
  */
 
 export type PlatformEventSource = { kind: 'webhook'; inboxId: string; eventName: string } | { kind: 'reconcile' } | { kind: 'test' };
@@ -117,3 +118,9 @@ export interface TransferChangedMessage {
   ownerId: string;
   version: number;
 }
+
+// ── The recipient of a transfer, for the recipient module (saved recipients) and fx (quotes for a destination type) ──
+export { DestinationType, RecipientInput } from './transfer.types';
+export { savedRecipientDetails, type RecipientDetails } from './transfer.columns';
+export { assertRecipient } from './transfer.recipient';
+export { recipientShown } from './transfer.view';

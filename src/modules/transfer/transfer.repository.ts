@@ -2,7 +2,6 @@ import { Prisma, type Person, type PrismaClient, type Quote, type Transfer } fro
 import { canonicalJson } from '../../shared/json';
 import { prismaRawSql, type RawSql } from '../../db/raw-sql';
 import { modelColumns, modelFromSql } from '../../db/sql-rows';
-import { quoteColumns } from '../fx/fx.service';
 import type { PubSub } from '../../events/pubsub';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
@@ -13,6 +12,7 @@ import { isTerminal, refusal, type Cause, type TransferStatus } from './transfer
 export type TransferRow = Transfer;
 
 const personColumns = modelColumns(Prisma.PersonScalarFieldEnum);
+const quoteColumns = modelColumns(Prisma.QuoteScalarFieldEnum);
 
 /** Fields a change may set together with (or without) a status change. Never `status` / `version` / `eventSeq`. (`nextRunAt` only earlier: see Scheduling.) */
 export type TransferPatch = Partial<

@@ -16,9 +16,9 @@ import type {
   PullPushPaymentRequest,
   TokenPullPaymentRequest,
 } from '../../upstream/gateway/gateway.types';
-import { accountCheckRequest, cardCheckRequest, holderOf, type BankCheckArgs, type CardCheckArgs } from '../checks/checks.service';
+import { accountCheckRequest, cardCheckRequest, holderOf, type BankCheckArgs, type CardCheckArgs } from '../checks/checks.ports';
 import { alpha3 } from '../../shared/countries';
-import type { Sender } from '../kyc/kyc.service';
+import type { Sender } from '../kyc/kyc.ports';
 import type { TransferDetails } from './transfer.columns';
 import type { TransferRow } from './transfer.repository';
 

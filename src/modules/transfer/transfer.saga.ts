@@ -4,7 +4,7 @@ import type { Logger } from '../../shared/logger';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { Payment } from '../../upstream/gateway/gateway.types';
 import { isUnknownOutcome, isUpstreamError, type MoneyMovingResult, type UpstreamError } from '../../upstream/http/upstream.errors';
-import { evaluateCardCheck } from '../checks/checks.service';
+import { evaluateCardCheck } from '../checks/checks.ports';
 import { moneyStepRequest, refundStepRequest, transferDetails, type AuthorizationOutcome, type CheckOutcome } from './transfer.columns';
 import {
   afterAuthorization,

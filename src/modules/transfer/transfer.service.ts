@@ -5,8 +5,7 @@ import type { Clock } from '../../shared/clock';
 import { AppError, badField, badInput, forbidden, notFound } from '../../shared/errors';
 import { requestHash, type Completion, type IdempotencyService } from '../../db/idempotency.service';
 import type { Logger } from '../../shared/logger';
-import { holderDigest, type FundingCredentials } from '../checks/checks.credentials';
-import { cardholderNameProblem, holderOf } from '../checks/checks.service';
+import { cardholderNameProblem, holderDigest, holderOf, type FundingCredentials } from '../checks/checks.ports';
 import { dec, fitsMinorUnits, formatAmount, sendAmountProblem, type CorridorRule } from '../../shared/money';
 import { TransferActions } from './transfer.actions';
 import { refundStepRequest, type RecipientDetails, type TransferDetails } from './transfer.columns';
@@ -27,7 +26,8 @@ import { parseSearch, searchTermsOf } from './transfer.search';
 import { transferColumns, transferFromSql } from './transfer.rows';
 import type { TransferSaga } from './transfer.saga';
 import type { TransferStatus } from './transfer.states';
-import { senderOf } from '../kyc/kyc.service';
+import { requireSender } from '../kyc/kyc.ports';
+import type { SavedRecipientLookup } from '../recipient/recipient.ports';
 import { returnUrlProblem, type ReturnUrlPolicy } from '../../shared/return-url';
 
 export interface CreateTransferArgs {
@@ -41,9 +41,6 @@ export interface CreateTransferArgs {
   /** Where the 3-D Secure page sends the browser back (THREE_DS_RETURN_URL_HOSTS), if the card asks for a challenge. */
   threeDSReturnUrl?: string | null;
 }
-
-/** A caller's saved recipient as a transfer copies it (recipientId set), or NOT_FOUND (someone else's, unknown, deleted). */
-export type SavedRecipientLookup = (ownerId: string, recipientId: string) => Promise<RecipientDetails>;
 
 export interface ListArgs {
   /** The last row of the previous page (newest-first order), if any. */
@@ -327,9 +324,7 @@ export class TransferService implements TransferEventSink {
         `quoteId: the quote was priced for paymentMethod ${quote.paymentMethod}, which does not fund a ${a.funding.type} transfer; get a quote with paymentMethod ${methods.join(' or ')} (or change funding.type)`,
       );
     if (!person || person.ownerId !== caller.userId) throw notFound('Person');
-    const sender = senderOf(person);
-    if (typeof sender === 'string')
-      throw badField('input.personId', person.status !== 'APPROVED' ? 'NOT_VERIFIED' : 'INCOMPLETE', `personId: ${sender}`);
+    const sender = requireSender(person);
     if (a.funding.type === 'CARD') {
       const nameProblem = cardholderNameProblem(sender);
       if (nameProblem) throw badField('input.personId', 'INVALID_CARDHOLDER_NAME', nameProblem);

@@ -17,7 +17,7 @@ import { DeliveryEstimate } from '../../graphql/pricing.types';
 import { Money } from '../../graphql/money.types';
 import { AddressInput } from '../../graphql/address.types';
 import { AFTER_CURSOR_HINT, type Connection, connectionType } from '../../graphql/relay';
-import { E164, E164_MESSAGE } from '../checks/checks.types';
+import { E164, E164_MESSAGE } from '../../shared/phone';
 import { TRANSFER_STATUSES } from './transfer.states';
 import { FAILURE_CODES, type FailureCode } from '../../shared/failure-codes';
 
