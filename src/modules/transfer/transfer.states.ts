@@ -84,7 +84,7 @@ export const TRANSITIONS: Table = {
   },
 };
 
-export function allowedCauses(from: TransferStatus, to: TransferStatus): readonly Cause[] {
+function allowedCauses(from: TransferStatus, to: TransferStatus): readonly Cause[] {
   return TRANSITIONS[from]?.[to] ?? [];
 }
 
