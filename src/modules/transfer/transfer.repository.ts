@@ -97,7 +97,7 @@ export type Shown = {
   failureCode: string | null;
   failureMessage: string | null;
 };
-export const shownOf = (
+const shownOf = (
   t: Pick<TransferRow, 'status' | 'nextAction' | 'capturedAmount' | 'refundedAmount' | 'failureCode' | 'failureMessage'>,
 ): Shown => ({
   status: t.status,

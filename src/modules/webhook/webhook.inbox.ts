@@ -49,7 +49,7 @@ interface InboxEventView {
 }
 
 /** An inbox event as back-office reads it in a list: with the transfer it concerned and its payload, redacted. */
-export interface InboxEventDetailView extends InboxEventView {
+interface InboxEventDetailView extends InboxEventView {
   transferId: string | null;
   payload: Record<string, unknown>;
 }
@@ -74,7 +74,7 @@ interface StoredDelivery {
   duplicate: boolean;
 }
 
-export interface DeliveryInput {
+interface DeliveryInput {
   eventName: string;
   payload: Record<string, unknown>;
   signed: boolean;

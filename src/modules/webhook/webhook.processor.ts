@@ -117,7 +117,7 @@ interface RowResult {
   retry: 'error' | 'unknown_transfer' | null;
 }
 
-export interface ProcessorStats {
+interface ProcessorStats {
   processed: number;
   retried: number;
   deadLettered: number;
