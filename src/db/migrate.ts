@@ -1,35 +1,16 @@
 /**
- * Applying migrations (prisma/migrations/<timestamp>_<name>/migration.sql) at start and from
- * `npm run db:migrate`.
- *
- * Decision: our own small applier, not the wasm schema engine's `applyMigrations`.
- * - Measured (2 shared cores, in-memory PGlite, the init migration): our applier ≈ 50 ms; the wasm
- *   engine ≈ 95 ms (load + instantiate the 5.4 MB module ≈ 25 ms, SchemaEngine.new ≈ 10 ms,
- *   applyMigrations ≈ 60 ms). Both are small next to PGlite's own start (initdb ≈ 1.3–2 s, or
- *   ≈ 0.3 s from a dump), so speed alone does not decide; these do:
- * - Failure semantics. We run each migration and its bookkeeping row in one transaction: a failing
- *   migration leaves the database as it was and the next start simply retries. Prisma's engine
- *   records a failed migration, and every later start refuses until someone runs `migrate resolve`.
- * - Locking we can see and test: `pg_advisory_lock(MIGRATION_LOCK_KEY)` on a dedicated connection,
- *   with our own timeout and message.
- * - Production footprint. The wasm engine stays a devDependency, used only by tooling (creating
- *   migrations, the drift test); the running service needs only `pg`/PGlite and the SQL files.
- * - Compatibility is kept: the `_prisma_migrations` table has Prisma's columns, checksum = sha256
- *   (hex) of migration.sql, one finished row per migration. test/db/compat.test.ts proves that Prisma's
- *   engine finds nothing to apply after us and that we agree with what it records.
- *
- * Semantics
- * - Migrations are applied in name order, each in its own transaction together with its bookkeeping
- *   row, so a failing migration leaves no trace: start-up stops with MigrationError naming the
- *   migration and the database error, and the next start tries again. A script that manages its own
- *   transaction (Prisma writes `BEGIN; … COMMIT;` for some enum changes) runs unwrapped, like Prisma.
- * - Concurrency: on PostgreSQL everything happens on one dedicated connection holding
- *   `pg_advisory_lock(MIGRATION_LOCK_KEY)`, so N instances starting together apply each migration
- *   exactly once; the others wait, re-read the table and find nothing to do. (PGlite: one process per
- *   data directory, enforced by a lock file, see pglite.ts; migrate() calls are serialised in-process.)
- * - A row left unfinished by another tool (finished_at null, not rolled back) stops start-up, as with
- *   `prisma migrate deploy` (P3009). Migrations in the database that are unknown here (a newer
- *   version already deployed) are tolerated; an applied migration whose file changed is logged.
+ * Applying migrations (prisma/migrations/<timestamp>_<name>/migration.sql) at start and from `npm run db:migrate`:
+ * our own small applier, not the wasm schema engine's `applyMigrations` (that engine stays a devDependency of the
+ * tooling), for its failure semantics and a lock we can see and test.
+ * - Migrations are applied in name order, each in one transaction with its bookkeeping row: a failing migration
+ *   leaves no trace, start-up stops with MigrationError naming it, the next start tries again (Prisma's engine would
+ *   refuse every later start until `migrate resolve`). A script that manages its own transaction (Prisma writes
+ *   `BEGIN; … COMMIT;` for some enum changes) runs unwrapped, like Prisma.
+ * - On PostgreSQL everything runs on one connection holding `pg_advisory_lock(MIGRATION_LOCK_KEY)`: N instances
+ *   starting together apply each migration once. PGlite: one process per data directory (pglite.ts).
+ * - Prisma-compatible bookkeeping (`_prisma_migrations`, checksum = sha256 of migration.sql; test/db/compat.test.ts).
+ *   An unfinished row left by another tool stops start-up (as P3009); unknown applied migrations are tolerated; an
+ *   applied migration whose file changed is logged.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

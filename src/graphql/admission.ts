@@ -13,7 +13,7 @@ import { rateLimitRefusal, type RateLimitRules } from './rate-limits';
 import type { RateLimiter } from '../shared/rate-limit';
 
 /** One operation as either transport hands it over, parsed and validated. */
-export interface OperationRequest {
+interface OperationRequest {
   document: DocumentNode;
   /** The operation to run (null: none matched the operation name; execution answers that). */
   operation: OperationDefinitionNode | null | undefined;

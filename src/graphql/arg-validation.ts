@@ -126,7 +126,7 @@ export class InputValidationError extends ArgumentValidationError {
 }
 
 /** A field's problem, with class-validator's message (the developer's detail, never the value). */
-export interface FieldValidationProblem extends FieldProblem {
+interface FieldValidationProblem extends FieldProblem {
   detail: string;
 }
 

@@ -58,7 +58,7 @@ const FIELD_ERROR_CODE_DESCRIPTIONS: Record<FieldErrorCode, string> = {
   INVALID_CARDHOLDER_NAME: 'A person (personId) whose name cannot be a cardholder name (at most 35 characters, no title or suffix).',
 };
 
-export const ErrorCodeEnum = Object.fromEntries(API_ERROR_CODES.map((c) => [c, c])) as { [K in ApiErrorCode]: K };
+const ErrorCodeEnum = Object.fromEntries(API_ERROR_CODES.map((c) => [c, c])) as { [K in ApiErrorCode]: K };
 registerEnumType(ErrorCodeEnum, {
   name: 'ErrorCode',
   description:
@@ -66,7 +66,7 @@ registerEnumType(ErrorCodeEnum, {
   valuesConfig: Object.fromEntries(API_ERROR_CODES.map((c) => [c, { description: ERROR_CODE_DESCRIPTIONS[c] }])),
 });
 
-export const FieldErrorCodeEnum = Object.fromEntries(FIELD_ERROR_CODES.map((c) => [c, c])) as { [K in FieldErrorCode]: K };
+const FieldErrorCodeEnum = Object.fromEntries(FIELD_ERROR_CODES.map((c) => [c, c])) as { [K in FieldErrorCode]: K };
 registerEnumType(FieldErrorCodeEnum, {
   name: 'FieldErrorCode',
   description:

@@ -51,7 +51,7 @@ const order = (d: DefinitionNode) =>
  * another order — have one canonical form; any other difference (a field, an argument, an alias) does not. Null when
  * the text does not parse.
  */
-export function canonicalDocument(text: string, maxTokens: number): string | null {
+function canonicalDocument(text: string, maxTokens: number): string | null {
   let doc;
   try {
     doc = parse(text, { noLocation: true, maxTokens });

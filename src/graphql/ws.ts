@@ -76,7 +76,7 @@ type Extra = {
  * value; `accept-language`, as GraphiQL sends its headers, too), else the upgrade request's Accept-Language header
  * (a browser sends its own), else English.
  */
-export function languageOf(params: Readonly<Record<string, unknown>> | undefined, request: IncomingMessage): Language {
+function languageOf(params: Readonly<Record<string, unknown>> | undefined, request: IncomingMessage): Language {
   const param = params?.acceptLanguage ?? params?.['accept-language'] ?? params?.['Accept-Language'];
   return negotiateLanguage(typeof param === 'string' && param !== '' ? param : request.headers['accept-language']);
 }

@@ -54,7 +54,7 @@ export function registerHealthRoutes(
   return probe;
 }
 
-export interface ReadinessProbe {
+interface ReadinessProbe {
   /** Runs every check now. */
   evaluate(): Promise<Readiness>;
   /** The last evaluation when under a second old (or the one under way), else a new one. */

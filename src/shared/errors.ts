@@ -27,7 +27,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
  * The codes the GraphQL edge answers besides an AppError's: graphql-js's and Apollo's own refusals of a request, the
  * trusted-documents refusals (trusted-documents.ts), a subscription sent over HTTP and the query limits (limits.ts).
  */
-export const EDGE_ERROR_CODES = [
+const EDGE_ERROR_CODES = [
   'GRAPHQL_PARSE_FAILED',
   'GRAPHQL_VALIDATION_FAILED',
   'BAD_REQUEST',

@@ -21,7 +21,7 @@ export interface PollTimers {
   now(): number;
 }
 
-export const realTimers: PollTimers = {
+const realTimers: PollTimers = {
   setTimeout(fn, ms) {
     const t = setTimeout(fn, ms);
     t.unref?.();

@@ -61,7 +61,7 @@ const FIELDS_OF: Partial<Record<SenderRequirement, readonly (keyof PersonDetails
 };
 
 /** A stored person as senderOf and senderRequirements read it (persons.status and persons.details). */
-export interface StoredPerson {
+interface StoredPerson {
   status: string;
   details: unknown;
 }

@@ -118,7 +118,7 @@ export class KycService {
 }
 
 /** A stored person as the owner's list shows it. */
-export interface PersonSummary {
+interface PersonSummary {
   id: string;
   /** First and last name, or the company's name; null for rows from before the details were kept. */
   name: string | null;

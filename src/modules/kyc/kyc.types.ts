@@ -18,7 +18,7 @@ registerEnumType(PersonStatus, {
   },
 });
 
-export const SenderRequirementEnum = Object.fromEntries(SENDER_REQUIREMENTS.map((r) => [r, r])) as {
+const SenderRequirementEnum = Object.fromEntries(SENDER_REQUIREMENTS.map((r) => [r, r])) as {
   [K in (typeof SENDER_REQUIREMENTS)[number]]: K;
 };
 registerEnumType(SenderRequirementEnum, {

@@ -5,10 +5,10 @@ import type { AliasLookup } from '../directory/directory.ports';
 import { assertRecipient, recipientShown, savedRecipientDetails, type RecipientDetails } from '../transfer/transfer.ports';
 
 /** How many recipients one caller may keep (a bound on what a caller can make us store). */
-export const MAX_SAVED_RECIPIENTS = 200;
+const MAX_SAVED_RECIPIENTS = 200;
 
 /** A saved recipient as the API shows it: masked, never the whole key, wallet id or document. */
-export interface SavedRecipient {
+interface SavedRecipient {
   id: string;
   name: string;
   destinationType: string;

@@ -14,7 +14,7 @@ import { formatAmount } from '../../shared/money';
 import { WAKE, type TransferRepository, type TransferRow } from './transfer.repository';
 import type { SagaContext, TransferSaga } from './transfer.saga';
 
-export type ActionName = 'resumeTransfer' | 'captureTransfer' | 'voidTransfer' | 'cancelTransfer' | 'refundTransfer';
+type ActionName = 'resumeTransfer' | 'captureTransfer' | 'voidTransfer' | 'cancelTransfer' | 'refundTransfer';
 
 /**
  * One of the customer's / back-office's actions on a transfer, as the shared course runs it (TransferActions.run):

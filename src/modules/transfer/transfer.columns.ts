@@ -70,7 +70,7 @@ export interface RecipientDetails {
   recipientId?: string | null;
 }
 
-export const FUNDING_TYPES = ['CARD', 'BANK_ACCOUNT', 'ACCOUNT_TOKEN'] as const;
+const FUNDING_TYPES = ['CARD', 'BANK_ACCOUNT', 'ACCOUNT_TOKEN'] as const;
 const DESTINATION_TYPES = ['WALLET', 'PIX'] as const;
 
 /** transfers.details → TransferDetails. */
@@ -154,7 +154,7 @@ export const NO_NEXT_ACTION = Prisma.JsonNull;
  * authorized amount), who asked and with which idempotencyKey. Void: the status it ends in, the failure code
  * to show, who asked (and the key, for a voidTransfer). Fields a step does not have are null.
  */
-export interface MoneyStepRequest {
+interface MoneyStepRequest {
   amount: string | null;
   target: TransferStatus | null;
   failureCode: string | null;
@@ -180,7 +180,7 @@ export type RefundKind = 'PAYOUT_FAILED' | 'CANCELLED' | 'BACKOFFICE';
 const REFUND_KINDS: readonly RefundKind[] = ['PAYOUT_FAILED', 'CANCELLED', 'BACKOFFICE'];
 
 /** What a refund intent asks for (saga_steps.request of a refund:<n> step). */
-export interface RefundStepRequest {
+interface RefundStepRequest {
   /** In the transfer's source currency, formatted (always explicit: what is sent is what is recorded). */
   amount: string;
   kind: RefundKind;
@@ -258,7 +258,7 @@ export function paymentStatus(json: Prisma.JsonValue | null): string | null {
  * The audit detail's fields read back: the action (e.g. authorize, resumeTransfer), a mutation's idempotencyKey, and
  * the value a platform fact reported (e.g. PaymentCaptured, DECLINED, Approved).
  */
-export interface EventDetail {
+interface EventDetail {
   action: string | null;
   idempotencyKey: string | null;
   value: string | null;

@@ -4,14 +4,14 @@ import type { Prisma, PrismaClient, SagaStep, TransferEvent, TransferRefusal } f
 /** How many refused transitions a transfer shows (the most recent). */
 export const REFUSALS_SHOWN = 50;
 
-export interface EventsPageKey {
+interface EventsPageKey {
   transferId: string;
   /** seq of the last event already seen (0 = from the start). */
   afterSeq: number;
   first: number;
 }
 
-export interface EventsPage {
+interface EventsPage {
   events: TransferEvent[];
   hasNextPage: boolean;
 }
@@ -22,7 +22,7 @@ export interface EventsPage {
  */
 const NO_CACHE = { cache: false } as const;
 
-export class TransferLoaders {
+class TransferLoaders {
   readonly events: DataLoader<EventsPageKey, EventsPage, string>;
   /** The refused transitions of each transfer, newest first (at most REFUSALS_SHOWN): one query per request. */
   readonly refusals: DataLoader<string, TransferRefusal[]>;

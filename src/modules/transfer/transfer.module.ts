@@ -36,7 +36,7 @@ export interface TransfersModule {
 }
 
 /** Wiring of the transfer module, called once by the composition root (src/app.ts). */
-export function createTransfersModule(deps: {
+function createTransfersModule(deps: {
   config: Config;
   prisma: PrismaClient;
   /** Raw statements outside transactions (Database.sql): on PostgreSQL beside Prisma. */

@@ -42,7 +42,7 @@ const LIVE = ['PENDING', 'ACTION_REQUIRED', 'AUTHORIZED', 'CAPTURED', 'PAYOUT_PE
 /** How long a delivery that applied a compliance decision waits for the saga run it started before it is answered. */
 const KICK_WAIT_MS = 1_000;
 
-export interface PlatformFactsOptions {
+interface PlatformFactsOptions {
   /** Confirms a webhook's platform transaction id before it is first linked to a transfer (absent: webhooks never link). */
   platform?: PlatformTransactionLookup;
   /** The worker should look now (a decision's kick found the transfer busy). */

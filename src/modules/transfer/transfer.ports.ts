@@ -8,7 +8,7 @@ import type { Prisma } from '../../generated/prisma/client';
  * statement as the event's effect.
  */
 
-export type PlatformEventSource = { kind: 'webhook'; inboxId: string; eventName: string } | { kind: 'reconcile' } | { kind: 'test' };
+type PlatformEventSource = { kind: 'webhook'; inboxId: string; eventName: string } | { kind: 'reconcile' } | { kind: 'test' };
 
 export type PlatformChange =
   /** TransactionStatusChanged (newStatus values of the remittances document). */
@@ -45,7 +45,7 @@ export interface PlatformTransactionEvent {
  * - transaction_conflict: the event's transactionId is recorded for another transfer than the one its
  *   externalTransactionId names (or names none).
  */
-export type PlatformMismatch = 'transaction_id' | 'transaction_conflict';
+type PlatformMismatch = 'transaction_id' | 'transaction_conflict';
 
 export type ApplyOutcome =
   | { applied: true; transferId: string; version: number }

@@ -97,7 +97,7 @@ export type Shown = {
   failureCode: string | null;
   failureMessage: string | null;
 };
-export const shownOf = (
+const shownOf = (
   t: Pick<TransferRow, 'status' | 'nextAction' | 'capturedAmount' | 'refundedAmount' | 'failureCode' | 'failureMessage'>,
 ): Shown => ({
   status: t.status,
@@ -264,9 +264,12 @@ export class TransferRepository {
       return { result: null, written: (r?.n ?? 0) > 0 };
     }
     const at = this.clock.now();
-    const { transfer, along } = await this.writeWith(this.sql, snapshot, plan, request, at, receipt, null, opts.onlyIfApplied);
-    if (!transfer) return { result: null, written: along > 0 };
-    return { result: await this.committed({ ok: true, transfer, changed: true, shown: plan.shown !== null }, request), written: along > 0 };
+    const { transfer, receiptStored } = await this.writeWith(this.sql, snapshot, plan, request, at, receipt, null, opts.onlyIfApplied);
+    if (!transfer) return { result: null, written: receiptStored };
+    return {
+      result: await this.committed({ ok: true, transfer, changed: true, shown: plan.shown !== null }, request),
+      written: receiptStored,
+    };
   }
 
   /**
@@ -322,8 +325,8 @@ export class TransferRepository {
   /**
    * One statement: the row updated (on condition that event_seq is still the one `row` was read at) and returned,
    * with its audit event (transfer null when the row had moved on) — and, in the same statement, a delivery's inbox
-   * row (the change then also conditioned on the receipt's condition; `along`: whether it was stored) or another
-   * write made whatever comes of the change (`alongside`).
+   * row (the change then also conditioned on the receipt's condition; `receiptStored`: whether it was stored) or
+   * another write made whatever comes of the change (`sideWrite`).
    */
   private async writeWith(
     sql: RawSql,
@@ -332,19 +335,19 @@ export class TransferRepository {
     req: ChangeRequest,
     at: Date,
     receipt: DeliveryReceipt | null,
-    alongside: Prisma.Sql | null,
+    sideWrite: Prisma.Sql | null,
     receiptOnlyIfApplied = false,
-  ): Promise<{ transfer: TransferRow | null; along: number }> {
+  ): Promise<{ transfer: TransferRow | null; receiptStored: boolean }> {
     const sets = [Prisma.sql`status = ${plan.to}::transfer_status`, Prisma.sql`event_seq = event_seq + 1`, ...patchAssignments(plan.patch)];
     // version and updated_at move only with what an app sees
     if (plan.shown) sets.push(Prisma.sql`version = version + 1`, Prisma.sql`updated_at = ${at}::timestamptz`);
     const shownJson = plan.shown ? JSON.stringify(plan.shown) : null;
     const detail = plan.detail === undefined ? null : JSON.stringify(plan.detail);
     const condition = receipt ? Prisma.sql`AND ${receipt.condition}` : Prisma.empty;
-    const along = receipt
+    const receiptCte = receipt
       ? Prisma.sql`, r AS (${receipt.insert(Prisma.sql`EXISTS (SELECT 1 FROM u)`, receiptOnlyIfApplied)})`
       : Prisma.empty;
-    const also = alongside ? Prisma.sql`, a AS (${alongside})` : Prisma.empty;
+    const sideWriteCte = sideWrite ? Prisma.sql`, a AS (${sideWrite})` : Prisma.empty;
     const [raw] = await sql.query<Record<string, unknown>>`
       WITH u AS (
         UPDATE transfers SET ${Prisma.join(sets)} WHERE id = ${row.id} AND event_seq = ${row.eventSeq} ${condition} RETURNING ${transferStateColumns()}
@@ -355,12 +358,12 @@ export class TransferRepository {
                ${req.upstreamRef ?? null}::text, ${detail}::jsonb, ${at}::timestamptz
         FROM u
         RETURNING 1
-      )${along}${also}
-      SELECT u.*, ${receipt ? Prisma.sql`(SELECT count(*) FROM r)::int` : Prisma.sql`0`} AS _along FROM (SELECT 1) AS one LEFT JOIN u ON true`;
-    if (!raw || raw.id == null) return { transfer: null, along: Number(raw?._along ?? 0) };
+      )${receiptCte}${sideWriteCte}
+      SELECT u.*, ${receipt ? Prisma.sql`(SELECT count(*) FROM r)::int` : Prisma.sql`0`} AS _receipts FROM (SELECT 1) AS one LEFT JOIN u ON true`;
+    if (!raw || raw.id == null) return { transfer: null, receiptStored: Number(raw?._receipts ?? 0) > 0 };
     const transfer = transferFromSql(raw);
     transfer.details = row.details; // the row's it was decided on: no write changes them
-    return { transfer, along: Number(raw._along ?? 0) };
+    return { transfer, receiptStored: Number(raw._receipts ?? 0) > 0 };
   }
 
   // ── Scheduling ────────────────────────────────────────────────────────────────────────────────────

@@ -32,7 +32,7 @@ import { partiesOf, toTransfer } from './transfer.view';
 import { referenceOf } from './transfer.search';
 
 /** The operator's support contact, as every receipt shows it. */
-export interface SupportContactView {
+interface SupportContactView {
   name: string;
   email: string | null;
   phone: string | null;

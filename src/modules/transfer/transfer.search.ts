@@ -8,7 +8,7 @@
 import type { TransferDetails } from './transfer.columns';
 
 /** Lower case, no diacritics, no punctuation at the ends; inner `@ . _ + -` kept (e-mails, keys). */
-export function normalizeTerm(word: string): string {
+function normalizeTerm(word: string): string {
   return word
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
@@ -39,7 +39,7 @@ export function searchTermsOf(d: Pick<TransferDetails, 'sender' | 'recipient' | 
 }
 
 /** What a search string asks for: the id prefix of a reference, the words to match, the string as a platform id. */
-export interface SearchQuery {
+interface SearchQuery {
   /** The transfer id's first 12 hex digits as `xxxxxxxx-xxxx`, when the search reads as a reference. */
   idPrefix: string | null;
   /** Normalized words, all of which a transfer's terms must hold (empty: none usable). */

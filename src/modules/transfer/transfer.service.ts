@@ -30,7 +30,7 @@ import { requireSender } from '../kyc/kyc.ports';
 import type { SavedRecipientLookup } from '../recipient/recipient.ports';
 import { returnUrlProblem, type ReturnUrlPolicy } from '../../shared/return-url';
 
-export interface CreateTransferArgs {
+interface CreateTransferArgs {
   idempotencyKey: string;
   quoteId: string;
   personId: string;
@@ -42,7 +42,7 @@ export interface CreateTransferArgs {
   threeDSReturnUrl?: string | null;
 }
 
-export interface ListArgs {
+interface ListArgs {
   /** The last row of the previous page (newest-first order), if any. */
   after?: { createdAt: Date; id: string } | null;
   filter?: {
@@ -60,7 +60,7 @@ export interface ListArgs {
   } | null;
 }
 
-export interface TransferServiceOptions {
+interface TransferServiceOptions {
   /** How long a mutation waits for the transfer's lease (another step in flight) before INVALID_STATE. */
   leaseWaitMs: number;
   /** How long after its creation the owner may cancel a transfer. */
@@ -86,7 +86,7 @@ const CREATED_SHOWN: Shown = {
 };
 
 /** The quote's payment methods that price each funding type (createQuote.paymentMethod must be one of them). */
-export const QUOTE_METHODS_FOR_FUNDING: Record<TransferDetails['funding']['type'], readonly string[]> = {
+const QUOTE_METHODS_FOR_FUNDING: Record<TransferDetails['funding']['type'], readonly string[]> = {
   CARD: ['CARD', 'CREDIT_CARD', 'DEBIT_CARD', 'AFT'],
   BANK_ACCOUNT: ['BANK_ACCOUNT', 'ACH'],
   ACCOUNT_TOKEN: ['BANK_ACCOUNT', 'ACH'],
@@ -96,7 +96,7 @@ export const QUOTE_METHODS_FOR_FUNDING: Record<TransferDetails['funding']['type'
 const TRANSFER_ID_NAMESPACE = '3c1f7a52-9d0e-4b6a-8f2e-5a7c1d9b0e44';
 
 /** RFC 9562 UUIDv5 (SHA-1, name-based) of `name` in `namespace`. */
-export function uuidV5(namespace: string, name: string): string {
+function uuidV5(namespace: string, name: string): string {
   const h = createHash('sha1')
     .update(Buffer.from(namespace.replace(/-/g, ''), 'hex'))
     .update(name, 'utf8')
@@ -488,7 +488,7 @@ export class TransferService implements TransferEventSink {
 }
 
 /** A refund as the API shows it (its saga step). */
-export interface RefundView {
+interface RefundView {
   id: string;
   amount: { amount: string; currency: string };
   status: 'PENDING' | 'SUCCEEDED' | 'FAILED';

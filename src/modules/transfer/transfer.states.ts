@@ -40,13 +40,10 @@ export const isTerminal = (s: TransferStatus): boolean => TERMINAL.has(s);
 
 type Table = Partial<Record<TransferStatus, Partial<Record<TransferStatus, readonly Cause[]>>>>;
 
-const W: readonly Cause[] = ['worker'];
-const WH: readonly Cause[] = ['webhook'];
-
 /** from → to → allowed causes. */
 export const TRANSITIONS: Table = {
   PENDING: {
-    ACTION_REQUIRED: W, // the card check needs a 3DS challenge
+    ACTION_REQUIRED: ['worker'], // the card check needs a 3DS challenge
     AUTHORIZED: ['worker', 'mutation'], // authorization approved (the saga step, run by the worker or a resume)
     DECLINED: ['worker', 'mutation'], // a failed check or a declined authorization
     EXPIRED: ['worker', 'timer'], // the quote expired before the authorization
@@ -70,21 +67,21 @@ export const TRANSITIONS: Table = {
   },
   // Once money was taken it ends with the recipient (COMPLETED) or back with the sender (REFUNDED): never FAILED.
   CAPTURED: {
-    PAYOUT_PENDING: WH,
-    COMPLETED: WH,
+    PAYOUT_PENDING: ['webhook'],
+    COMPLETED: ['webhook'],
     REFUND_PENDING: ['webhook', 'mutation', 'worker'], // the payout failed or was cancelled; or the owner cancels
   },
   PAYOUT_PENDING: {
-    COMPLETED: WH,
+    COMPLETED: ['webhook'],
     REFUND_PENDING: ['webhook', 'mutation', 'worker'],
   },
   REFUND_PENDING: {
-    REFUNDED: W, // every cent taken went back (the refunds succeeded)
-    COMPLETED: WH, // the platform paid out before the cancellation reached it: no refund is made
+    REFUNDED: ['worker'], // every cent taken went back (the refunds succeeded)
+    COMPLETED: ['webhook'], // the platform paid out before the cancellation reached it: no refund is made
   },
 };
 
-export function allowedCauses(from: TransferStatus, to: TransferStatus): readonly Cause[] {
+function allowedCauses(from: TransferStatus, to: TransferStatus): readonly Cause[] {
   return TRANSITIONS[from]?.[to] ?? [];
 }
 

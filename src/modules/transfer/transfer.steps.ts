@@ -57,11 +57,11 @@ export class SagaStepLog {
     step: StepName,
     request: Record<string, unknown>,
     opts?: { whileStatusUnchanged: true },
-    alongside?: Prisma.Sql,
+    sideWrite?: Prisma.Sql,
   ): Promise<SagaStep | null> {
     const key = stepKey(t, step);
     // another write made in the same statement, whatever comes of the intent (e.g. the previous step's result)
-    const also = alongside ? Prisma.sql`, a AS (${alongside})` : Prisma.empty;
+    const sideWriteCte = sideWrite ? Prisma.sql`, a AS (${sideWrite})` : Prisma.empty;
     const now = this.clock.now();
     const req = JSON.stringify(request);
     // the row lock (FOR UPDATE) orders the intent with platform events that decide on the same lock
@@ -76,7 +76,7 @@ export class SagaStepLog {
           ), due AS (
             UPDATE transfers SET next_run_at = LEAST(COALESCE(next_run_at, ${now}::timestamptz), ${now}::timestamptz)
             WHERE id IN (SELECT id FROM t) RETURNING 1
-          )${also}
+          )${sideWriteCte}
           SELECT ins.*, (SELECT count(*) FROM t)::int AS _locked FROM (SELECT 1) AS one LEFT JOIN ins ON true`
       : await this.sql.query`
           WITH ins AS (
@@ -87,7 +87,7 @@ export class SagaStepLog {
           ), due AS (
             UPDATE transfers SET next_run_at = LEAST(COALESCE(next_run_at, ${now}::timestamptz), ${now}::timestamptz)
             WHERE id = ${t.id} RETURNING 1
-          )${also}
+          )${sideWriteCte}
           SELECT ins.*, 1 AS _locked FROM (SELECT 1) AS one LEFT JOIN ins ON true`;
     const raw = rows[0];
     if (opts?.whileStatusUnchanged && !Number(raw?._locked)) return null;

@@ -21,7 +21,7 @@ import { E164, E164_MESSAGE } from '../../shared/phone';
 import { TRANSFER_STATUSES } from './transfer.states';
 import { FAILURE_CODES, type FailureCode } from '../../shared/failure-codes';
 
-export const TransferStatusEnum = Object.fromEntries(TRANSFER_STATUSES.map((s) => [s, s])) as {
+const TransferStatusEnum = Object.fromEntries(TRANSFER_STATUSES.map((s) => [s, s])) as {
   [K in (typeof TRANSFER_STATUSES)[number]]: K;
 };
 registerEnumType(TransferStatusEnum, {
@@ -330,7 +330,7 @@ export class RefundTransferInput {
   reason!: string;
 }
 
-export const RefundStatusEnum = { PENDING: 'PENDING', SUCCEEDED: 'SUCCEEDED', FAILED: 'FAILED' } as const;
+const RefundStatusEnum = { PENDING: 'PENDING', SUCCEEDED: 'SUCCEEDED', FAILED: 'FAILED' } as const;
 registerEnumType(RefundStatusEnum, {
   name: 'RefundStatus',
   description: 'Where a refund stands.',
@@ -340,7 +340,7 @@ registerEnumType(RefundStatusEnum, {
     FAILED: { description: 'The gateway refused it: a person looks at it (back-office refundsNeedingAttention).' },
   },
 });
-export const RefundKindEnum = { PAYOUT_FAILED: 'PAYOUT_FAILED', CANCELLED: 'CANCELLED', BACKOFFICE: 'BACKOFFICE' } as const;
+const RefundKindEnum = { PAYOUT_FAILED: 'PAYOUT_FAILED', CANCELLED: 'CANCELLED', BACKOFFICE: 'BACKOFFICE' } as const;
 registerEnumType(RefundKindEnum, {
   name: 'RefundKind',
   description: 'Why the money goes back.',
@@ -435,7 +435,7 @@ export class NextAction {
 }
 
 const FAILURE_CODE_LIST = Object.keys(FAILURE_CODES) as FailureCode[];
-export const FailureCodeEnum = Object.fromEntries(FAILURE_CODE_LIST.map((c) => [c, c])) as { [K in FailureCode]: K };
+const FailureCodeEnum = Object.fromEntries(FAILURE_CODE_LIST.map((c) => [c, c])) as { [K in FailureCode]: K };
 registerEnumType(FailureCodeEnum, {
   name: 'FailureCode',
   description:

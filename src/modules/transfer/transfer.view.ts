@@ -52,7 +52,7 @@ export function partiesOf(
 }
 
 /** A recipient as an app may show it: the name, the kind of destination and the destination masked. */
-export interface RecipientShown {
+interface RecipientShown {
   name: string;
   destinationType: string;
   destination: string;

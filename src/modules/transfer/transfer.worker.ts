@@ -6,7 +6,7 @@ import { withQueryPhase } from '../../db/instrument';
 import type { Loaded } from './transfer.rows';
 import type { LeaseRelease, TransferSaga } from './transfer.saga';
 
-export interface WorkerOptions {
+interface WorkerOptions {
   pollIntervalMs: number;
   /** The transfers' lease (SAGA_LEASE_MS): a claim older than a third of it is renewed before its transfer is advanced. */
   leaseMs: number;

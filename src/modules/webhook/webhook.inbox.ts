@@ -2,28 +2,14 @@
  * The webhook inbox: every accepted delivery is one row, written before the 2xx answer — unprocessed (store), or
  * already processed when its event was applied in the same statement (receipt; see WebhookProcessor.applyAtReceipt).
  *
- * Deduplication is a unique key in the database (webhook_inbox.dedupe_key), so a redelivery — seconds or
- * weeks later, to any instance — inserts nothing. The key (webhook.normalize.ts `dedupeKeyOf`) is the
- * sha256 of the normalised event type + the canonical payload without its `event` field:
- * - the platform sends no delivery id, and a redelivery carries the same body (the signature header
- *   changes with each attempt's timestamp, so it is not part of the key);
- * - canonical JSON (sorted keys) makes key order and whitespace irrelevant;
- * - leaving `event` out and keying on the normalised type makes the same event received under two
- *   spellings (e.g. a legacy lowercase subscription next to a current one) one row;
- * - a semantic key such as (transactionId, type, oldStatus, newStatus) was considered: it would also merge
- *   events the platform might re-word (messages), but it would need one definition per type and per
- *   payload generation, and it could wrongly merge a transition that legitimately happens twice
- *   (documents re-decided VERIFIED → REJECTED → VERIFIED carry different occurredAt, agents different
- *   before/after, but a transaction's hold → release → hold would not). Whatever slips through the
- *   byte-level key is harmless anyway: the saga never moves backwards, applies a compliance value only
- *   when it changes, documents keep the greatest occurredAt.
+ * Deduplication is a unique key (webhook_inbox.dedupe_key, webhook.normalize.ts `dedupeKeyOf`): the sha256 of the
+ * normalised event type + the canonical payload without its `event` field. The platform sends no delivery id and a
+ * redelivery carries the same body; leaving `event` out makes one event received under two spellings one row. A
+ * byte-level key rather than a semantic one: it needs no definition per type and never merges a transition that
+ * legitimately happens twice; what slips through is harmless (the saga never moves backwards).
  *
- * Events that contradicted what we know (outcome mismatch, see webhook.processor.ts) are listed for the
- * back-office with their reason; they are never requeued (nothing about them will change).
- *
- * Dead letters (outcome dead_letter, see webhook.processor.ts) are listed for the back-office and can be
- * requeued: the row becomes unprocessed again with its attempts reset, so it is its stream's head once more
- * (platform facts are forward-only, so applying it after later events is safe).
+ * Mismatched events (outcome mismatch) and dead letters (outcome dead_letter; see webhook.processor.ts) are listed
+ * for the back-office; only dead letters can be requeued, as their stream's head again.
  */
 import { redactPayload } from './webhook.redact';
 import type { RawSql } from '../../db/raw-sql';
@@ -49,7 +35,7 @@ interface InboxEventView {
 }
 
 /** An inbox event as back-office reads it in a list: with the transfer it concerned and its payload, redacted. */
-export interface InboxEventDetailView extends InboxEventView {
+interface InboxEventDetailView extends InboxEventView {
   transferId: string | null;
   payload: Record<string, unknown>;
 }
@@ -74,7 +60,7 @@ interface StoredDelivery {
   duplicate: boolean;
 }
 
-export interface DeliveryInput {
+interface DeliveryInput {
   eventName: string;
   payload: Record<string, unknown>;
   signed: boolean;

@@ -1,17 +1,9 @@
 /**
- * Builds the webhook side (receiving + secrets) for the composition root, so that src/app.ts only
- * wires: `const webhooks = createWebhooksModule(...)`, the route, the resolver, the readiness check,
- * `webhooks.start(url)` after migrations and `webhooks.close()` before the database closes.
- *
- * Registration at start (every mode where the endpoint's URL is known: PUBLIC_URL, or the service's own
- * address in sandbox mode): our subscription and a secret we hold are made sure of (ensureRegistration).
- * When that fails (platform unreachable, another instance holding the lease too long) it is retried in the
- * background with exponential backoff (1 s doubling to 60 s) until it succeeds.
- *
- * Readiness: in production the webhooks check is required — not ready until the registration succeeded and
- * every stored secret decrypts (a production service never accepts unsigned deliveries, so without a secret
- * it would refuse every event). Outside production it stays optional ("fail" = unsigned mode or an
- * undecryptable secret), as development may run without a reachable URL.
+ * The webhook side (receiving, processing, secrets). At start — wherever the endpoint's URL is known (PUBLIC_URL, or
+ * the service's own address in sandbox mode) — our subscription and a secret we hold are made sure of
+ * (ensureRegistration), retried in the background with backoff until it succeeds. Readiness: required in production
+ * (no secret there means every delivery refused), optional elsewhere ("fail" = unsigned mode or an undecryptable
+ * secret).
  */
 import type { Config } from '../../config';
 import type { Database } from '../../db/database';

@@ -1,22 +1,8 @@
 /**
- * Platform events → normalised events. Pure functions, no I/O.
- *
- * Names (remittances doc, "Events"): matched case-insensitively; the legacy lowercase spellings
- * (documentUpdatedEvents, agentUpdatedEvents) and the earlier generation's names (TransactionStatusChanged,
- * documentUpdatedEvents, agentStatusChangedEvent, TransactionComplianceStatusChanged) map to the same
- * normalised types as the current ones.
- *
- * Generations of transaction payloads are told apart by shape, not by name (TransactionStatusChanged
- * exists in both): the current one carries newStatus / newComplianceStatus / newPayoutStatus; the earlier
- * one carries complianceStatus / payoutStatus / timestamp / messages[{message,…}]. Earlier payloads map to
- * the same changes as current ones:
- *   complianceStatus → a compliance change (title-cased; "Hold" — held for review — is Pending);
- *   payoutStatus     → Pending: payout PENDING (what TransactionPayoutStatusChanged says at PayoutAccepted);
- *                      Paid / Cancelled (or any documented transaction status): that transaction status;
- *                      anything else: passed through, recorded and ignored downstream.
- *   An earlier payload carrying both yields the compliance change first, then the payout/status one (the
- *   saga applies a compliance value only when it changes and never moves backwards, so the extra
- *   information is harmless).
+ * Platform events → normalised events. Pure functions, no I/O. Names match case-insensitively; legacy lowercase and
+ * earlier-generation names map to the current normalised types. Payload generations are told apart by shape, not by
+ * name (TransactionStatusChanged exists in both): the earlier one (complianceStatus / payoutStatus / timestamp)
+ * maps to the same changes as the current one, compliance first when it carries both (docs/webhooks.md, Ordering).
  */
 import { createHash } from 'node:crypto';
 import Decimal from 'decimal.js';

@@ -1,44 +1,6 @@
 /**
- * Processes the webhook inbox after the deliveries were acknowledged. At least once; the effects are
- * idempotent (the saga's sink by contract, documents/agents by their conditional upserts).
- *
- * A transaction event whose stream is idle does not wait for a pass: it is applied as it is received, in the
- * statement(s) that store it (applyAtReceipt; TransferEventSink.applyAtReceipt) — one statement for a fact that
- * changes nothing an app sees. The passes apply what was stored unprocessed: events of a busy stream, of a transfer
- * not known yet, decisions that need the transfer's row lock, changes that met a concurrent one; and every retry.
- *
- * Several instances run this loop against one database. One pass costs three statements around the
- * applying itself, whatever the number of events:
- * 1. claim: one `INSERT … SELECT … ON CONFLICT DO UPDATE … WHERE lease_until < now RETURNING` takes a
- *    lease (webhook_stream_leases) on up to batchSize streams (one transaction, one document, one agent)
- *    whose head — oldest unprocessed event — is due, oldest heads first. Only the holder processes a
- *    stream, so the events of one transaction are applied one at a time, in arrival order (seq). A
- *    crashed holder's lease expires (leaseMs) and another instance takes over.
- * 2. read: the first perStream unprocessed events of every claimed stream, in one query (after the claim,
- *    so it sees everything the previous holder finished).
- * 3. apply: streams concurrently (at most `concurrency`), each stream's events in order; the lease is
- *    renewed if a stream takes longer than half of leaseMs.
- * 4. finish: one statement records every row's result (outcome, or retry) and releases the leases, so a
- *    stream is never released before its results are stored.
- * Rules per event:
- * - A stream's head blocks it: when applying throws, the row is retried with exponential backoff
- *   (nextAttemptAt) and the stream's later events wait for it — until maxAttempts: then it is dead-lettered
- *   (outcome dead_letter, last_error kept) and the stream goes on. That is safe because platform facts are
- *   recorded forwards only and the transfer's status is derived from the latest facts. The back-office lists
- *   and requeues dead letters (webhook.inbox.ts, webhook.resolver.ts).
- * - "unknown_transfer" is retried for a short grace period (the saga may not have committed the
- *   transaction's correlation yet), then recorded as the outcome.
- * - The loop runs every pollIntervalMs and at once when nudged (after each insert, after a requeue), and
- *   passes follow each other while there is work, so nothing stored is ever forgotten, including events
- *   stored before a crash or restart.
- * - Binding: an event that contradicts what we know has no effect and is finished with outcome `mismatch` and
- *   its reason (outcome_reason), counted in webhook_events_rejected_total{reason}, listed for the back-office:
- *   `tenant` — every kind: its tenantId is absent or not ours (REMITTANCES_TENANT_ID), checked here before
- *   anything is applied; `transaction_id` / `transaction_conflict` — transaction events whose ids name another
- *   transfer than the one we recorded them for, decided by the saga where it reads the transfer (ApplyOutcome).
- *   A signature only says the platform sent it; the binding says it is about something of ours.
- * Metrics (src/shared/metrics.ts): events by outcome, retries, dead letters, received → processed lag;
- * the due backlog is counted on scrape (`backlog()`).
+ * Processes the webhook inbox after the deliveries were acknowledged (at least once; the effects are idempotent):
+ * how a pass claims, reads, applies and finishes streams, retries and dead letters are in docs/webhooks.md.
  */
 import { describeRefusal } from '../../db/db.errors';
 import type { RawSql } from '../../db/raw-sql';
@@ -117,7 +79,7 @@ interface RowResult {
   retry: 'error' | 'unknown_transfer' | null;
 }
 
-export interface ProcessorStats {
+interface ProcessorStats {
   processed: number;
   retried: number;
   deadLettered: number;

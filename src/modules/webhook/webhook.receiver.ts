@@ -1,19 +1,11 @@
 /**
- * Receiving one delivery: verify the signature over the raw bytes, parse, store in the inbox, nudge the
- * processor — or, for a transaction event whose stream is idle, apply it in the statement(s) that store it
- * (WebhookProcessor.applyAtReceipt). Nothing is stored unless the delivery verified (or unsigned mode is on) and parsed.
- *
- * Unsigned mode — accepting deliveries without a signature — exists only outside production (allowUnsigned),
- * and only while no signing secret is stored at all (development and sandbox register one at start, so it is
- * a window before that, or after an admin deleted the secret; the secret store warns when it is open). In
- * production it never exists: with no secret every delivery is refused (401), and the service is not ready
- * until its registration stored one (webhook.module.ts).
- *
- *   401  signature missing / malformed / outside the tolerance window / not matching, while a secret is set;
- *        in production, any delivery while no secret is stored
- *   400  not JSON, not a JSON object, or no `event` name
- *   503  the database cannot store it (the platform retries)
- *   200  stored (or a duplicate of a stored event): { received: true, duplicate }
+ * Receiving one delivery: verify the signature over the raw bytes, parse, store in the inbox, nudge the processor —
+ * or, for a transaction event whose stream is idle, apply it in the statement(s) that store it
+ * (WebhookProcessor.applyAtReceipt). Nothing is stored unless the delivery verified (or unsigned mode is on) and
+ * parsed. Unsigned mode exists only outside production and only while no secret is stored.
+ * Answers: 401 signature missing, malformed, stale or not matching while a secret is set (in production: any delivery
+ * while none is); 400 not a JSON object with an `event` name; 503 the database cannot store it (the platform
+ * retries); 200 `{ received: true, duplicate }` (a duplicate of a stored event too).
  */
 import { Counter } from 'prom-client';
 import { withQueryPhase } from '../../db/instrument';
