@@ -154,7 +154,7 @@ export const NO_NEXT_ACTION = Prisma.JsonNull;
  * authorized amount), who asked and with which idempotencyKey. Void: the status it ends in, the failure code
  * to show, who asked (and the key, for a voidTransfer). Fields a step does not have are null.
  */
-interface MoneyStepRequest {
+export interface MoneyStepRequest {
   amount: string | null;
   target: TransferStatus | null;
   failureCode: string | null;
@@ -180,7 +180,7 @@ export type RefundKind = 'PAYOUT_FAILED' | 'CANCELLED' | 'BACKOFFICE';
 const REFUND_KINDS: readonly RefundKind[] = ['PAYOUT_FAILED', 'CANCELLED', 'BACKOFFICE'];
 
 /** What a refund intent asks for (saga_steps.request of a refund:<n> step). */
-interface RefundStepRequest {
+export interface RefundStepRequest {
   /** In the transfer's source currency, formatted (always explicit: what is sent is what is recorded). */
   amount: string;
   kind: RefundKind;

@@ -42,7 +42,7 @@ export interface SagaContext {
   upstreamRef?: string | null;
 }
 
-export interface SagaOptions {
+interface SagaOptions {
   leaseMs: number;
   /** Waiting on the platform this long with no change → read its state from the platform (absent/0 = never). */
   reconcileAfterMs?: number;
