@@ -73,8 +73,8 @@ describe('failure codes', () => {
       const text = readFileSync(join(dir, file), 'utf8');
       for (const m of text.matchAll(/failureCode:\s*([^,}\n]+)/g))
         for (const literal of m[1]!.matchAll(/'([A-Z][A-Z0-9_]+)'/g)) codes.add(literal[1]!);
-      // failureMessage('X') and `code = … ? 'X' : req.failureCode` name codes too
-      for (const m of text.matchAll(/failureMessage\('([A-Z][A-Z0-9_]+)'\)/g)) codes.add(m[1]!);
+      // failureMessage('X'), ended('X') and `code = … ? 'X' : req.failureCode` name codes too
+      for (const m of text.matchAll(/(?:failureMessage|ended)\('([A-Z][A-Z0-9_]+)'\)/g)) codes.add(m[1]!);
       for (const m of text.matchAll(/\? '([A-Z][A-Z0-9_]+)' : req\.failureCode/g)) codes.add(m[1]!);
     }
     return [...codes].sort();
