@@ -106,7 +106,7 @@ test('a fact that changes nothing shown: eventSeq + 1 and an audit event without
   expect(e).toMatchObject({ version: null, shown: null, fromStatus: 'PENDING', toStatus: 'PENDING' });
 });
 
-test('a stale snapshot (something recorded since): decided again on the locked row; a step result alongside is written once on every path', async () => {
+test('a stale snapshot (something recorded since): decided again on the locked row; a step result sideWrite is written once on every path', async () => {
   const t = await insertTransfer(db.prisma);
   await repo.transition({ transferId: t.id, cause: 'webhook', actor: 'webhook', patch: { complianceStatus: 'Pending' } }); // seq 2
   const step = await db.prisma.sagaStep.create({
@@ -114,17 +114,17 @@ test('a stale snapshot (something recorded since): decided again on the locked r
   });
   const settle = Prisma.sql`UPDATE saga_steps SET attempts = attempts + 1 WHERE id = ${step.id} RETURNING 1`;
   // snapshot at seq 1: the conditional write misses, the locked path applies it (on the row as it is now)
-  const r = await repo.transition({ transferId: t.id, to: 'AUTHORIZED', cause: 'worker', actor: 'worker', alongside: settle }, t);
+  const r = await repo.transition({ transferId: t.id, to: 'AUTHORIZED', cause: 'worker', actor: 'worker', sideWrite: settle }, t);
   expect(r).toMatchObject({ ok: true, transfer: { status: 'AUTHORIZED', eventSeq: 3, complianceStatus: 'Pending' } });
   expect((await db.prisma.sagaStep.findUnique({ where: { id: step.id } }))!.attempts).toBe(1);
-  // refused (not a transition): nothing changes, the refusal is recorded, the alongside write still made once
+  // refused (not a transition): nothing changes, the refusal is recorded, the sideWrite write still made once
   const cur = (await repo.get(t.id))!;
-  const refused = await repo.transition({ transferId: t.id, to: 'PENDING', cause: 'worker', actor: 'worker', alongside: settle }, cur);
+  const refused = await repo.transition({ transferId: t.id, to: 'PENDING', cause: 'worker', actor: 'worker', sideWrite: settle }, cur);
   expect(refused).toMatchObject({ ok: false, kind: 'refused' });
   expect((await db.prisma.sagaStep.findUnique({ where: { id: step.id } }))!.attempts).toBe(2);
-  // skipped by decide: the alongside write too
+  // skipped by decide: the sideWrite write too
   const skipped = await repo.transition(
-    { transferId: t.id, cause: 'webhook', actor: 'webhook', decide: () => ({ skip: 'stale' }), alongside: settle },
+    { transferId: t.id, cause: 'webhook', actor: 'webhook', decide: () => ({ skip: 'stale' }), sideWrite: settle },
     cur,
   );
   expect(skipped).toMatchObject({ ok: false, kind: 'skipped' });

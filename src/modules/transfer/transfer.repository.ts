@@ -63,7 +63,7 @@ export interface ChangeRequest {
    * (refused, skipped): a data-modifying SQL statement (… RETURNING 1), e.g. the result of the saga step the change
    * follows from (TransferSaga: a step's result and the move it calls for are one write).
    */
-  alongside?: Prisma.Sql;
+  sideWrite?: Prisma.Sql;
 }
 
 export type Decision =
@@ -192,16 +192,16 @@ export class TransferRepository {
    */
   async transition(request: ChangeRequest, snapshot?: TransferRow): Promise<ChangeResult> {
     const at = this.clock.now();
-    let alongside = request.alongside ?? null; // written once: cleared once it was
+    let sideWrite = request.sideWrite ?? null; // written once: cleared once it was
     if (snapshot && (request.expectedSeq === undefined || request.expectedSeq === snapshot.eventSeq)) {
       const plan = await this.plan(snapshot, request, null);
       if (plan.kind === 'skip') {
-        if (alongside) await this.sql.query`WITH a AS (${alongside}) SELECT count(*)::int AS n FROM a`;
+        if (sideWrite) await this.sql.query`WITH a AS (${sideWrite}) SELECT count(*)::int AS n FROM a`;
         return { ok: false, transfer: snapshot, reason: plan.reason, kind: 'skipped' };
       }
       if (plan.kind === 'apply') {
-        const { transfer } = await this.writeWith(this.sql, snapshot, plan, request, at, null, alongside);
-        alongside = null;
+        const { transfer } = await this.writeWith(this.sql, snapshot, plan, request, at, null, sideWrite);
+        sideWrite = null;
         if (transfer) return this.committed({ ok: true, transfer, changed: true, shown: plan.shown !== null }, request);
       }
       // refused, needs the lock, or recorded meanwhile: decide again on the locked row
@@ -214,7 +214,7 @@ export class TransferRepository {
       const row = transferFromSql(raw);
       const conflict = request.expectedSeq !== undefined && row.eventSeq !== request.expectedSeq;
       const plan: Plan = conflict ? { kind: 'skip', reason: 'conflict' } : await this.plan(row, request, tx);
-      if (plan.kind !== 'apply' && alongside) await tx.$queryRaw`WITH a AS (${alongside}) SELECT count(*)::int AS n FROM a`;
+      if (plan.kind !== 'apply' && sideWrite) await tx.$queryRaw`WITH a AS (${sideWrite}) SELECT count(*)::int AS n FROM a`;
       if (conflict)
         return { ok: false, transfer: row, reason: `eventSeq ${row.eventSeq} ≠ expected ${request.expectedSeq}`, kind: 'conflict' };
       if (plan.kind === 'skip') return { ok: false, transfer: row, reason: plan.reason, kind: 'skipped' };
@@ -235,7 +235,7 @@ export class TransferRepository {
       }
       if (plan.kind === 'lock') throw new Error('decide asked for the lock while holding it');
       // the row is locked: the event_seq condition cannot fail, it is kept as a safeguard
-      const { transfer } = await this.writeWith(prismaRawSql(tx), row, plan, request, at, null, alongside);
+      const { transfer } = await this.writeWith(prismaRawSql(tx), row, plan, request, at, null, sideWrite);
       if (!transfer) return { ok: false, transfer: row, reason: 'concurrent update', kind: 'conflict' };
       return { ok: true, transfer, changed: true, shown: plan.shown !== null };
     });

@@ -236,7 +236,7 @@ export class TransferSaga {
         detail: m.detail,
         patch: m.patch ?? {},
         guard: (row) => (row.status === t.status ? null : `status moved to ${row.status}`),
-        alongside: settled?.sql,
+        sideWrite: settled?.sql,
       },
       t,
     );

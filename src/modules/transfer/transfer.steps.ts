@@ -117,7 +117,7 @@ export class SagaStepLog {
 
   /**
    * settle() as one SQL statement, to be written together with the move it calls for (TransferRepository, ChangeRequest
-   * alongside); `written()` then brings the caller's copy up to date.
+   * sideWrite); `written()` then brings the caller's copy up to date.
    */
   settlement(s: SagaStep, state: StepState, response?: StepOutcome, lastError?: string): Settlement {
     const now = this.clock.now();
