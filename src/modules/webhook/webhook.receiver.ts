@@ -15,7 +15,6 @@
  *   503  the database cannot store it (the platform retries)
  *   200  stored (or a duplicate of a stored event): { received: true, duplicate }
  */
-import { Counter } from 'prom-client';
 import { withQueryPhase } from '../../db/instrument';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
@@ -32,7 +31,7 @@ interface ReceiveResult {
 }
 
 export class WebhookReceiver {
-  private readonly deliveries: Counter<'outcome'>;
+  private readonly deliveries: Metrics['webhookDeliveries'];
 
   constructor(
     private readonly inbox: WebhookInbox,
@@ -43,12 +42,7 @@ export class WebhookReceiver {
     metrics: Metrics,
     private readonly opts: { toleranceS: number; allowUnsigned: boolean },
   ) {
-    this.deliveries = new Counter({
-      name: 'webhook_deliveries_total',
-      help: 'Webhook deliveries received, by outcome (stored, duplicate, unsigned, bad_signature, unsigned_refused, bad_request, unavailable)',
-      labelNames: ['outcome'] as const,
-      registers: [metrics.registry],
-    });
+    this.deliveries = metrics.webhookDeliveries;
   }
 
   async receive(rawBody: Buffer, signatureHeader: string | string[] | undefined): Promise<ReceiveResult> {
