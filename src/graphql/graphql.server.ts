@@ -22,7 +22,7 @@ import { registerGraphQLRoute } from './graphql.route';
 import { attachGraphQLWs } from './graphql.ws-upgrade';
 import { TrustedDocuments } from './trusted-documents';
 
-interface GraphQLServerDeps {
+export interface GraphQLServerDeps {
   config: Config;
   schema: GraphQLSchema;
   auth: AuthService;

@@ -1,31 +1,19 @@
-import type { FastifyInstance } from 'fastify';
-import type { GraphQLSchema } from 'graphql';
-import type { AuthService } from '../auth/auth.service';
-import type { Config } from '../config';
-import type { Clock } from '../shared/clock';
-import type { Logger } from '../shared/logger';
-import type { TrustedProxies } from '../shared/trust-proxy';
 import type { Admission } from './admission';
 import type { ErrorFormatter } from './errors';
 import type { EdgeLimits } from './graphql.rate-limit';
+import type { GraphQLServerDeps } from './graphql.server';
 import type { TrustedDocuments } from './trusted-documents';
 import { createGraphQLWsServer, type GraphQLWsServer } from './ws';
 
 /** graphql-ws on `/graphql`: websocket upgrades of the API's server go to it (404 elsewhere, or once draining). */
-export function attachGraphQLWs(o: {
-  config: Config;
-  schema: GraphQLSchema;
-  auth: AuthService;
-  fastify: FastifyInstance;
-  proxies: TrustedProxies;
-  clock: Clock;
-  logger: Logger;
-  formatError: ErrorFormatter;
-  trusted: TrustedDocuments | null;
-  admission: Admission;
-  limits: EdgeLimits;
-  isDraining: () => boolean;
-}): GraphQLWsServer {
+export function attachGraphQLWs(
+  o: Pick<GraphQLServerDeps, 'config' | 'schema' | 'auth' | 'fastify' | 'proxies' | 'clock' | 'logger' | 'isDraining'> & {
+    formatError: ErrorFormatter;
+    trusted: TrustedDocuments | null;
+    admission: Admission;
+    limits: EdgeLimits;
+  },
+): GraphQLWsServer {
   const { config } = o;
   const ws = createGraphQLWsServer({
     schema: o.schema,
