@@ -130,7 +130,10 @@ export default tseslint.config(
     files: ['src/db/*.ts', 'src/events/*.ts'],
     rules: layer(1, [GRAPHQL, SANDBOX, MODULES, HTTP, AUTH], [GRAPHQL_PACKAGES, SANDBOX_PACKAGE, HTTP_PACKAGES]),
   },
-  { files: ['src/graphql/*.ts', 'src/http/*.ts', 'src/auth/*.ts'], rules: layer(1, [SANDBOX], [SANDBOX_PACKAGE]) },
+  {
+    files: ['src/graphql/*.ts', 'src/http/*.ts', 'src/auth/*.ts', 'src/config/*.ts'],
+    rules: layer(1, [SANDBOX], [SANDBOX_PACKAGE]),
+  },
   {
     // a module is GraphQL-free but for its edge files: resolvers, GraphQL types, subscriptions, the module definition
     files: ['src/modules/*/*.ts'],

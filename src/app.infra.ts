@@ -15,6 +15,7 @@ import type { Metrics } from './shared/metrics';
 import { startTracing, traceDatabase } from './shared/tracing';
 import { loadSandbox, type RunningSandbox } from './sandbox.loader';
 import { createUpstreamClients, type UpstreamClients } from './upstream/upstream.clients';
+import { backoffDelay } from './shared/backoff';
 
 export interface Closer {
   name: string;
@@ -117,7 +118,7 @@ export async function migrateWhenReachable(db: Database, logger: Logger, stopped
       return;
     } catch (err) {
       if (!isDatabaseUnavailable(err) || stopped()) throw err;
-      const delay = Math.min(250 * 2 ** attempt, 5_000);
+      const delay = backoffDelay({ baseMs: 250, maxMs: 5_000, attempt });
       logger.warn({ attempt, delayMs: delay, err: { message: (err as Error).message } }, 'database unreachable, retrying');
       await new Promise((r) => setTimeout(r, delay));
     }

@@ -1,12 +1,13 @@
 /**
- * `npm run docs:config`: renders the configuration reference from the variables' own documentation (src/config.ts,
+ * `npm run docs:config`: renders the configuration reference from the variables' own documentation (src/config/,
  * packages/sandbox/src/sandbox.config.ts) into docs/configuration.md and the README (between their `config` markers) and
  * into .env.example. `--check` writes nothing and exits 1 when a file differs from what would be written.
  * test/unit/config-docs.test.ts runs the same comparison.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { CONFIG_GROUPS, serviceVariables, type ConfigGroup, type VariableDoc } from './config';
+import { serviceVariables } from './config';
+import { CONFIG_GROUPS, type ConfigGroup, type VariableDoc } from './config/config.fields';
 import { loadSandbox, type SandboxVariables } from './sandbox.loader';
 
 /** One variable of the reference. */

@@ -17,8 +17,8 @@ import { AppError, unauthenticated } from '../shared/errors';
 import type { Clock } from '../shared/clock';
 import type { Config } from '../config';
 import { isRole, type Caller, type Role } from './auth.types';
-import type { Registry } from 'prom-client';
-import { TokenCache, tokenCacheCounter, type Verified } from './token-cache';
+import { tokenCacheCounter, type Metrics } from '../shared/metrics';
+import { TokenCache, type Verified } from './token-cache';
 
 const DEV_ISSUER = 'remittance-bff-dev';
 const DEV_AUDIENCE = 'remittance-bff';
@@ -107,7 +107,7 @@ export class AuthService {
    * `auth.tokenCache`: successful verifications kept (LRU, `size` 0 = off) for at most `maxAgeMs` and never
    * past the token's expiry (src/auth/token-cache.ts); absent = off. `metrics`: where auth_token_cache_total goes.
    */
-  static async create(auth: Config['auth'], dataDir: string, clock: Clock, metrics?: Registry): Promise<AuthService> {
+  static async create(auth: Config['auth'], dataDir: string, clock: Clock, metrics?: Metrics['registry']): Promise<AuthService> {
     const cache = new TokenCache(auth.tokenCache?.size ?? 0, auth.tokenCache?.maxAgeMs ?? 0, clock);
     const counter = cache.enabled && metrics ? tokenCacheCounter(metrics) : undefined;
     const rules = { clockSkewS: auth.clockSkewS, maxLifetimeS: auth.maxTokenLifetimeS };

@@ -1,23 +1,8 @@
 import { hash } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
-import { Counter, type Registry } from 'prom-client';
-import { bindable } from '../shared/metrics';
 import type { Clock } from '../shared/clock';
 import { clockedLru, lruTtl } from '../shared/lru';
 import type { Caller } from './auth.types';
-
-/** `auth_token_cache_total{outcome="hit"|"miss"}` on the service's registry (only while the cache is on). */
-export function tokenCacheCounter(registry: Registry) {
-  const counter = bindable(
-    new Counter({
-      name: 'auth_token_cache_total',
-      help: 'Bearer token verifications answered from the verification cache (hit) or by checking the signature (miss)',
-      labelNames: ['outcome'] as const,
-      registers: [registry],
-    }),
-  );
-  return { hit: counter.bind('hit'), miss: counter.bind('miss') };
-}
 
 /** What a successful verification yields: who, and the token's own `exp` (epoch ms, no tolerance). */
 export interface Verified {

@@ -7,7 +7,7 @@
  *   ...
  *   await db.close();
  *
- * DatabaseConfig (src/config.ts) comes from DATABASE_URL: absent → PGlite in DATA_DIR/pglite;
+ * DatabaseConfig (src/config/config.database.ts) comes from DATABASE_URL: absent → PGlite in DATA_DIR/pglite;
  * `memory://` → in-memory PGlite; `file:<dir>` → PGlite in <dir>; `postgres://…` → PostgreSQL
  * through @prisma/adapter-pg on a pool of at most DATABASE_POOL_MAX connections, each statement prepared once per
  * connection (DATABASE_PREPARED_STATEMENTS, statement-names.ts); `db.sql` sends hot raw statements to the same
@@ -16,7 +16,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
-import type { DatabaseConfig } from '../config';
+import type { DatabaseConfig } from '../config/config.database';
 import { PrismaClient } from '../generated/prisma/client';
 import type { Logger } from '../shared/logger';
 import { instrumentAdapterFactory, QueryListeners, type QueryListener } from './instrument';

@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import type { Logger } from '../shared/logger';
 import { TopicRegistry, createQueueIterator, type PubSub } from './pubsub';
+import { backoffDelay } from '../shared/backoff';
 
 /**
  * Redis pub/sub: one connection publishes, one subscribes to the topics that have local listeners
@@ -25,7 +26,7 @@ export class RedisPubSub implements PubSub {
       lazyConnect: false,
       maxRetriesPerRequest: 2,
       enableOfflineQueue: true,
-      retryStrategy: (times: number) => Math.min(100 * 2 ** Math.min(times, 6), 5_000),
+      retryStrategy: (times: number) => backoffDelay({ baseMs: 100, maxMs: 5_000, attempt: times, maxExponent: 6 }),
     };
     this.pub = new Redis(url, { ...common, connectionName: 'remittance-bff-pub' });
     this.sub = new Redis(url, { ...common, connectionName: 'remittance-bff-sub' });

@@ -90,7 +90,7 @@ const PASSTHROUGH_CODES = new Set<ApiErrorCode>([
 const GRAPHQL_JS_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT']);
 
 /** The error formatter: Apollo's `formatError`, with the language of the request the error answers (default English). */
-type ErrorFormatter = (formatted: GraphQLFormattedError, error: unknown, language?: Language) => GraphQLFormattedError;
+export type ErrorFormatter = (formatted: GraphQLFormattedError, error: unknown, language?: Language) => GraphQLFormattedError;
 
 /**
  * Field problems as answered — `extensions.fields[]`, the one shape of a field error (the SDL's FieldError) — with the

@@ -143,6 +143,19 @@ export function bindableHistogram<L extends string>(histogram: Histogram<L>): Hi
   });
 }
 
+/** `auth_token_cache_total{outcome="hit"|"miss"}` on the service's registry (registered only while the cache is on). */
+export function tokenCacheCounter(registry: Registry) {
+  const counter = bindable(
+    new Counter({
+      name: 'auth_token_cache_total',
+      help: 'Bearer token verifications answered from the verification cache (hit) or by checking the signature (miss)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+  );
+  return { hit: counter.bind('hit'), miss: counter.bind('miss') };
+}
+
 /**
  * All Prometheus metrics of one service instance, on one registry (built once in the composition root,
  * so tests can run several instances in one process without "metric already registered" errors).
@@ -216,6 +229,12 @@ export class Metrics {
   readonly refunds = new Counter({
     name: 'transfer_refunds_total',
     help: 'Refunds of captured money by outcome: requested, succeeded, failed (refused by the gateway: needs a person), unknown (answer lost: retried with the same refund id)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly webhookDeliveries = new Counter({
+    name: 'webhook_deliveries_total',
+    help: 'Webhook deliveries received, by outcome (stored, duplicate, unsigned, bad_signature, unsigned_refused, bad_request, unavailable)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });

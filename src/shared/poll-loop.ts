@@ -14,6 +14,8 @@
  *   the round in flight. Rounds read `isClosed` / `isRunning` to stop at their next boundary (drain on close).
  * - timers are injected (real, unref'd ones by default): the loop keeps no process alive, and tests drive it.
  */
+import { backoffDelay } from './backoff';
+
 export interface PollTimers {
   setTimeout(fn: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
@@ -140,7 +142,9 @@ export class PollLoop {
       this.failures = failed ? this.failures + 1 : 0;
       const backoff = this.opts.backoff;
       const delay =
-        failed && backoff ? Math.min(this.opts.intervalMs * 2 ** Math.min(this.failures - 1, 30), backoff.maxMs) : this.opts.intervalMs;
+        failed && backoff
+          ? backoffDelay({ baseMs: this.opts.intervalMs, maxMs: backoff.maxMs, attempt: this.failures - 1, maxExponent: 30 })
+          : this.opts.intervalMs;
       this.quietUntil = failed && backoff ? this.timers.now() + delay : 0;
       const more = this.again;
       this.again = false;

@@ -9,9 +9,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Registry } from 'prom-client';
-import { tokenCacheCounter } from '../../src/auth/token-cache';
 import { WebhookReceiver } from '../../src/modules/webhook/webhook.receiver';
-import { Metrics } from '../../src/shared/metrics';
+import { Metrics, tokenCacheCounter } from '../../src/shared/metrics';
 
 const root = join(__dirname, '..', '..');
 const doc = readFileSync(join(root, 'docs', 'operations.md'), 'utf8');

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { TransferRepository } from './transfer.repository';
+import { backoffDelay } from '../../shared/backoff';
 import { LeaseRepository } from './transfer.leases.repository';
 import type { Loaded } from './transfer.rows';
 
@@ -151,12 +152,10 @@ export class TransferLeases {
     // One token per call: concurrent calls of the same process must exclude each other too (no re-entry).
     const owner = `${ownerPrefix}:${randomUUID()}`;
     const deadline = Date.now() + waitMs;
-    let delay = 5;
     let loaded: Loaded | null;
-    while (!(loaded = await this.take(transferId, owner))) {
+    for (let attempt = 0; !(loaded = await this.take(transferId, owner)); attempt++) {
       if (Date.now() >= deadline) return null;
-      await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
-      delay = Math.min(delay * 2, 100);
+      await new Promise((r) => setTimeout(r, backoffDelay({ baseMs: 5, maxMs: 100, attempt, jitter: 'double' })));
     }
     const lease = this.keep(transferId, owner);
     const release: LeaseRelease = { owner, released: false };

@@ -1,4 +1,5 @@
 import type { PrismaClient, SagaStep } from '../../generated/prisma/client';
+import { backoffDelay } from '../../shared/backoff';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
@@ -259,7 +260,7 @@ export class TransferSaga {
   private async retryLater(run: SagaRun, t: TransferRow, s: SagaStep, state: 'UNKNOWN' | 'PENDING', why: string): Promise<'wait'> {
     const attempts = s.attempts;
     await this.settle(s, state, undefined, why);
-    const delay = Math.min(this.opts.retryBaseMs * 2 ** Math.min(attempts, 16), this.opts.retryMaxMs);
+    const delay = backoffDelay({ baseMs: this.opts.retryBaseMs, maxMs: this.opts.retryMaxMs, attempt: attempts, maxExponent: 16 });
     // A wake-up that arrived since `t` was read wins: the row stays due and the step is retried at once.
     await this.deferLast(run, t, new Date(this.clock.nowMs() + delay));
     this.logger.warn({ transferId: t.id, step: s.step, attempts: attempts + 1, why }, 'saga step will be retried');

@@ -23,6 +23,7 @@ import { WebhookSecretStore } from './webhook.secrets';
 import { WebhookSubscriptionService } from './webhook.subscriptions';
 import { registerWebhookRoutes } from './webhook.routes';
 import { defineModule } from '../module';
+import { backoffDelay } from '../../shared/backoff';
 
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 60_000;
@@ -93,7 +94,7 @@ function createWebhooksModule(deps: WebhooksDeps): WebhooksModule {
   let closed = false;
 
   const registrationBug = (err: unknown) => logger.error({ err: { message: (err as Error).message } }, 'webhook self-registration stopped');
-  async function register(delayMs: number): Promise<void> {
+  async function register(attempt: number): Promise<void> {
     if (closed) return;
     registration = 'pending';
     try {
@@ -101,11 +102,12 @@ function createWebhooksModule(deps: WebhooksDeps): WebhooksModule {
       registration = 'registered';
     } catch (err) {
       if (closed) return;
+      const delayMs = backoffDelay({ baseMs: RETRY_FIRST_MS, maxMs: RETRY_MAX_MS, attempt });
       logger.error(
         { err: { message: (err as Error).message }, retryInMs: delayMs },
         'webhook self-registration failed; retrying (not ready in production until it succeeds)',
       );
-      retryTimer = setTimeout(() => void register(Math.min(RETRY_MAX_MS, delayMs * 2)).catch(registrationBug), delayMs);
+      retryTimer = setTimeout(() => void register(attempt + 1).catch(registrationBug), delayMs);
       retryTimer.unref();
     }
   }
@@ -143,7 +145,7 @@ function createWebhooksModule(deps: WebhooksDeps): WebhooksModule {
     async start(selfUrl) {
       if (config.sandbox.enabled) subscriptions.setDefaultPublicUrl(selfUrl);
       // the first attempt is awaited (ready at once in the usual case); failures retry in the background
-      if (subscriptions.hasUrl()) await register(RETRY_FIRST_MS);
+      if (subscriptions.hasUrl()) await register(0);
       else {
         registration = 'no_url';
         logger.warn('webhooks: PUBLIC_URL is not set, so the service cannot register its webhook subscription');

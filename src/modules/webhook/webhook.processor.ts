@@ -20,6 +20,7 @@ import type {
 import type { PreparedDelivery } from './webhook.inbox';
 import { normalizeEvent } from './webhook.normalize';
 import type { PlatformStateStore } from './webhook.platform-state';
+import { backoffDelay } from '../../shared/backoff';
 
 export interface WebhookProcessorOptions {
   pollIntervalMs: number;
@@ -303,7 +304,7 @@ export class WebhookProcessor {
         );
         return { row, outcome: DEAD_LETTER, reason: null, attempts, error, at: now, retry: null };
       }
-      const delay = Math.min(this.maxBackoffMs, 500 * 2 ** Math.min(attempts - 1, 16));
+      const delay = backoffDelay({ baseMs: 500, maxMs: this.maxBackoffMs, attempt: attempts - 1, maxExponent: 16 });
       this.logger.warn(
         { inboxId: row.id, event: row.event_name, attempts, retryInMs: delay, err: { message: error } },
         'webhook event processing failed; will retry',
@@ -312,7 +313,7 @@ export class WebhookProcessor {
     }
     const { outcome, reason = null } = applied;
     if (outcome === 'unknown_transfer' && now.getTime() - row.received_at.getTime() < this.graceMs) {
-      const delay = Math.min(this.graceMs, 250 * 2 ** Math.min(attempts - 1, 10));
+      const delay = backoffDelay({ baseMs: 250, maxMs: this.graceMs, attempt: attempts - 1, maxExponent: 10 });
       return {
         row,
         outcome: null,

@@ -7,7 +7,6 @@
  * while none is); 400 not a JSON object with an `event` name; 503 the database cannot store it (the platform
  * retries); 200 `{ received: true, duplicate }` (a duplicate of a stored event too).
  */
-import { Counter } from 'prom-client';
 import { withQueryPhase } from '../../db/instrument';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
@@ -24,7 +23,7 @@ interface ReceiveResult {
 }
 
 export class WebhookReceiver {
-  private readonly deliveries: Counter<'outcome'>;
+  private readonly deliveries: Metrics['webhookDeliveries'];
 
   constructor(
     private readonly inbox: WebhookInbox,
@@ -35,12 +34,7 @@ export class WebhookReceiver {
     metrics: Metrics,
     private readonly opts: { toleranceS: number; allowUnsigned: boolean },
   ) {
-    this.deliveries = new Counter({
-      name: 'webhook_deliveries_total',
-      help: 'Webhook deliveries received, by outcome (stored, duplicate, unsigned, bad_signature, unsigned_refused, bad_request, unavailable)',
-      labelNames: ['outcome'] as const,
-      registers: [metrics.registry],
-    });
+    this.deliveries = metrics.webhookDeliveries;
   }
 
   async receive(rawBody: Buffer, signatureHeader: string | string[] | undefined): Promise<ReceiveResult> {

@@ -97,7 +97,41 @@ interface CallerDeps {
   retryEnv?: Partial<RetryEnv>;
 }
 
-type AttemptResult<T> = { ok: true; value: T } | { ok: false; error: UpstreamError; ambiguous: boolean; unauthorizedToken?: string };
+type AttemptFailure = { ok: false; error: UpstreamError; ambiguous: boolean; unauthorizedToken?: string };
+type AttemptResult<T> = { ok: true; value: T } | AttemptFailure;
+type Fail = (
+  kind: UpstreamErrorKind,
+  retryable: boolean,
+  ambiguous: boolean,
+  extra?: Partial<ConstructorParameters<typeof UpstreamError>[0]>,
+) => AttemptFailure;
+
+/** What one attempt records as it goes: the status (on its errors) and its outcome (the metrics' label). */
+interface AttemptTrace {
+  status: number | null;
+  outcome: string;
+}
+
+interface OutgoingRequest {
+  path: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+/** An answer's body: its JSON (undefined when empty), or that it is not JSON. */
+interface ReadBody {
+  parsed: unknown;
+  parseError: boolean;
+}
+
+function readBody(text: string): ReadBody {
+  if (text.length === 0) return { parsed: undefined, parseError: false };
+  try {
+    return { parsed: JSON.parse(text), parseError: false };
+  } catch {
+    return { parsed: undefined, parseError: true };
+  }
+}
 
 export class UpstreamCaller {
   private readonly origin: string;
@@ -165,10 +199,7 @@ export class UpstreamCaller {
         continue;
       }
 
-      const mayRepeat = error.retryable && (spec.repeat === 'safe' || error.kind === 'connect');
-      const delay = mayRepeat
-        ? nextRetryDelay(this.endpoint.retry, this.env, { attempt: retryAttempt, startedAtMs }, error.retryAfterMs)
-        : null;
+      const delay = this.retryDelay(spec, error, retryAttempt, startedAtMs);
       if (delay !== null) {
         this.log.debug({ operation: spec.operation, attempt: httpAttempts, delayMs: delay, error: error.toLog() }, 'upstream retry');
         if (delay > 0) await this.env.sleep(delay);
@@ -190,6 +221,15 @@ export class UpstreamCaller {
       }
       throw error;
     }
+  }
+
+  /**
+   * Whether a failed attempt is repeated, and after how long: null = not. Only a retryable failure, and for a call
+   * that may not be repeated only one that never reached the server; within the policy's attempt and time caps.
+   */
+  private retryDelay(spec: CallSpec<unknown>, error: UpstreamError, retryAttempt: number, startedAtMs: number): number | null {
+    const mayRepeat = error.retryable && (spec.repeat === 'safe' || error.kind === 'connect');
+    return mayRepeat ? nextRetryDelay(this.endpoint.retry, this.env, { attempt: retryAttempt, startedAtMs }, error.retryAfterMs) : null;
   }
 
   private buildPath(spec: CallSpec<unknown>): string {
@@ -230,12 +270,44 @@ export class UpstreamCaller {
   }
 
   private async attemptUntraced<T>(spec: CallSpec<T>, attemptNo: number, span?: Span): Promise<AttemptResult<T>> {
-    const service = this.service;
-    const { operation } = spec;
     const t0 = performance.now();
-    let outcome = 'success';
-    let token: string | undefined;
-    let status: number | null = null;
+    const trace: AttemptTrace = { status: null, outcome: 'success' };
+    const fail = this.failure(spec.operation, trace);
+    const request = this.requestOf(spec, span);
+    try {
+      const auth = await this.authorize(spec, request.headers, trace);
+      if (!auth.ok) return auth;
+      this.logRequest(spec, attemptNo, request);
+      const sent = await this.send(spec, request, fail);
+      if (!sent.ok) return sent;
+      const res = sent.response;
+      trace.status = res.status;
+      span?.setAttribute('http.response.status_code', res.status);
+      const body = readBody(res.text);
+      this.logResponse(spec.operation, attemptNo, res, body, t0);
+      return this.classify(spec, res, body, auth.token, fail, trace);
+    } finally {
+      const seconds = (performance.now() - t0) / 1000;
+      this.deps.metrics.upstreamRequests.bind(this.service, spec.operation, trace.outcome).inc();
+      this.deps.metrics.upstreamDuration.bind(this.service, spec.operation, trace.outcome).observe(seconds);
+    }
+  }
+
+  /** An attempt's failure: an UpstreamError with the status seen so far; its kind becomes the attempt's outcome. */
+  private failure(operation: string, trace: AttemptTrace): Fail {
+    const service = this.service;
+    return (kind, retryable, ambiguous, extra = {}) => {
+      trace.outcome = kind;
+      return {
+        ok: false,
+        ambiguous,
+        error: new UpstreamError({ service, operation, kind, retryable, status: trace.status, ...extra }),
+      };
+    };
+  }
+
+  /** The request of one attempt: path, headers (trace context included) and body; auth headers are added later. */
+  private requestOf(spec: CallSpec<unknown>, span: Span | undefined): OutgoingRequest {
     const path = this.buildPath(spec);
     const headers: Record<string, string> = { accept: 'application/json', ...this.endpoint.defaultHeaders };
     let body: string | undefined;
@@ -248,157 +320,157 @@ export class UpstreamCaller {
     }
     Object.assign(headers, spec.headers);
     if (span) propagation.inject(context.active(), headers);
+    return { path, headers, body };
+  }
 
-    const fail = (
-      kind: UpstreamErrorKind,
-      retryable: boolean,
-      ambiguous: boolean,
-      extra: Partial<ConstructorParameters<typeof UpstreamError>[0]> = {},
-    ): AttemptResult<T> => {
-      outcome = kind;
+  /** Adds the call's auth headers: the bearer token used, or the failure of its token request (nothing was sent). */
+  private async authorize(
+    spec: CallSpec<unknown>,
+    headers: Record<string, string>,
+    trace: AttemptTrace,
+  ): Promise<{ ok: true; token?: string } | AttemptFailure> {
+    if (!spec.auth) return { ok: true };
+    try {
+      const a = spec.auth.cached?.() ?? (await spec.auth.headers());
+      Object.assign(headers, a.headers);
+      return { ok: true, token: a.token };
+    } catch (err) {
+      // The token request failed (already counted and logged as its own call): nothing was sent.
+      if (!(err instanceof UpstreamError)) throw err;
+      trace.outcome = 'auth_failed';
       return {
         ok: false,
-        ambiguous,
-        error: new UpstreamError({ service, operation, kind, retryable, status, ...extra }),
+        ambiguous: false,
+        error: new UpstreamError({
+          service: this.service,
+          operation: spec.operation,
+          kind: err.kind,
+          status: err.status,
+          upstreamCode: err.upstreamCode,
+          upstreamMessage: err.upstreamMessage,
+          // The token call already made its own retries; repeating here would multiply them.
+          retryable: false,
+          retryAfterMs: err.retryAfterMs,
+          cause: err,
+        }),
       };
-    };
-
-    try {
-      if (spec.auth) {
-        try {
-          const a = spec.auth.cached?.() ?? (await spec.auth.headers());
-          Object.assign(headers, a.headers);
-          token = a.token;
-        } catch (err) {
-          // The token request failed (already counted and logged as its own call): nothing was sent.
-          if (err instanceof UpstreamError) {
-            outcome = 'auth_failed';
-            return {
-              ok: false,
-              ambiguous: false,
-              error: new UpstreamError({
-                service,
-                operation,
-                kind: err.kind,
-                status: err.status,
-                upstreamCode: err.upstreamCode,
-                upstreamMessage: err.upstreamMessage,
-                // The token call already made its own retries; repeating here would multiply them.
-                retryable: false,
-                retryAfterMs: err.retryAfterMs,
-                cause: err,
-              }),
-            };
-          }
-          throw err;
-        }
-      }
-
-      if (this.log.isLevelEnabled('debug'))
-        this.log.debug(
-          {
-            operation,
-            attempt: attemptNo,
-            request: {
-              method: spec.method,
-              // query values may carry PII (address check): logged redacted, by key
-              path: path.split('?')[0],
-              query: spec.query ? redactDeep(spec.query) : undefined,
-              headers: redactHeaders(headers),
-              body: spec.json !== undefined ? redactDeep(spec.json) : spec.form ? redactForm(spec.form) : undefined,
-            },
-          },
-          'upstream request',
-        );
-
-      let res: TransportResponse;
-      try {
-        res = await this.deps.transport.send({
-          origin: this.origin,
-          path,
-          method: spec.method,
-          headers,
-          body,
-          timeoutClass: spec.timeoutClass,
-          tls: this.endpoint.tls,
-        });
-      } catch (err) {
-        const f = err instanceof TransportFailure ? err : new TransportFailure('network', 'UNKNOWN', { cause: err });
-        if (f.kind === 'too_large') return fail('invalid_response', false, true, { upstreamMessage: 'response too large', cause: f });
-        return fail(f.kind, true, f.kind !== 'connect', { upstreamCode: f.code, cause: f });
-      }
-      status = res.status;
-      span?.setAttribute('http.response.status_code', status);
-
-      let parsed: unknown;
-      let parseError = false;
-      if (res.text.length === 0) parsed = undefined;
-      else {
-        try {
-          parsed = JSON.parse(res.text);
-        } catch {
-          parseError = true;
-        }
-      }
-
-      if (this.log.isLevelEnabled('debug'))
-        this.log.debug(
-          {
-            operation,
-            attempt: attemptNo,
-            response: {
-              status,
-              durationMs: Math.round(performance.now() - t0),
-              body: parseError ? `[unparseable ${res.text.length} bytes]` : redactDeep(parsed),
-            },
-          },
-          'upstream response',
-        );
-
-      const pr: ParsedResponse = { status, headers: res.headers, body: parsed };
-
-      if (status >= 200 && status < 300) {
-        if (parseError) return fail('invalid_response', false, true, { upstreamMessage: 'body is not JSON' });
-        if (parsed === undefined && !spec.allowEmpty) return fail('invalid_response', false, true, { upstreamMessage: 'empty body' });
-        return this.validate(spec.schema, parsed, (msg) => fail('invalid_response', false, true, { upstreamMessage: msg }));
-      }
-
-      if (!parseError && spec.answer) {
-        const a = spec.answer(pr);
-        if (a) {
-          outcome = 'answer';
-          return this.validate(a.schema, parsed, (msg) => fail('invalid_response', false, false, { upstreamMessage: msg }));
-        }
-      }
-
-      const env = parseError ? { code: null, message: null } : readErrorEnvelope(parsed, res.headers['www-authenticate']);
-      const extra = {
-        upstreamCode: env.code,
-        upstreamMessage: scrubMessage(env.message),
-        details: parseError ? null : (spec.errorDetails?.(pr) ?? null),
-      };
-      const custom = spec.classify?.(pr);
-      if (custom) return fail(custom.kind, custom.retryable, false, extra);
-      if (status === 401) {
-        const r = fail('unauthorized', false, false, extra);
-        if (!r.ok && token !== undefined) r.unauthorizedToken = token;
-        return r;
-      }
-      if (status === 403) return fail('forbidden', false, false, extra);
-      if (status === 404) return fail('not_found', false, false, extra);
-      if (status === 429)
-        return fail('rate_limited', true, false, { ...extra, retryAfterMs: parseRetryAfter(res.headers['retry-after'], this.deps.clock) });
-      if (status >= 500)
-        return fail('server_error', true, status !== 503, {
-          ...extra,
-          retryAfterMs: status === 503 ? parseRetryAfter(res.headers['retry-after'], this.deps.clock) : null,
-        });
-      return fail('rejected', false, false, extra);
-    } finally {
-      const seconds = (performance.now() - t0) / 1000;
-      this.deps.metrics.upstreamRequests.bind(service, operation, outcome).inc();
-      this.deps.metrics.upstreamDuration.bind(service, operation, outcome).observe(seconds);
     }
+  }
+
+  private logRequest(spec: CallSpec<unknown>, attemptNo: number, request: OutgoingRequest): void {
+    if (!this.log.isLevelEnabled('debug')) return;
+    this.log.debug(
+      {
+        operation: spec.operation,
+        attempt: attemptNo,
+        request: {
+          method: spec.method,
+          // query values may carry PII (address check): logged redacted, by key
+          path: request.path.split('?')[0],
+          query: spec.query ? redactDeep(spec.query) : undefined,
+          headers: redactHeaders(request.headers),
+          body: spec.json !== undefined ? redactDeep(spec.json) : spec.form ? redactForm(spec.form) : undefined,
+        },
+      },
+      'upstream request',
+    );
+  }
+
+  /**
+   * Sends the request: the response (its body read whole, within the transport's size limit), or why none came as
+   * the attempt's failure — a body over the limit is an invalid response, anything else retryable.
+   */
+  private async send(
+    spec: CallSpec<unknown>,
+    request: OutgoingRequest,
+    fail: Fail,
+  ): Promise<{ ok: true; response: TransportResponse } | AttemptFailure> {
+    try {
+      const response = await this.deps.transport.send({
+        origin: this.origin,
+        path: request.path,
+        method: spec.method,
+        headers: request.headers,
+        body: request.body,
+        timeoutClass: spec.timeoutClass,
+        tls: this.endpoint.tls,
+      });
+      return { ok: true, response };
+    } catch (err) {
+      const f = err instanceof TransportFailure ? err : new TransportFailure('network', 'UNKNOWN', { cause: err });
+      if (f.kind === 'too_large') return fail('invalid_response', false, true, { upstreamMessage: 'response too large', cause: f });
+      return fail(f.kind, true, f.kind !== 'connect', { upstreamCode: f.code, cause: f });
+    }
+  }
+
+  private logResponse(operation: string, attemptNo: number, res: TransportResponse, body: ReadBody, t0: number): void {
+    if (!this.log.isLevelEnabled('debug')) return;
+    this.log.debug(
+      {
+        operation,
+        attempt: attemptNo,
+        response: {
+          status: res.status,
+          durationMs: Math.round(performance.now() - t0),
+          body: body.parseError ? `[unparseable ${res.text.length} bytes]` : redactDeep(body.parsed),
+        },
+      },
+      'upstream response',
+    );
+  }
+
+  /**
+   * What an answer means: a 2xx of the expected shape is the result; a documented non-2xx answer (`spec.answer`) too;
+   * anything else is an UpstreamError of the kind its status (or `spec.classify`) says, retryable or not.
+   */
+  private classify<T>(
+    spec: CallSpec<T>,
+    res: TransportResponse,
+    { parsed, parseError }: ReadBody,
+    token: string | undefined,
+    fail: Fail,
+    trace: AttemptTrace,
+  ): AttemptResult<T> {
+    const { status } = res;
+    const pr: ParsedResponse = { status, headers: res.headers, body: parsed };
+
+    if (status >= 200 && status < 300) {
+      if (parseError) return fail('invalid_response', false, true, { upstreamMessage: 'body is not JSON' });
+      if (parsed === undefined && !spec.allowEmpty) return fail('invalid_response', false, true, { upstreamMessage: 'empty body' });
+      return this.validate(spec.schema, parsed, (msg) => fail('invalid_response', false, true, { upstreamMessage: msg }));
+    }
+
+    if (!parseError && spec.answer) {
+      const a = spec.answer(pr);
+      if (a) {
+        trace.outcome = 'answer';
+        return this.validate(a.schema, parsed, (msg) => fail('invalid_response', false, false, { upstreamMessage: msg }));
+      }
+    }
+
+    const env = parseError ? { code: null, message: null } : readErrorEnvelope(parsed, res.headers['www-authenticate']);
+    const extra = {
+      upstreamCode: env.code,
+      upstreamMessage: scrubMessage(env.message),
+      details: parseError ? null : (spec.errorDetails?.(pr) ?? null),
+    };
+    const custom = spec.classify?.(pr);
+    if (custom) return fail(custom.kind, custom.retryable, false, extra);
+    if (status === 401) {
+      const r = fail('unauthorized', false, false, extra);
+      if (token !== undefined) r.unauthorizedToken = token;
+      return r;
+    }
+    if (status === 403) return fail('forbidden', false, false, extra);
+    if (status === 404) return fail('not_found', false, false, extra);
+    if (status === 429)
+      return fail('rate_limited', true, false, { ...extra, retryAfterMs: parseRetryAfter(res.headers['retry-after'], this.deps.clock) });
+    if (status >= 500)
+      return fail('server_error', true, status !== 503, {
+        ...extra,
+        retryAfterMs: status === 503 ? parseRetryAfter(res.headers['retry-after'], this.deps.clock) : null,
+      });
+    return fail('rejected', false, false, extra);
   }
 
   private validate<T>(schema: z.ZodType<T>, value: unknown, onFail: (msg: string) => AttemptResult<T>): AttemptResult<T> {

@@ -1,4 +1,5 @@
 import type { Clock } from '../../shared/clock';
+import { backoffDelay } from '../../shared/backoff';
 
 /**
  * Backoff for the few upstream calls that may be repeated (reads, and writes that carry the same
@@ -33,8 +34,7 @@ export const defaultRetryEnv = (clock: Clock): RetryEnv => ({ clock, sleep: real
 
 /** The wait before the retry that follows attempt `attempt` (1-based). */
 export function backoffDelayMs(policy: RetryPolicy, attempt: number, random: () => number): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  return Math.floor(random() * ceiling);
+  return backoffDelay({ baseMs: policy.baseDelayMs, maxMs: policy.maxDelayMs, attempt: attempt - 1, jitter: 'full', random });
 }
 
 /**
