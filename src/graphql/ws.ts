@@ -81,34 +81,7 @@ function languageOf(params: Readonly<Record<string, unknown>> | undefined, reque
   return negotiateLanguage(typeof param === 'string' && param !== '' ? param : request.headers['accept-language']);
 }
 
-/**
- * graphql-ws (`graphql-transport-ws`) on the same path and port as HTTP.
- * The bearer token comes in `connection_init` as `{ authorization: "Bearer <jwt>" }`:
- * a missing or bad token closes with 4403; no `connection_init` within the timeout closes with 4408.
- *
- * A session lives as long as its token: at the token's `exp` the socket is closed with 4403 "Token expired"
- * (a timer per socket, and a check before each operation and each result, so a late timer lets nothing
- * through). The token is read once, from `connection_init`: a second `connection_init` closes the socket
- * (graphql-ws: 4429), and nothing in a later message (payload `extensions`, variables) is taken as a
- * credential. To refresh, an app opens a new connection with the new token, resubscribes (with
- * `afterVersion`, so nothing is missed), then closes the old one.
- *
- * Abuse caps: failed `connection_init`s count against the client address's unauthenticated budget (over it:
- * close 4429 "Too many requests"); at most `maxSocketsPerUser` sockets per user on this instance (close 4429
- * "Too many connections") and `maxOperationsPerSocket` operations open at once per socket (RATE_LIMITED for
- * the operation beyond it).
- *
- * Customer messages (errors, a transfer's failure.message) are in the socket's language: `acceptLanguage` in the
- * `connection_init` payload, else the upgrade request's Accept-Language (`languageOf`).
- *
- * Every operation (subscribe message) is checked in `onSubscribe` exactly like an HTTP request, before
- * anything executes: the trusted-documents check (TRUSTED_DOCUMENTS: a `documentId` names a manifest document,
- * sent with `query: ""`; in `only` mode other text → PERSISTED_DOCUMENT_NOT_ALLOWED), parse with the token limit (→ GRAPHQL_PARSE_FAILED), validation with GraphQL Armor's
- * rules (→ GRAPHQL_VALIDATION_FAILED), and the per-user rate limit for mutations and quota-bound queries
- * (→ RATE_LIMITED with `retryAfterSeconds`). Each operation gets its own request id (on its errors, and on
- * every log line written while it runs, via the request context) and, with tracing on, its own span.
- */
-export function createGraphQLWsServer(opts: {
+type WsOptions = {
   schema: GraphQLSchema;
   auth: AuthService;
   logger: Logger;
@@ -123,33 +96,23 @@ export function createGraphQLWsServer(opts: {
   clientIp?: (req: IncomingMessage) => string;
   /** TRUSTED_DOCUMENTS (null: off): a subscribe payload may name a `documentId` (with `query: ""`). */
   trusted?: TrustedDocuments | null;
-}): GraphQLWsServer {
-  const clock = opts.clock ?? systemClock;
-  const socketsPerUser = new Map<string, number>();
-  const expired = (extra: Extra) => extra.expiresAtMs !== undefined && clock.nowMs() >= extra.expiresAtMs;
-  const endExpired = (extra: Extra) => extra.socket.close(WS_CLOSE.forbidden, 'Token expired');
-  /** Closes the socket at its token's expiry (re-armed while the clock says it is not yet due). */
-  const armExpiry = (extra: Extra) => {
-    const delay = Math.min(Math.max(0, (extra.expiresAtMs ?? Infinity) - clock.nowMs()), MAX_TIMER_MS);
-    extra.expiryTimer = setTimeout(() => (expired(extra) ? endExpired(extra) : armExpiry(extra)), delay);
-    extra.expiryTimer.unref();
-  };
+};
+
+/**
+ * graphql-ws (`graphql-transport-ws`) on the same path and port as HTTP. A session (WsSessions) is opened by the
+ * bearer token of `connection_init` and lives as long as it; every operation is admitted (admitOperation) exactly as
+ * an HTTP request is, before anything executes, and gets its own request id (errors, log lines) and span. Customer
+ * messages are in the socket's language (`languageOf`). docs/api.md and docs/security.md give the close codes.
+ */
+export function createGraphQLWsServer(opts: WsOptions): GraphQLWsServer {
+  const sessions = new WsSessions(opts, opts.clock ?? systemClock);
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayloadBytes ?? 64 * 1024, WebSocket: PreserialisingWebSocket });
-  const rules = [...specifiedRules, ...(opts.admission?.validationRules ?? [])];
-  const documents = new DocumentCache(opts.schema, rules, opts.admission?.parseOptions);
-  const format = (errors: readonly GraphQLError[], language: Language | undefined, requestId?: string) =>
-    errors.map((e) => {
-      const f = opts.formatError(e.toJSON(), e, language);
-      const retryAfterSeconds = f.extensions?.code === 'RATE_LIMITED' ? e.extensions?.retryAfterSeconds : undefined;
-      return {
-        ...f,
-        extensions: {
-          ...f.extensions,
-          ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
-          ...(requestId ? { requestId } : {}),
-        },
-      };
-    });
+  const documents = new DocumentCache(
+    opts.schema,
+    [...specifiedRules, ...(opts.admission?.validationRules ?? [])],
+    opts.admission?.parseOptions,
+  );
+  const format = wsErrorFormatter(opts.formatError);
   const requestOf = (args: ExecutionArgs): RequestContext => {
     const c = args.contextValue as GraphQLContext;
     return c.caller ? { requestId: c.requestId, userId: c.caller.userId } : { requestId: c.requestId };
@@ -159,75 +122,9 @@ export function createGraphQLWsServer(opts: {
     {
       schema: opts.schema,
       connectionInitWaitTimeout: opts.connectionInitWaitTimeoutMs,
-      onConnect: async (ctx) => {
-        const { extra } = ctx;
-        extra.language = languageOf(ctx.connectionParams, extra.request);
-        const header = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
-        const session = await opts.auth.sessionFromAuthorizationHeader(typeof header === 'string' ? header : undefined).catch(() => null);
-        if (!session || session.expiresAtMs <= clock.nowMs()) {
-          // the client's address as TRUST_PROXY allows (behind a load balancer, not the balancer's own)
-          const refusal = await opts.limits?.authFailure?.(
-            opts.clientIp?.(extra.request) || extra.request.socket.remoteAddress || 'unknown',
-          );
-          if (refusal) extra.socket.close(WS_CLOSE.tooManyRequests, 'Too many requests');
-          return false;
-        }
-        if (extra.socket.readyState !== extra.socket.OPEN) return false; // gone while verifying: nothing to count
-        const { userId } = session.caller;
-        const open = socketsPerUser.get(userId) ?? 0;
-        if (open >= (opts.limits?.maxSocketsPerUser ?? Infinity)) {
-          extra.socket.close(WS_CLOSE.tooManyRequests, 'Too many connections');
-          return false;
-        }
-        socketsPerUser.set(userId, open + 1);
-        extra.countedFor = userId;
-        extra.caller = session.caller;
-        extra.expiresAtMs = session.expiresAtMs;
-        armExpiry(extra);
-        return true;
-      },
-      onClose: (ctx) => {
-        const { extra } = ctx;
-        clearTimeout(extra.expiryTimer);
-        if (extra.countedFor === undefined) return;
-        const left = (socketsPerUser.get(extra.countedFor) ?? 1) - 1;
-        if (left > 0) socketsPerUser.set(extra.countedFor, left);
-        else socketsPerUser.delete(extra.countedFor);
-        extra.countedFor = undefined;
-      },
-      onSubscribe: async (ctx, id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
-        if (expired(ctx.extra)) {
-          endExpired(ctx.extra);
-          return [new GraphQLError('Token expired', { extensions: { code: 'UNAUTHENTICATED' } })];
-        }
-        if (Object.keys(ctx.subscriptions).length > (opts.limits?.maxOperationsPerSocket ?? Infinity))
-          return [new GraphQLError('Too many operations open on this connection', { extensions: { code: 'RATE_LIMITED' } })];
-        const requestId = randomUUID();
-        (ctx.extra.requestIds ??= new Map()).set(id, requestId);
-        const text = opts.trusted ? opts.trusted.textOf(payload) : payload.query;
-        if (typeof text !== 'string') return [text];
-        const parsed = documents.get(text);
-        if (!('document' in parsed)) return parsed.errors;
-        const { document } = parsed;
-        const caller = ctx.extra.caller ?? null;
-        const refusal = await opts.admission?.refuse({
-          document,
-          operation: getOperationAST(document, payload.operationName),
-          variables: payload.variables,
-          caller,
-          transport: 'ws',
-        });
-        if (refusal) return [refusal];
-        if (expired(ctx.extra)) {
-          // the budget check may have waited (Redis) past the token's exp: nothing runs after it
-          endExpired(ctx.extra);
-          return [new GraphQLError('Token expired', { extensions: { code: 'UNAUTHENTICATED' } })];
-        }
-        const clientIp = opts.clientIp?.(ctx.extra.request) ?? ctx.extra.request.socket.remoteAddress ?? '';
-        const language = ctx.extra.language ?? languageOf(undefined, ctx.extra.request);
-        const contextValue: GraphQLContext = { caller, authError: null, requestId, clientIp, language };
-        return { schema: opts.schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue };
-      },
+      onConnect: (ctx) => sessions.open(ctx.extra, ctx.connectionParams),
+      onClose: (ctx) => sessions.closed(ctx.extra),
+      onSubscribe: (ctx, id, payload) => admitOperation(opts, sessions, documents, ctx, id, payload),
       execute: (args) => {
         const req = requestOf(args);
         return runInRequest(req, () => traceWsOperation(args, () => execute(args)));
@@ -245,8 +142,7 @@ export function createGraphQLWsServer(opts: {
         return format(errors, ctx.extra.language, requestId) as unknown as GraphQLError[];
       },
       onNext: (ctx, id, _payload, _args, result) => {
-        // a late expiry timer: close now; graphql-ws sends nothing on a closing socket
-        if (expired(ctx.extra)) endExpired(ctx.extra);
+        sessions.endIfExpired(ctx.extra); // a late expiry timer: close now; graphql-ws sends nothing on a closing socket
         return result.errors
           ? { ...result, errors: format(result.errors, ctx.extra.language, ctx.extra.requestIds?.get(id)) as unknown as GraphQLError[] }
           : ((preserialised(result) ?? result) as typeof result);
@@ -266,6 +162,136 @@ export function createGraphQLWsServer(opts: {
       for (const ws of wss.clients) ws.terminate();
     },
   };
+}
+
+/**
+ * The sessions of one instance's sockets. The token is read once, from `connection_init` (a missing or bad one closes
+ * with 4403; failed attempts count against the client address's unauthenticated budget, over it 4429); nothing in a
+ * later message is taken as a credential. At the token's `exp` the socket is closed with 4403 "Token expired" — a
+ * timer per socket, and a check before each operation and each result, so a late timer lets nothing through. At most
+ * `maxSocketsPerUser` sockets per user (4429 "Too many connections").
+ */
+class WsSessions {
+  private readonly socketsPerUser = new Map<string, number>();
+
+  constructor(
+    private readonly opts: Pick<WsOptions, 'auth' | 'limits' | 'clientIp'>,
+    private readonly clock: Clock,
+  ) {}
+
+  async open(extra: Extra, params: Readonly<Record<string, unknown>> | undefined): Promise<boolean> {
+    extra.language = languageOf(params, extra.request);
+    const header = params?.authorization ?? params?.Authorization;
+    const session = await this.opts.auth.sessionFromAuthorizationHeader(typeof header === 'string' ? header : undefined).catch(() => null);
+    if (!session || session.expiresAtMs <= this.clock.nowMs()) {
+      // the client's address as TRUST_PROXY allows (behind a load balancer, not the balancer's own)
+      const refusal = await this.opts.limits?.authFailure?.(
+        this.opts.clientIp?.(extra.request) || extra.request.socket.remoteAddress || 'unknown',
+      );
+      if (refusal) extra.socket.close(WS_CLOSE.tooManyRequests, 'Too many requests');
+      return false;
+    }
+    if (extra.socket.readyState !== extra.socket.OPEN) return false; // gone while verifying: nothing to count
+    const { userId } = session.caller;
+    const open = this.socketsPerUser.get(userId) ?? 0;
+    if (open >= (this.opts.limits?.maxSocketsPerUser ?? Infinity)) {
+      extra.socket.close(WS_CLOSE.tooManyRequests, 'Too many connections');
+      return false;
+    }
+    this.socketsPerUser.set(userId, open + 1);
+    extra.countedFor = userId;
+    extra.caller = session.caller;
+    extra.expiresAtMs = session.expiresAtMs;
+    this.armExpiry(extra);
+    return true;
+  }
+
+  closed(extra: Extra): void {
+    clearTimeout(extra.expiryTimer);
+    if (extra.countedFor === undefined) return;
+    const left = (this.socketsPerUser.get(extra.countedFor) ?? 1) - 1;
+    if (left > 0) this.socketsPerUser.set(extra.countedFor, left);
+    else this.socketsPerUser.delete(extra.countedFor);
+    extra.countedFor = undefined;
+  }
+
+  /** Closes the socket when its token has expired (true then). */
+  endIfExpired(extra: Extra): boolean {
+    if (extra.expiresAtMs === undefined || this.clock.nowMs() < extra.expiresAtMs) return false;
+    extra.socket.close(WS_CLOSE.forbidden, 'Token expired');
+    return true;
+  }
+
+  /** Closes the socket at its token's expiry (re-armed while the clock says it is not yet due). */
+  private armExpiry(extra: Extra): void {
+    const delay = Math.min(Math.max(0, (extra.expiresAtMs ?? Infinity) - this.clock.nowMs()), MAX_TIMER_MS);
+    extra.expiryTimer = setTimeout(() => this.endIfExpired(extra) || this.armExpiry(extra), delay);
+    extra.expiryTimer.unref();
+  }
+}
+
+const tokenExpired = () => [new GraphQLError('Token expired', { extensions: { code: 'UNAUTHENTICATED' } })];
+
+/**
+ * A subscribe message, checked like an HTTP request before anything executes: the session's token, the socket's
+ * open operations (`maxOperationsPerSocket`: RATE_LIMITED beyond), trusted documents, parse and validation (the
+ * document cache) and the admission's rules (rate limits, cost) — then the execution arguments.
+ */
+async function admitOperation(
+  opts: Pick<WsOptions, 'schema' | 'limits' | 'trusted' | 'admission' | 'clientIp'>,
+  sessions: WsSessions,
+  documents: DocumentCache,
+  ctx: { extra: Extra; subscriptions: Record<string, unknown> },
+  id: string,
+  payload: {
+    query: string;
+    operationName?: string | null;
+    variables?: Record<string, unknown> | null;
+    extensions?: Record<string, unknown> | null;
+  },
+): Promise<ExecutionArgs | readonly GraphQLError[]> {
+  if (sessions.endIfExpired(ctx.extra)) return tokenExpired();
+  if (Object.keys(ctx.subscriptions).length > (opts.limits?.maxOperationsPerSocket ?? Infinity))
+    return [new GraphQLError('Too many operations open on this connection', { extensions: { code: 'RATE_LIMITED' } })];
+  const requestId = randomUUID();
+  (ctx.extra.requestIds ??= new Map()).set(id, requestId);
+  const text = opts.trusted ? opts.trusted.textOf(payload) : payload.query;
+  if (typeof text !== 'string') return [text];
+  const parsed = documents.get(text);
+  if (!('document' in parsed)) return parsed.errors;
+  const { document } = parsed;
+  const caller = ctx.extra.caller ?? null;
+  const refusal = await opts.admission?.refuse({
+    document,
+    operation: getOperationAST(document, payload.operationName),
+    variables: payload.variables,
+    caller,
+    transport: 'ws',
+  });
+  if (refusal) return [refusal];
+  // the budget check may have waited (Redis) past the token's exp: nothing runs after it
+  if (sessions.endIfExpired(ctx.extra)) return tokenExpired();
+  const clientIp = opts.clientIp?.(ctx.extra.request) ?? ctx.extra.request.socket.remoteAddress ?? '';
+  const language = ctx.extra.language ?? languageOf(undefined, ctx.extra.request);
+  const contextValue: GraphQLContext = { caller, authError: null, requestId, clientIp, language };
+  return { schema: opts.schema, document, variableValues: payload.variables, operationName: payload.operationName, contextValue };
+}
+
+/** Errors as over HTTP, with the operation's request id (and a rate limit's retryAfterSeconds) in their extensions. */
+function wsErrorFormatter(formatError: Formatter) {
+  return (errors: readonly GraphQLError[], language: Language | undefined, requestId?: string) =>
+    errors.map((e) => {
+      const f = formatError(e.toJSON(), e, language);
+      const retryAfterSeconds = f.extensions?.code === 'RATE_LIMITED' ? e.extensions?.retryAfterSeconds : undefined;
+      return {
+        ...f,
+        extensions: {
+          ...f.extensions,
+          ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+          ...(requestId ? { requestId } : {}),
+        },
+      };
+    });
 }
 
 /** setTimeout's largest delay (a longer one fires at once): longer expiries are re-armed in steps. */
