@@ -21,15 +21,11 @@ import { toTransfer } from '../../src/modules/transfer/transfer.view';
 
 const stored = (v: unknown): Prisma.JsonValue => JSON.parse(JSON.stringify(v)) as Prisma.JsonValue;
 
-const refusal = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ColumnError);
-    return (e as Error).message;
-  }
-  throw new Error('accepted');
-};
+/** eventShown refuses `json` with a ColumnError saying `message`. */
+function refused(json: unknown, message: string): void {
+  expect(() => eventShown(stored(json))).toThrow(ColumnError);
+  expect(() => eventShown(stored(json))).toThrow(message);
+}
 
 type Key = keyof typeof SHOWN;
 const KEYS = Object.keys(SHOWN) as Key[];
@@ -125,11 +121,9 @@ it('transfer_events.shown read back: what was kept; absent keys as at creation; 
   const { refundedAmount: _r, cancelRequestedAt: _c, ...older } = shown;
   expect(eventShown(stored(older))).toEqual({ ...older, refundedAmount: '0', cancelRequestedAt: null });
   expect(eventShown(null)).toBeNull();
-  expect(refusal(() => eventShown(stored({ nextAction: null })))).toBe('transfer_events.shown: status is not a string');
-  expect(refusal(() => eventShown(stored({ status: 'PENDING', failureCode: 3 })))).toBe(
-    'transfer_events.shown: failureCode is not a string or absent',
-  );
-  expect(refusal(() => eventShown(stored([])))).toBe('transfer_events.shown: the value is not an object');
+  refused({ nextAction: null }, 'transfer_events.shown: status is not a string');
+  refused({ status: 'PENDING', failureCode: 3 }, 'transfer_events.shown: failureCode is not a string or absent');
+  refused([], 'transfer_events.shown: the value is not an object');
 });
 
 it('an event recorded before `shown` was: the shown fields as they are now, with its status, version and time', () => {
