@@ -9,7 +9,6 @@ import {
   checkOutcome,
   ColumnError,
   eventDetail,
-  eventShown,
   moneyStepRequest,
   nextAction,
   NO_NEXT_ACTION,
@@ -179,22 +178,5 @@ describe('transfer_events', () => {
     });
     expect(eventDetail(stored({ action: 3, value: 4 }))).toEqual({ action: null, idempotencyKey: null, value: null });
     expect(eventDetail(null)).toEqual({ action: null, idempotencyKey: null, value: null });
-  });
-
-  it('shown: what an app showed at that version; null for an audit-only fact', () => {
-    const shown = {
-      status: 'ACTION_REQUIRED',
-      nextAction: { type: 'THREE_DS_CHALLENGE', redirectUrl: 'u' },
-      capturedAmount: '100',
-      refundedAmount: '25',
-      failureCode: null,
-      failureMessage: null,
-    };
-    expect(eventShown(stored(shown))).toEqual(shown);
-    // a version recorded before refunds existed showed nothing refunded
-    const { refundedAmount: _none, ...older } = shown;
-    expect(eventShown(stored(older))).toEqual({ ...older, refundedAmount: '0' });
-    expect(eventShown(null)).toBeNull();
-    expect(refusal(() => eventShown(stored({ nextAction: null })))).toBe('transfer_events.shown: status is not a string');
   });
 });

@@ -6,13 +6,13 @@
  * column and the path — never the value (transfers.details is PII).
  *
  * Writers: createTransfer writes transfers.details (TransferDetails); the saga writes next_action, the steps'
- * requests (recordIntent) and responses (settle); the repository writes transfer_events.shown and .detail.
+ * requests (recordIntent) and responses (settle); the repository writes transfer_events.detail (and .shown: read by
+ * transfer.shown.ts).
  */
 import { Prisma } from '../../generated/prisma/client';
 import type { PostalAddress } from '../../shared/address';
 import type { Sender } from '../kyc/kyc.ports';
 import { TRANSFER_STATUSES, type TransferStatus } from './transfer.states';
-import type { Shown } from './transfer.repository';
 
 /** A stored JSON value that does not have the shape its column holds. */
 export class ColumnError extends Error {
@@ -274,26 +274,9 @@ export function eventDetail(json: Prisma.JsonValue | null): EventDetail {
   };
 }
 
-/** transfer_events.shown → what an app showed at that version, or null (a fact recorded for the audit trail only). */
-export function eventShown(json: Prisma.JsonValue | null): Shown | null {
-  if (json === null) return null;
-  const s = new Shape('transfer_events.shown');
-  const v = s.object(json, '');
-  return {
-    status: s.string(v, '', 'status'),
-    nextAction: isJsonObject(json) ? (json.nextAction ?? null) : null,
-    capturedAmount: s.optionalString(v, '', 'capturedAmount'),
-    // versions recorded before refunds existed showed nothing refunded
-    refundedAmount: s.optionalString(v, '', 'refundedAmount') ?? '0',
-    failureCode: s.optionalString(v, '', 'failureCode'),
-    failureMessage: s.optionalString(v, '', 'failureMessage'),
-  };
-}
-
 // ── shape checks ───────────────────────────────────────────────────────────────────────────────────
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isJsonObject = (v: Prisma.JsonValue): v is Prisma.JsonObject => isObject(v);
 const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
 
 class Shape {

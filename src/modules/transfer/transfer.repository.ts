@@ -6,7 +6,8 @@ import type { PubSub } from '../../events/pubsub';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { allTransfersTopic, ownerTransfersTopic, transferTopic, type DeliveryReceipt, type TransferChangedMessage } from './transfer.ports';
-import { patchAssignments, patchedShownFields, transferColumns, transferFromSql, transferStateColumns } from './transfer.rows';
+import { patchAssignments, transferColumns, transferFromSql, transferStateColumns } from './transfer.rows';
+import { shownAfter, shownOf, type Shown } from './transfer.shown';
 import { isTerminal, refusal, type Cause, type TransferStatus } from './transfer.states';
 
 export type TransferRow = Transfer;
@@ -84,29 +85,6 @@ export type ChangeResult =
   | { ok: true; transfer: TransferRow; changed: true; shown: boolean }
   | { ok: false; transfer: TransferRow; reason: string; kind: 'refused' | 'conflict' | 'skipped' };
 
-/**
- * What an app shows of a transfer and may change after its creation: a change of any of these is a new `version`
- * (the amounts and the rate are fixed at creation). Platform facts (compliance, transaction and payout statuses,
- * the platform transaction id) and scheduling are not: they are recorded in the audit trail only.
- */
-export type Shown = {
-  status: string;
-  nextAction: Prisma.JsonValue | null;
-  capturedAmount: string | null;
-  refundedAmount: string;
-  failureCode: string | null;
-  failureMessage: string | null;
-};
-const shownOf = (
-  t: Pick<TransferRow, 'status' | 'nextAction' | 'capturedAmount' | 'refundedAmount' | 'failureCode' | 'failureMessage'>,
-): Shown => ({
-  status: t.status,
-  nextAction: t.nextAction ?? null,
-  capturedAmount: t.capturedAmount === null ? null : t.capturedAmount.toFixed(),
-  refundedAmount: t.refundedAmount.toFixed(),
-  failureCode: t.failureCode,
-  failureMessage: t.failureMessage,
-});
 /** A transition patch that is also a "run now" request (next_run_at only ever earlier: not later than `now`; wake_seq + 1). See Scheduling. */
 export const WAKE = (now: Date) => ({ nextRunAt: now, wakeSeq: { increment: 1 } }) as const;
 
@@ -126,7 +104,7 @@ const sameShown = (a: Shown, b: Shown) => canonicalJson(a) === canonicalJson(b);
  * same effects: eventSeq + 1 and its audit event, nothing shown.)
  *
  * Two counters: `eventSeq` counts every recorded change (the audit trail, the saga's optimistic checks);
- * `version` counts the changes an app shows (Shown) and only those move `version` and `updatedAt`, carry their
+ * `version` counts the changes an app shows (transfer.shown.ts) and only those move `version` and `updatedAt`, carry their
  * version and what was shown in their audit event, and are published — on transferTopic(id),
  * ownerTransfersTopic(owner) and allTransfersTopic; the message only wakes subscribers, which read what changed
  * from the database. A platform fact that changes nothing shown is recorded, not published.
@@ -314,7 +292,7 @@ export class TransferRepository {
     if (reason) return tx ? { kind: 'refuse', to: target, reason, detail } : { kind: 'lock' };
     if (isTerminal(target)) patch = { ...patch, nextRunAt: null };
     const before = shownOf(row);
-    const after = shownOf({ status: target, ...patchedShownFields(row, patch) });
+    const after = shownAfter(row, target, patch);
     return { kind: 'apply', from, to: target, patch, detail, shown: sameShown(before, after) ? null : after };
   }
 

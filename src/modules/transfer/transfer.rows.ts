@@ -55,9 +55,9 @@ const COLUMNS: Record<keyof TransferPatch, string> = {
 };
 
 /** `{ set: v }` (Prisma's update operation) → v; anything else as it is. */
-const plain = (v: unknown): unknown => (v !== null && typeof v === 'object' && 'set' in v ? (v as { set: unknown }).set : v);
+export const plain = (v: unknown): unknown => (v !== null && typeof v === 'object' && 'set' in v ? (v as { set: unknown }).set : v);
 
-const isJsonNull = (v: unknown) => v === Prisma.JsonNull || v === Prisma.AnyNull;
+export const isJsonNull = (v: unknown) => v === Prisma.JsonNull || v === Prisma.AnyNull;
 
 /** The patch as `column = value` assignments of an UPDATE (values bound as parameters, never spliced). */
 export function patchAssignments(patch: TransferPatch): Prisma.Sql[] {
@@ -91,24 +91,6 @@ export function patchAssignments(patch: TransferPatch): Prisma.Sql[] {
     }
   }
   return out;
-}
-
-/** What the shown fields of `row` become with `patch` applied (JSON null and DB null alike read back as null). */
-export function patchedShownFields(
-  row: Pick<Transfer, 'nextAction' | 'capturedAmount' | 'refundedAmount' | 'failureCode' | 'failureMessage'>,
-  patch: TransferPatch,
-): Pick<Transfer, 'nextAction' | 'capturedAmount' | 'refundedAmount' | 'failureCode' | 'failureMessage'> {
-  const has = (k: keyof TransferPatch) => patch[k] !== undefined;
-  const nextAction = has('nextAction') ? plain(patch.nextAction) : row.nextAction;
-  const captured = has('capturedAmount') ? plain(patch.capturedAmount) : row.capturedAmount;
-  const refunded = has('refundedAmount') ? new Prisma.Decimal(String(plain(patch.refundedAmount))) : row.refundedAmount;
-  return {
-    nextAction: nextAction === null || nextAction === Prisma.DbNull || isJsonNull(nextAction) ? null : (nextAction as Prisma.JsonValue),
-    capturedAmount: captured === null || captured === undefined ? null : new Prisma.Decimal(String(captured)),
-    refundedAmount: refunded,
-    failureCode: has('failureCode') ? (plain(patch.failureCode) as string | null) : row.failureCode,
-    failureMessage: has('failureMessage') ? (plain(patch.failureMessage) as string | null) : row.failureMessage,
-  };
 }
 
 /** A transfer with its saga steps by name: what the saga decides from. */

@@ -20,7 +20,8 @@ import type {
   ReceiptResult,
   TransferEventSink,
 } from './transfer.ports';
-import type { Shown, TransferRepository, TransferRow } from './transfer.repository';
+import type { TransferRepository, TransferRow } from './transfer.repository';
+import { CREATED_SHOWN } from './transfer.shown';
 import { newTransferDetails, receiveAmountOf, totalOf } from './transfer.requests';
 import { parseSearch, searchTermsOf } from './transfer.search';
 import { transferColumns, transferFromSql } from './transfer.rows';
@@ -74,16 +75,6 @@ interface TransferServiceOptions {
   /** The 3-D Secure return URLs an app may give (THREE_DS_RETURN_URL_HOSTS). */
   threeDSReturnUrls: ReturnUrlPolicy;
 }
-
-/** What an app sees of a transfer just created (its version 1; see Shown). */
-const CREATED_SHOWN: Shown = {
-  status: 'PENDING',
-  nextAction: null,
-  capturedAmount: null,
-  refundedAmount: '0',
-  failureCode: null,
-  failureMessage: null,
-};
 
 /** The quote's payment methods that price each funding type (createQuote.paymentMethod must be one of them). */
 const QUOTE_METHODS_FOR_FUNDING: Record<TransferDetails['funding']['type'], readonly string[]> = {

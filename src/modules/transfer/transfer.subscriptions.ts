@@ -3,12 +3,12 @@ import type { PrismaClient, TransferEvent } from '../../generated/prisma/client'
 import type { PubSub } from '../../events/pubsub';
 import { isStaff, type Caller } from '../../auth/auth.types';
 import { badField, forbidden } from '../../shared/errors';
-import { eventShown } from './transfer.columns';
 import { allTransfersTopic, ownerTransfersTopic, transferTopic, type TransferChangedMessage } from './transfer.ports';
 import type { TransferRepository, TransferRow } from './transfer.repository';
 import type { TransferService } from './transfer.service';
 import { isTerminal, type TransferStatus } from './transfer.states';
 import type { Transfer } from './transfer.types';
+import { shownAt } from './transfer.shown';
 import { WakeUps } from './transfer.wakeups';
 import { toTransfer } from './transfer.view';
 
@@ -17,15 +17,15 @@ export const LIST_REPLAY_LIMIT = 500;
 
 /**
  * transferUpdated: the first message is the current state (or, with afterVersion, every version after it);
- * then every version in order, none skipped. A version is a change an app shows (TransferRepository: Shown);
+ * then every version in order, none skipped. A version is a change an app shows (transfer.shown.ts);
  * facts recorded for the audit trail only send nothing. Pub/sub messages only wake the subscriber: what is sent
  * is read from the database (versions > last sent), so a lost message, a Redis outage or a reconnect with
  * afterVersion never leaves a gap. A safety poll (pollMs) covers a missed wake-up. Completes once the
  * transfer is terminal and its last version was sent — at once when it already was at subscribe time (after
  * the current state, or after the versions following afterVersion, if any).
  *
- * Versions between two reads are replayed from the audit trail: what was shown at that version (status, next
- * action, captured amount, failure), its version and updatedAt; the other fields are the current ones.
+ * Versions between two reads are replayed from the audit trail: what was shown at that version (SHOWN), its
+ * version and updatedAt; the other fields are the current ones.
  */
 export class TransferSubscriptions {
   constructor(
@@ -196,20 +196,7 @@ const views = new WeakMap<TransferEvent | TransferRow, Transfer>();
 function versionView(cur: TransferRow, e: TransferEvent, version: number): Transfer {
   if (version === cur.version) return rowView(cur);
   let v = views.get(e);
-  if (!v) {
-    // what was shown then (events from before `shown` was recorded: the current fields)
-    const shown = eventShown(e.shown);
-    const then = shown
-      ? {
-          nextAction: shown.nextAction,
-          capturedAmount: shown.capturedAmount,
-          refundedAmount: shown.refundedAmount,
-          failureCode: shown.failureCode,
-          failureMessage: shown.failureMessage,
-        }
-      : {};
-    views.set(e, (v = toTransfer({ ...cur, ...(then as Partial<TransferRow>), status: e.toStatus, version, updatedAt: e.at })));
-  }
+  if (!v) views.set(e, (v = toTransfer(shownAt(cur, e, version))));
   return v;
 }
 /** The view of a row read once for several subscribers (the first message of those sharing a row read, too). */

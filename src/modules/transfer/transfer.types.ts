@@ -19,6 +19,7 @@ import { AddressInput } from '../../graphql/address.types';
 import { AFTER_CURSOR_HINT, type Connection, connectionType } from '../../graphql/relay';
 import { E164, E164_MESSAGE } from '../../shared/phone';
 import { TRANSFER_STATUSES } from './transfer.states';
+import { SHOWN } from './transfer.shown';
 import { FAILURE_CODES, type FailureCode } from '../../shared/failure-codes';
 
 const TransferStatusEnum = Object.fromEntries(TRANSFER_STATUSES.map((s) => [s, s])) as {
@@ -607,8 +608,7 @@ export class Transfer {
   @Field(() => ID, { description: 'The transfer id (a UUID).' }) id!: string;
   @Field(() => TransferStatusEnum, { description: 'Where the transfer is now.' }) status!: string;
   @Field(() => Int, {
-    description:
-      '+1 on every change an app shows: status, nextAction, capturedAmount, refundedAmount, failure (the amounts and the rate are fixed at creation). transferUpdated / myTransfers send one message per version. Platform facts that change none of these (complianceStatus, platformStatus, payout progress) are recorded in `events` without moving it.',
+    description: `+1 on every change an app shows: ${Object.keys(SHOWN).join(', ')} (the amounts and the rate are fixed at creation). transferUpdated / myTransfers send one message per version. Platform facts that change none of these (complianceStatus, platformStatus, payout progress) are recorded in \`events\` without moving it.`,
   })
   version!: number;
   @Field(() => Int, { description: 'Back-office: the seq of the latest audit event (+1 on every recorded change, shown or not).' })
@@ -655,8 +655,12 @@ export class Transfer {
   platformStatus!: string | null;
   @Field({ description: 'When it was created.' }) createdAt!: Date;
   @Field({ description: 'When version last moved (the last change an app shows).' }) updatedAt!: Date;
-  /** Not fields: what cancellableUntil is worked out from. */
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When the cancellation was asked for (cancelTransfer, by the owner or back-office); null when it was not.',
+  })
   cancelRequestedAt!: Date | null;
+  /** Not a field: with the others, what cancellableUntil is worked out from. */
   payoutStatus!: string | null;
 }
 

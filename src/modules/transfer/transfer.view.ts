@@ -1,16 +1,15 @@
 import { formatAmount, formatRate } from '../../shared/money';
 import { totalOf } from './transfer.requests';
-import { nextAction, type RecipientDetails, type TransferDetails } from './transfer.columns';
-import { failureCodeOf } from '../../shared/failure-codes';
+import type { RecipientDetails, TransferDetails } from './transfer.columns';
 import type { TransferRow } from './transfer.repository';
+import { shownView } from './transfer.shown';
 import type { Transfer } from './transfer.types';
 
-/** The API view of a transfer row (no PII: details stay in the database). */
+/** The API view of a transfer row (no PII: details stay in the database); the fields that change: shownView. */
 export function toTransfer(t: TransferRow): Transfer {
-  const next = nextAction(t.nextAction);
   return {
+    ...shownView(t),
     id: t.id,
-    status: t.status,
     version: t.version,
     lastEventSeq: t.eventSeq,
     sendAmount: { amount: formatAmount(t.sendAmount, t.sendCurrency), currency: t.sendCurrency },
@@ -19,12 +18,6 @@ export function toTransfer(t: TransferRow): Transfer {
     fee: { amount: formatAmount(t.feeAmount, t.sendCurrency), currency: t.sendCurrency },
     total: { amount: formatAmount(totalOf(t), t.sendCurrency), currency: t.sendCurrency },
     deliveryEstimate: t.deliveryEarliest && t.deliveryLatest ? { earliest: t.deliveryEarliest, latest: t.deliveryLatest } : null,
-    capturedAmount: t.capturedAmount !== null ? { amount: formatAmount(t.capturedAmount, t.sendCurrency), currency: t.sendCurrency } : null,
-    refundedAmount: { amount: formatAmount(t.refundedAmount, t.sendCurrency), currency: t.sendCurrency },
-    nextAction: next?.type ? ({ type: next.type, redirectUrl: next.redirectUrl } as Transfer['nextAction']) : null,
-    failure: t.failureCode
-      ? { code: failureCodeOf(t.failureCode), recordedCode: t.failureCode, recordedMessage: t.failureMessage ?? null }
-      : null,
     ownerId: t.ownerId,
     fundingType: t.fundingType.toUpperCase(),
     destinationCountry: t.destinationCountry,
@@ -32,7 +25,6 @@ export function toTransfer(t: TransferRow): Transfer {
     platformStatus: t.upstreamTransactionStatus,
     createdAt: t.createdAt,
     updatedAt: t.updatedAt,
-    cancelRequestedAt: t.cancelRequestedAt,
     payoutStatus: t.payoutStatus,
   };
 }
