@@ -55,6 +55,34 @@ const HTTP_PACKAGES = ['^fastify$', 'this layer knows no HTTP server'];
 const AUTH = ['auth', 'this layer knows no authentication'];
 const ABOVE_SHARED = ['(upstream|events|app|app\\.infra|config)', 'shared/ imports nothing above it'];
 
+/** A raw SQL statement or fragment: the SQL layer's tags (sql.query`…`, sql.execute`…`) and Prisma.sql/raw/join/empty. */
+const RAW_SQL = [
+  {
+    selector: "TaggedTemplateExpression[tag.type='MemberExpression'][tag.property.name=/^(query|execute)$/]",
+    message: 'SQL belongs in src/db/ or a *.repository.ts (docs/architecture.md, Persistence)',
+  },
+  {
+    selector: "MemberExpression[object.name='Prisma'][property.name=/^(sql|raw|join|empty)$/]",
+    message: 'SQL belongs in src/db/ or a *.repository.ts (docs/architecture.md, Persistence)',
+  },
+];
+const PRISMA_RAW = [
+  {
+    selector: 'MemberExpression[property.name=/^\\$(queryRaw|executeRaw)(Unsafe)?$/]',
+    message: "raw statements go through the typed SQL layer (src/db/raw-sql.ts), not Prisma's $queryRaw/$executeRaw",
+  },
+];
+const NO_DATABASE = [
+  {
+    selector: "ImportDeclaration[importKind!='type'][source.value=/(\\/db\\/|\\/generated\\/|\\.repository$)/]",
+    message: 'a resolver reaches the database only through a service or a loader',
+  },
+  {
+    selector: 'MemberExpression[property.name=/^(prisma|db|sql)$/]',
+    message: 'a resolver reaches the database only through a service or a loader',
+  },
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -157,6 +185,19 @@ export default tseslint.config(
     rules: layer(2, [SANDBOX], [SANDBOX_PACKAGE], PORTS_ONLY),
   },
   { files: ['src/modules/*.ts'], rules: layer(1, [SANDBOX], [SANDBOX_PACKAGE], DEFINITIONS_AND_PORTS) },
+  // ── the database: two ways (docs/architecture.md, Persistence) ──
+  // Raw SQL (the typed SQL layer's statements and Prisma.sql fragments) only in src/db/ and *.repository.ts; Prisma's
+  // $queryRaw/$executeRaw nowhere but src/db/ (the SQL layer wraps them); a resolver reaches no database at all.
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/db/**', 'src/generated/**', 'src/**/*.repository.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...RAW_SQL, ...PRISMA_RAW] },
+  },
+  { files: ['src/**/*.repository.ts'], rules: { 'no-restricted-syntax': ['error', ...PRISMA_RAW] } },
+  {
+    files: ['src/modules/*/*.resolver.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...RAW_SQL, ...PRISMA_RAW, ...NO_DATABASE] },
+  },
   {
     files: ['test/**/*.ts', '**/*.js', '**/*.cjs', '**/*.mjs', 'codegen.ts'],
     languageOptions: {

@@ -11,7 +11,8 @@ const camel = (k: string) => {
   if (c === undefined) camelOf.set(k, (c = k.replace(/_([a-z])/g, (_, ch: string) => ch.toUpperCase())));
   return c;
 };
-const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+/** The column of a model's scalar field: its snake_case (how the schema maps every one). */
+export const columnOf = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /**
  * SQL: every column of a model (`Prisma.<Model>ScalarFieldEnum`), optionally qualified by a table alias and renamed
@@ -21,7 +22,7 @@ const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCas
  * statement-names.ts) and a rolling upgrade never fails the instances still running.
  */
 export function modelColumns(fields: Record<string, string>): (alias?: string, prefix?: string) => Prisma.Sql {
-  const columns = Object.values(fields).map(snake);
+  const columns = Object.values(fields).map(columnOf);
   const built = new Map<string, Prisma.Sql>();
   return (alias = '', prefix = '') => {
     const key = `${alias}\0${prefix}`;

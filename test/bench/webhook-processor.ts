@@ -12,8 +12,8 @@
  */
 import pino from 'pino';
 import { systemClock } from '../../src/shared/clock';
-import { WebhookInbox } from '../../src/modules/webhook/webhook.inbox';
-import { PlatformStateStore } from '../../src/modules/webhook/webhook.platform-state';
+import { WebhookInbox } from '../../src/modules/webhook/webhook.inbox.repository';
+import { PlatformStateStore } from '../../src/modules/webhook/webhook.platform-state.repository';
 import { WebhookProcessor } from '../../src/modules/webhook/webhook.processor';
 import { countQueries, createTestDatabase, usingPostgres } from '../helpers/db';
 

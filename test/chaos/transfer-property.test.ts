@@ -22,7 +22,7 @@ import { ManualClock } from '../../src/shared/clock';
 import { refusal, isTerminal, type TransferStatus, type Cause } from '../../src/modules/transfer/transfer.states';
 import { TransferSaga } from '../../src/modules/transfer/transfer.saga';
 import { FxService } from '../../src/modules/fx/fx.service';
-import { FundingCredentials } from '../../src/modules/checks/checks.credentials';
+import { FundingCredentials } from '../../src/modules/checks/checks.credentials.repository';
 import { isUpstreamError } from '../../src/upstream/http/upstream.errors';
 import type { Caller } from '../../src/auth/auth.types';
 import { http, cardToken } from '../helpers/sandbox';

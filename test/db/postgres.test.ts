@@ -8,7 +8,7 @@ import { createDatabase, type Database } from '../../src/db/database';
 import { loadMigrations, MIGRATIONS_DIR } from '../../src/db/migrate';
 import { DEFAULT_PREPARED_STATEMENTS } from '../../src/db/statement-names';
 import { createTestDatabase, createThrowawayPostgresDatabase, usingPostgres } from '../helpers/db';
-import { SagaStepLog } from '../../src/modules/transfer/transfer.steps';
+import { SagaStepLog } from '../../src/modules/transfer/transfer.steps.repository';
 import { systemClock } from '../../src/shared/clock';
 import { seedTransfer } from './fixtures';
 

@@ -1,6 +1,6 @@
 import { Prisma } from '../../src/generated/prisma/client';
 import { modelColumns, modelFromSql } from '../../src/db/sql-rows';
-import { stepColumns, transferColumns, transferStateColumns } from '../../src/modules/transfer/transfer.rows';
+import { stepColumns, transferColumns, transferStateColumns } from '../../src/modules/transfer/transfer.rows.repository';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
 /**

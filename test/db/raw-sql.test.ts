@@ -7,7 +7,7 @@ import { withQueryPhase } from '../../src/db/instrument';
 import { StatementError } from '../../src/db/raw-sql';
 import { DEFAULT_PREPARED_STATEMENTS } from '../../src/db/statement-names';
 import { Prisma } from '../../src/generated/prisma/client';
-import { transferColumns } from '../../src/modules/transfer/transfer.rows';
+import { transferColumns } from '../../src/modules/transfer/transfer.rows.repository';
 import { countQueries, createTestDatabase, createThrowawayPostgresDatabase, usingPostgres } from '../helpers/db';
 import { seedTransfer } from './fixtures';
 import { at, typed } from './raw-sql.fixture';

@@ -1,4 +1,4 @@
-import { FundingCredentials } from '../../src/modules/checks/checks.credentials';
+import { FundingCredentials } from '../../src/modules/checks/checks.credentials.repository';
 import { systemClock } from '../../src/shared/clock';
 import { gql, type TestApp } from '../helpers/app';
 import { checkFundingAs, personInput, RECIPIENT, withSenderLastName } from '../helpers/funding';

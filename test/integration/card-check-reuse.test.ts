@@ -11,7 +11,7 @@ import { cardToken, http } from '../helpers/sandbox';
 import { getTransfer, newPerson, newQuote, transferInput, waitForStatus } from '../e2e/transfer-helpers';
 import type { Clock } from '../../src/shared/clock';
 import pg from 'pg';
-import { FundingCredentials } from '../../src/modules/checks/checks.credentials';
+import { FundingCredentials } from '../../src/modules/checks/checks.credentials.repository';
 import { usingPostgres } from '../helpers/db';
 
 let offsetMs = 0;

@@ -16,7 +16,7 @@ import type { Caller } from '../../src/auth/auth.types';
 import { ManualClock } from '../../src/shared/clock';
 import { noCrash } from '../../src/modules/transfer/transfer.faults';
 import { TransferSaga } from '../../src/modules/transfer/transfer.saga';
-import { FundingCredentials } from '../../src/modules/checks/checks.credentials';
+import { FundingCredentials } from '../../src/modules/checks/checks.credentials.repository';
 import { FxService } from '../../src/modules/fx/fx.service';
 import type { GatewayClient } from '../../src/upstream/gateway/gateway.client';
 import { transferInput } from '../e2e/transfer-helpers';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 const FORBIDDEN: [string, string][] = [
   ['src/modules/transfer/x.ts', '../kyc/kyc.service'],
-  ['src/modules/transfer/x.ts', '../checks/checks.credentials'],
+  ['src/modules/transfer/x.ts', '../checks/checks.credentials.repository'],
   ['src/modules/transfer/x.resolver.ts', '../kyc/kyc.types'],
   ['src/modules/recipient/x.ts', '../transfer/kyc.ports'],
   ['src/modules/module.ts', './kyc/kyc.service'],

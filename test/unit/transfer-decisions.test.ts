@@ -21,7 +21,8 @@ import type { MoneyStepRequest } from '../../src/modules/transfer/transfer.colum
 import type { TransferLeases } from '../../src/modules/transfer/transfer.leases';
 import type { TransferRow } from '../../src/modules/transfer/transfer.repository';
 import { SagaRun } from '../../src/modules/transfer/transfer.run';
-import type { SagaStepLog, Settlement } from '../../src/modules/transfer/transfer.steps';
+import type { Settlement } from '../../src/modules/transfer/transfer.steps';
+import type { SagaStepLog } from '../../src/modules/transfer/transfer.steps.repository';
 import {
   CAUSES,
   isTerminal,

@@ -1,5 +1,5 @@
 import { defineModule } from '../module';
-import { FundingCredentials } from './checks.credentials';
+import { FundingCredentials } from './checks.credentials.repository';
 import { ChecksResolver } from './checks.resolver';
 import { ChecksService } from './checks.service';
 

@@ -13,7 +13,7 @@ import type {
 } from '../../upstream/gateway/gateway.types';
 import type { Sender } from '../kyc/kyc.ports';
 
-export type { FundingCredentials } from './checks.credentials';
+export type { FundingCredentials } from './checks.credentials.repository';
 
 interface DocumentArgs {
   number: string;

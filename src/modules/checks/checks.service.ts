@@ -3,7 +3,7 @@ import { badField, badFields, badInput } from '../../shared/errors';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
 import type { AccountTokenCheck, CardCheck as GatewayCardCheck } from '../../upstream/gateway/gateway.types';
 import type { SenderLookup } from '../kyc/kyc.ports';
-import type { FundingCredentials } from './checks.credentials';
+import type { FundingCredentials } from './checks.credentials.repository';
 import {
   accountCheckRequest,
   cardCheckRequest,

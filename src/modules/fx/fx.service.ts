@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { Prisma, type Quote } from '../../generated/prisma/client';
+import type { Quote } from '../../generated/prisma/client';
 import type { RawSql } from '../../db/raw-sql';
-import { modelColumns, modelFromSql } from '../../db/sql-rows';
+import { QuoteRepository } from './fx.repository';
 import { inStoredRange, type Clock } from '../../shared/clock';
 import { AppError, badField } from '../../shared/errors';
 import {
@@ -95,12 +94,16 @@ function corridorView(
 export class FxService {
   constructor(
     /** Raw statements (Database.sql): a quote is written in one statement beside Prisma's client. */
-    private readonly sql: RawSql,
+    sql: RawSql,
     private readonly gateway: GatewayClient,
     private readonly clock: Clock,
     private readonly corridors: readonly CorridorRule[],
     private readonly pricing: Pricing,
-  ) {}
+  ) {
+    this.quotes = new QuoteRepository(sql);
+  }
+
+  private readonly quotes: QuoteRepository;
 
   /** The configured corridors (the `*` and `SRC>*` defaults left out), with their bounds. */
   listCorridors(): CorridorView[] {
@@ -157,22 +160,25 @@ export class FxService {
     const fee = sourceAmount !== undefined ? priceOf(this.pricing, corridor, feeFunding(args.paymentMethod), sourceAmount).fee : null;
     const now = this.clock.now();
     const delivery = deliveryEstimate(this.pricing, corridor, args.destinationType ?? null, now);
-    const [raw] = await this.sql.query`
-      INSERT INTO quotes (id, owner_id, fx_id, rate, source_currency, destination_currency, source_amount, destination_amount,
-                          payment_method, destination_country, destination_type, fee_amount, delivery_earliest, delivery_latest,
-                          expires_at, created_at)
-      VALUES (${randomUUID()}, ${ownerId}, ${q.fxId}, ${fromJsonNumber(q.conversionRate)}::numeric, ${args.sourceCurrency},
-              ${args.destinationCurrency}, ${sourceAmount ?? null}::numeric, ${destinationAmount}::numeric, ${args.paymentMethod},
-              ${destinationCountry ?? null}, ${args.destinationType ?? null}, ${fee}::numeric, ${delivery.earliest}::timestamptz,
-              ${delivery.latest}::timestamptz, ${expiresAt}::timestamptz, ${now}::timestamptz)
-      RETURNING ${quoteColumns()}`;
-    const row = modelFromSql<Quote>(raw!);
+    const row = await this.quotes.insert(ownerId, {
+      fxId: q.fxId,
+      rate: fromJsonNumber(q.conversionRate),
+      sourceCurrency: args.sourceCurrency,
+      destinationCurrency: args.destinationCurrency,
+      sourceAmount: sourceAmount ?? null,
+      destinationAmount,
+      paymentMethod: args.paymentMethod,
+      destinationCountry: destinationCountry ?? null,
+      destinationType: args.destinationType ?? null,
+      feeAmount: fee,
+      deliveryEarliest: delivery.earliest,
+      deliveryLatest: delivery.latest,
+      expiresAt,
+      createdAt: now,
+    });
     return toQuoteView(row);
   }
 }
-
-/** SQL: every column of `quotes` (modelColumns): what a quote is read and returned with. */
-const quoteColumns = modelColumns(Prisma.QuoteScalarFieldEnum);
 
 function toQuoteView(row: Quote): QuoteView {
   const money = (v: { toString(): string }) => ({ amount: formatAmount(v, row.sourceCurrency), currency: row.sourceCurrency });

@@ -1,5 +1,6 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client';
 import type { RawSql } from '../../db/raw-sql';
+import { PersonRepository } from './kyc.repository';
 import type { Clock } from '../../shared/clock';
 import { badField, badFields, notFound } from '../../shared/errors';
 import type { GatewayClient } from '../../upstream/gateway/gateway.client';
@@ -22,10 +23,14 @@ export class KycService {
   constructor(
     private readonly prisma: PrismaClient,
     /** Raw statements (Database.sql): the sender read of every check and transfer, beside Prisma's client. */
-    private readonly sql: RawSql,
+    sql: RawSql,
     private readonly gateway: GatewayClient,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.persons = new PersonRepository(sql);
+  }
+
+  private readonly persons: PersonRepository;
 
   private request(args: PersonDetails): PersonRequest {
     const missing = (names: (keyof PersonDetails)[]) =>
@@ -60,8 +65,7 @@ export class KycService {
    * unknown person, BAD_USER_INPUT when it is not APPROVED or lacks what a sender needs.
    */
   async senderFor(ownerId: string, personId: string): Promise<Sender> {
-    const [person] = await this.sql.query<{ owner_id: string; status: string; details: Prisma.JsonValue }>`
-      SELECT owner_id, status, details FROM persons WHERE id = ${personId}`;
+    const person = await this.persons.senderRow(personId);
     if (!person || person.owner_id !== ownerId) throw notFound('Person');
     return requireSender(person);
   }

@@ -1,5 +1,5 @@
 import type { RawSql } from '../../db/raw-sql';
-import { loadedFromSql, stepsOf, transferColumns, type Loaded } from './transfer.rows';
+import { loadedFromSql, stepsOf, transferColumns, type Loaded } from './transfer.rows.repository';
 
 /** The statements of the transfer leases (transfers.lease_owner / lease_until): each one round trip. */
 export class LeaseRepository {

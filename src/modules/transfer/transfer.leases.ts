@@ -4,7 +4,7 @@ import type { Logger } from '../../shared/logger';
 import type { TransferRepository } from './transfer.repository';
 import { backoffDelay } from '../../shared/backoff';
 import { LeaseRepository } from './transfer.leases.repository';
-import type { Loaded } from './transfer.rows';
+import type { Loaded } from './transfer.rows.repository';
 
 /** A lease kept alive by TransferLeases.keep. */
 export interface LeaseHandle {

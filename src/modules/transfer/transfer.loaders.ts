@@ -1,5 +1,7 @@
 import DataLoader from 'dataloader';
+import { prismaRawSql } from '../../db/raw-sql';
 import type { Prisma, PrismaClient, SagaStep, TransferEvent, TransferRefusal } from '../../generated/prisma/client';
+import { transferEventsAfter } from './transfer.events.repository';
 
 /** How many refused transitions a transfer shows (the most recent). */
 export const REFUSALS_SHOWN = 50;
@@ -22,7 +24,7 @@ interface EventsPage {
  */
 const NO_CACHE = { cache: false } as const;
 
-class TransferLoaders {
+export class TransferLoaders {
   readonly events: DataLoader<EventsPageKey, EventsPage, string>;
   /** The refused transitions of each transfer, newest first (at most REFUSALS_SHOWN): one query per request. */
   readonly refusals: DataLoader<string, TransferRefusal[]>;
@@ -32,6 +34,7 @@ class TransferLoaders {
   readonly refunds: DataLoader<string, SagaStep[]>;
 
   constructor(prisma: PrismaClient) {
+    const sql = prismaRawSql(prisma);
     this.parties = new DataLoader(async (ids) => {
       const rows = await prisma.transfer.findMany({ where: { id: { in: [...ids] } }, select: { id: true, personId: true, details: true } });
       const by = new Map(rows.map((r) => [r.id, { personId: r.personId, details: r.details }]));
@@ -70,15 +73,7 @@ class TransferLoaders {
         for (const group of groups.values()) {
           const { afterSeq, first } = group[0]!;
           const ids = [...new Set(group.map((k) => k.transferId))];
-          const rows = await prisma.$queryRaw<(TransferEvent & { rn: bigint })[]>`
-            SELECT id, "transferId", seq, version, "fromStatus", "toStatus", cause, actor, "upstreamRef", detail, at FROM (
-              SELECT e.id, e.transfer_id AS "transferId", e.seq, e.version, e.from_status::text AS "fromStatus", e.to_status::text AS "toStatus",
-                     e.cause, e.actor, e.upstream_ref AS "upstreamRef", e.detail, e.at,
-                     row_number() OVER (PARTITION BY e.transfer_id ORDER BY e.seq) AS rn
-              FROM transfer_events e
-              WHERE e.transfer_id = ANY(${ids}::text[]) AND e.seq > ${afterSeq}
-            ) x WHERE rn <= ${first + 1}
-            ORDER BY "transferId", seq`;
+          const rows = await transferEventsAfter(sql, ids, afterSeq, first);
           const byTransfer = new Map<string, TransferEvent[]>();
           for (const r of rows) byTransfer.set(r.transferId, [...(byTransfer.get(r.transferId) ?? []), r]);
           for (const id of ids) {

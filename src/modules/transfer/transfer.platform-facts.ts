@@ -3,7 +3,6 @@ import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../shared/clock';
 import { withQueryPhase } from '../../db/instrument';
 import type { Logger } from '../../shared/logger';
-import { Prisma } from '../../generated/prisma/client';
 import type {
   ApplyOutcome,
   DeliveryReceipt,
@@ -23,7 +22,8 @@ import {
 } from './transfer.repository';
 import type { TransferSaga } from './transfer.saga';
 import { isTerminal, type TransferStatus } from './transfer.states';
-import { transferColumns, transferFromSql, transferStateColumns } from './transfer.rows';
+import { transferFromSql } from './transfer.rows.repository';
+import { PlatformFactsRepository, type QuietFact } from './transfer.platform-facts.repository';
 import { payoutRank, quietPairs, platformRank, platformTarget, valuesBelow } from './transfer.platform';
 
 /** A platform transaction id other than the event's was recorded for this transfer (seen again on the locked row). */
@@ -38,7 +38,6 @@ const mismatchOf = (transferId: string): NotApplied => ({ applied: false, transf
 const COMPLIANCE = new Set(['Pending', 'Approved', 'Rejected', 'Cancelled', 'Refunded', 'Failed']);
 const COMPLIANCE_FINAL = new Set(['Approved', 'Rejected', 'Cancelled', 'Refunded', 'Failed']);
 /** Statuses a platform fact may still be recorded in. */
-const LIVE = ['PENDING', 'ACTION_REQUIRED', 'AUTHORIZED', 'CAPTURED', 'PAYOUT_PENDING'];
 /** How long a delivery that applied a compliance decision waits for the saga run it started before it is answered. */
 const KICK_WAIT_MS = 1_000;
 
@@ -74,18 +73,18 @@ export class PlatformFacts implements TransferEventSink {
     private readonly opts: PlatformFactsOptions,
   ) {
     repo.written.add((row) => this.remember(row));
+    this.facts = new PlatformFactsRepository(repo.sql);
   }
+
+  private readonly facts: PlatformFactsRepository;
 
   private remember(row: TransferRow): void {
     if (row.externalTransactionId) this.seen.set(row.externalTransactionId, { ...row, details: null });
   }
 
   /** The transfers an event names — by our externalPaymentId and by its platform transaction id — in one query. */
-  private async candidates(e: PlatformTransactionEvent): Promise<TransferRow[]> {
-    const ours = e.externalTransactionId ? Prisma.sql`OR external_payment_id = ${e.externalTransactionId}` : Prisma.empty;
-    const rows = await this.repo.sql.query`
-      SELECT ${transferColumns()} FROM transfers WHERE external_transaction_id = ${e.transactionId} ${ours}`;
-    return rows.map(transferFromSql);
+  private candidates(e: PlatformTransactionEvent): Promise<TransferRow[]> {
+    return this.facts.candidates(e.transactionId, e.externalTransactionId);
   }
 
   /**
@@ -190,9 +189,7 @@ export class PlatformFacts implements TransferEventSink {
 
   /** The inbox row alone: processed with its outcome (`processed`), or for the processor. */
   private async storeOnly(receipt: DeliveryReceipt, processed: boolean, outcome?: ApplyOutcome): Promise<ReceiptResult> {
-    const [r] = await this.repo.sql.query<{ n: number }>`
-      WITH r AS (${receipt.insert(processed ? Prisma.sql`true` : Prisma.sql`false`)}) SELECT count(*)::int AS n FROM r`;
-    if (!r?.n) return { stored: 'duplicate' };
+    if (!(await this.facts.storeReceipt(receipt, processed))) return { stored: 'duplicate' };
     return processed && outcome ? { stored: 'processed', outcome } : { stored: 'queued' };
   }
 
@@ -205,46 +202,25 @@ export class PlatformFacts implements TransferEventSink {
   private async recordQuietFact(e: PlatformTransactionEvent, receipt: DeliveryReceipt): Promise<ReceiptResult | null> {
     const c = e.change;
     if (e.source.kind !== 'webhook') return null;
-    let set: Prisma.Sql;
-    let forward: Prisma.Sql;
+    let fact: QuietFact;
     if (c.type === 'compliance') {
       if (c.newStatus !== 'Pending') return null;
-      set = Prisma.sql`compliance_status = ${c.newStatus}::text`;
-      forward = Prisma.sql`compliance_status IS NULL`;
+      fact = { column: 'compliance', value: c.newStatus };
     } else {
-      const kind = c.type;
-      const rank = kind === 'status' ? platformRank : payoutRank;
-      const pairs = rank(c.newStatus) < 0 ? null : quietPairs(kind, c.newStatus);
+      const rank = c.type === 'status' ? platformRank : payoutRank;
+      const pairs = rank(c.newStatus) < 0 ? null : quietPairs(c.type, c.newStatus);
       if (!pairs) return null;
-      const col = Prisma.raw(kind === 'status' ? 'upstream_transaction_status' : 'payout_status');
-      const other = Prisma.raw(kind === 'status' ? 'payout_status' : 'upstream_transaction_status');
-      set = Prisma.sql`${col} = ${c.newStatus}::text`;
-      // forwards only, and only where it calls for no move (the transfer's status with its other fact)
-      forward = Prisma.sql`(${col} IS NULL OR ${col} = ANY(${valuesBelow(kind, c.newStatus)}::text[]))
-        AND (status::text || '|' || COALESCE(${other}, '')) = ANY(${pairs}::text[])`;
+      fact = { column: c.type, value: c.newStatus, below: valuesBelow(c.type, c.newStatus), pairs };
     }
-    const detail = JSON.stringify({
-      action: `platform ${c.type}`,
-      value: c.newStatus,
-      ...(c.type === 'payout' ? { amount: c.amount } : {}),
-    });
-    const at = this.clock.now();
-    const [row] = await this.repo.sql.query`
-      WITH u AS (
-        UPDATE transfers SET ${set}, event_seq = event_seq + 1
-        WHERE external_transaction_id = ${e.transactionId}
-          AND (${e.externalTransactionId}::text IS NULL OR external_payment_id = ${e.externalTransactionId}::text)
-          AND status::text = ANY(${LIVE}::text[]) AND ${forward} AND ${receipt.condition}
-        RETURNING ${transferStateColumns()}
-      ), e AS (
-        INSERT INTO transfer_events (id, transfer_id, seq, version, shown, from_status, to_status, cause, actor, upstream_ref, detail, at)
-        SELECT gen_random_uuid()::text, u.id, u.event_seq, NULL::int, NULL::jsonb, u.status, u.status, 'webhook', 'webhook',
-               ${e.source.inboxId}::text, ${detail}::jsonb, ${at}::timestamptz
-        FROM u
-        RETURNING 1
-      ), r AS (${receipt.insert(Prisma.sql`EXISTS (SELECT 1 FROM u)`, true)})
-      SELECT u.*, (SELECT count(*) FROM r)::int AS _stored FROM (SELECT 1) AS one LEFT JOIN u ON true`;
-    if (!row?.id) return null;
+    const detail = { action: `platform ${c.type}`, value: c.newStatus, ...(c.type === 'payout' ? { amount: c.amount } : {}) };
+    const row = await this.facts.recordQuietFact(
+      fact,
+      { transactionId: e.transactionId, externalTransactionId: e.externalTransactionId, inboxId: e.source.inboxId },
+      detail,
+      receipt,
+      this.clock.now(),
+    );
+    if (!row) return null;
     this.remember(transferFromSql(row)); // returned without its details, as remember keeps a row
     return { stored: 'processed', outcome: { applied: true, transferId: row.id as string, version: Number(row.version) } };
   }

@@ -6,8 +6,8 @@ import type { PubSub } from '../../events/pubsub';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import { allTransfersTopic, ownerTransfersTopic, transferTopic, type DeliveryReceipt, type TransferChangedMessage } from './transfer.ports';
-import { patchAssignments, transferColumns, transferFromSql, transferStateColumns } from './transfer.rows';
-import { shownAfter, shownOf, type Shown } from './transfer.shown';
+import { patchAssignments, transferColumns, transferFromSql, transferStateColumns } from './transfer.rows.repository';
+import { CREATED_SHOWN, shownAfter, shownOf, type Shown } from './transfer.shown';
 import { isTerminal, refusal, type Cause, type TransferStatus } from './transfer.states';
 
 export type TransferRow = Transfer;
@@ -132,6 +132,58 @@ export class TransferRepository {
    * What createTransfer is decided on: its quote and its sender, in one statement — each only if `ownerId` owns it
    * (null otherwise, as when there is no such row: another customer's person is never read).
    */
+  /**
+   * A new transfer, in one statement: claim the quote (still unused), insert the transfer PENDING (version 1) and its
+   * first event, and complete the request's idempotency record with its answer (`complete`, given the condition "the
+   * transfer was written") — all or nothing. A card check reused from the customer's own must still be the card's
+   * latest (`approvedCheckStillLatest`): otherwise the reuse is taken out of the details and the saga checks the card
+   * again. Null: the quote was claimed meanwhile.
+   */
+  async insertCreated(n: {
+    id: string;
+    ownerId: string;
+    quote: Quote & { sourceAmount: Prisma.Decimal };
+    personId: string;
+    receiveAmount: string;
+    fundingType: string;
+    destinationCountry: string;
+    details: object;
+    approvedCheckStillLatest: Prisma.Sql | null;
+    searchTerms: string[];
+    now: Date;
+    complete: (written: Prisma.Sql) => Prisma.Sql;
+  }): Promise<TransferRow | null> {
+    const { id, quote, now } = n;
+    const details = JSON.stringify(n.details);
+    const detailsSql = n.approvedCheckStillLatest
+      ? Prisma.sql`${details}::jsonb #- (CASE WHEN ${n.approvedCheckStillLatest} THEN '{}' ELSE '{funding,approvedCheckAt}' END)::text[]`
+      : Prisma.sql`${details}::jsonb`;
+    const [raw] = await this.sql.query`
+      WITH q AS (
+        UPDATE quotes SET used_by_transfer_id = ${id} WHERE id = ${quote.id} AND used_by_transfer_id IS NULL RETURNING id
+      ), t AS (
+        INSERT INTO transfers (id, owner_id, status, version, event_seq, quote_id, person_id, send_amount, send_currency,
+                               receive_amount, receive_currency, rate, fee_amount, delivery_earliest, delivery_latest,
+                               external_payment_id, funding_type, destination_country, details, search_terms,
+                               next_run_at, created_at, updated_at)
+        SELECT ${id}, ${n.ownerId}, 'PENDING'::transfer_status, 1, 1, q.id, ${n.personId}, ${quote.sourceAmount.toString()}::numeric,
+               ${quote.sourceCurrency}, ${n.receiveAmount}::numeric, ${quote.destinationCurrency}, ${quote.rate.toString()}::numeric,
+               ${(quote.feeAmount ?? 0).toString()}::numeric, ${quote.deliveryEarliest}::timestamptz, ${quote.deliveryLatest}::timestamptz,
+               ${id}, ${n.fundingType}, ${n.destinationCountry}, ${detailsSql},
+               ${n.searchTerms}::text[], ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+        FROM q
+        RETURNING ${transferColumns()}
+      ), e AS (
+        INSERT INTO transfer_events (id, transfer_id, seq, version, shown, from_status, to_status, cause, actor, detail, at)
+        SELECT gen_random_uuid()::text, t.id, 1, 1, ${JSON.stringify(CREATED_SHOWN)}::jsonb, NULL::transfer_status, 'PENDING'::transfer_status, 'mutation', ${n.ownerId},
+               ${JSON.stringify({ action: 'createTransfer' })}::jsonb, ${now}::timestamptz
+        FROM t
+        RETURNING 1
+      ), d AS (${n.complete(Prisma.sql`EXISTS (SELECT 1 FROM t)`)})
+      SELECT * FROM t`;
+    return raw ? transferFromSql(raw) : null;
+  }
+
   async creationInputs(ownerId: string, quoteId: string, personId: string): Promise<{ quote: Quote | null; person: Person | null }> {
     const [raw] = await this.sql.query`
       SELECT ${quoteColumns('q', 'q__')}, ${personColumns('p', 'p__')}
@@ -185,14 +237,13 @@ export class TransferRepository {
       // refused, needs the lock, or recorded meanwhile: decide again on the locked row
     }
     const result = await this.prisma.$transaction(async (tx): Promise<ChangeResult> => {
-      const [raw] = await tx.$queryRaw<
-        Record<string, unknown>[]
-      >`SELECT ${transferColumns()} FROM transfers WHERE id = ${request.transferId} FOR UPDATE`;
+      const txSql = prismaRawSql(tx);
+      const [raw] = await txSql.query`SELECT ${transferColumns()} FROM transfers WHERE id = ${request.transferId} FOR UPDATE`;
       if (!raw) throw new Error(`transfer ${request.transferId} not found`);
       const row = transferFromSql(raw);
       const conflict = request.expectedSeq !== undefined && row.eventSeq !== request.expectedSeq;
       const plan: Plan = conflict ? { kind: 'skip', reason: 'conflict' } : await this.plan(row, request, tx);
-      if (plan.kind !== 'apply' && sideWrite) await tx.$queryRaw`WITH a AS (${sideWrite}) SELECT count(*)::int AS n FROM a`;
+      if (plan.kind !== 'apply' && sideWrite) await txSql.query`WITH a AS (${sideWrite}) SELECT count(*)::int AS n FROM a`;
       if (conflict)
         return { ok: false, transfer: row, reason: `eventSeq ${row.eventSeq} ≠ expected ${request.expectedSeq}`, kind: 'conflict' };
       if (plan.kind === 'skip') return { ok: false, transfer: row, reason: plan.reason, kind: 'skipped' };
@@ -213,7 +264,7 @@ export class TransferRepository {
       }
       if (plan.kind === 'lock') throw new Error('decide asked for the lock while holding it');
       // the row is locked: the event_seq condition cannot fail, it is kept as a safeguard
-      const { transfer } = await this.writeWith(prismaRawSql(tx), row, plan, request, at, null, sideWrite);
+      const { transfer } = await this.writeWith(txSql, row, plan, request, at, null, sideWrite);
       if (!transfer) return { ok: false, transfer: row, reason: 'concurrent update', kind: 'conflict' };
       return { ok: true, transfer, changed: true, shown: plan.shown !== null };
     });

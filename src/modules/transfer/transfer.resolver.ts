@@ -2,11 +2,11 @@ import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Re
 import type { GraphQLContext } from '../../graphql/context';
 import { requireCaller } from '../../graphql/auth-checker';
 import { connectionOf, decodeKeyset, decodeSeq, keysetCursor, PageArgs, pageSize, seqCursor } from '../../graphql/relay';
-import type { PrismaClient } from '../../generated/prisma/client';
+
 import { isStaff, type Caller } from '../../auth/auth.types';
 import { forbidden } from '../../shared/errors';
 import { eventDetail, transferDetails } from './transfer.columns';
-import { loadersFor, REFUSALS_SHOWN } from './transfer.loaders';
+import { REFUSALS_SHOWN, type TransferLoaders } from './transfer.loaders';
 import { refundView, TransferService } from './transfer.service';
 import type { TransferRow } from './transfer.repository';
 import { LIST_REPLAY_LIMIT, transferSubscriptionsFor } from './transfer.subscriptions';
@@ -46,7 +46,8 @@ const partiesByView = new WeakMap<Transfer, Promise<ReturnType<typeof partiesOf>
 export class TransferResolver {
   constructor(
     private readonly service: TransferService,
-    private readonly prisma: PrismaClient,
+    /** The request's batched reads (transfer.loaders.ts). */
+    private readonly loaders: (ctx: object) => TransferLoaders,
     private readonly support: SupportContactView,
   ) {}
 
@@ -82,7 +83,7 @@ export class TransferResolver {
   async events(@Root() t: Transfer, @Args() page: PageArgs, @Ctx() ctx: GraphQLContext): Promise<TransferEventConnection> {
     const first = pageSize(page.first, 50);
     const afterSeq = decodeSeq(page.after);
-    const p = await loadersFor(ctx, this.prisma).events.load({ transferId: t.id, afterSeq, first });
+    const p = await this.loaders(ctx).events.load({ transferId: t.id, afterSeq, first });
     const caller = requireCaller(ctx);
     const edges = p.events.map((e) => ({
       cursor: seqCursor(e.seq),
@@ -142,7 +143,7 @@ export class TransferResolver {
   private partiesOf(t: Transfer, ctx: GraphQLContext): Promise<ReturnType<typeof partiesOf>> {
     let parties = partiesByView.get(t);
     if (!parties) {
-      parties = loadersFor(ctx, this.prisma)
+      parties = this.loaders(ctx)
         .parties.load(t.id)
         .then((row) => {
           if (!row) throw new Error(`transfer ${t.id} has no row`);
@@ -162,7 +163,7 @@ export class TransferResolver {
   })
   async refunds(@Root() t: Transfer, @Ctx() ctx: GraphQLContext): Promise<Refund[]> {
     const staff = isStaff(requireCaller(ctx));
-    const steps = await loadersFor(ctx, this.prisma).refunds.load(t.id);
+    const steps = await this.loaders(ctx).refunds.load(t.id);
     return steps.map((s) => {
       const r = refundView(s, t.sendAmount.currency);
       return { ...r, requestedBy: staff ? r.requestedBy : null };
@@ -190,7 +191,7 @@ export class TransferResolver {
   })
   async refusals(@Root() t: Transfer, @Ctx() ctx: GraphQLContext): Promise<TransferRefusalNode[]> {
     if (!isStaff(requireCaller(ctx))) throw forbidden('Only back-office and admins read refusals');
-    const rows = await loadersFor(ctx, this.prisma).refusals.load(t.id);
+    const rows = await this.loaders(ctx).refusals.load(t.id);
     return rows.map((r) => ({
       fromStatus: r.fromStatus,
       toStatus: r.toStatus,

@@ -1,8 +1,9 @@
 import type { SagaStep } from '../../generated/prisma/client';
 import type { LeaseRelease, TransferLeases } from './transfer.leases';
 import type { ChangeResult, TransferRow } from './transfer.repository';
-import type { Loaded } from './transfer.rows';
-import type { SagaStepLog, Settlement, StepName } from './transfer.steps';
+import type { Loaded } from './transfer.rows.repository';
+import type { Settlement, StepName } from './transfer.steps';
+import type { SagaStepLog } from './transfer.steps.repository';
 
 /**
  * One run of TransferSaga.advance: what it knows of the transfer and its steps, a step's result held back to be

@@ -28,9 +28,10 @@ import { TransferLeases, type LeaseRelease } from './transfer.leases';
 import { reconcileIfQuiet } from './transfer.reconciler';
 import type { TransferRepository, TransferRow } from './transfer.repository';
 import { accountCheck, cardCheck, paymentRequest, tokenPullPaymentRequest } from './transfer.requests';
-import type { Loaded } from './transfer.rows';
+import type { Loaded } from './transfer.rows.repository';
 import { SagaRun } from './transfer.run';
-import { isRefundStep, SagaStepLog, stepKey, type Settlement, type StepName, type StepOutcome, type StepState } from './transfer.steps';
+import { isRefundStep, stepKey, type Settlement, type StepName, type StepOutcome, type StepState } from './transfer.steps';
+import { SagaStepLog } from './transfer.steps.repository';
 import { isTerminal, type Cause, type TransferStatus } from './transfer.states';
 
 export type { TransferDetails } from './transfer.columns';

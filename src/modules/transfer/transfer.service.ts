@@ -21,10 +21,8 @@ import type {
   TransferEventSink,
 } from './transfer.ports';
 import type { TransferRepository, TransferRow } from './transfer.repository';
-import { CREATED_SHOWN } from './transfer.shown';
 import { newTransferDetails, receiveAmountOf, totalOf } from './transfer.requests';
 import { parseSearch, searchTermsOf } from './transfer.search';
-import { transferColumns, transferFromSql } from './transfer.rows';
 import type { TransferSaga } from './transfer.saga';
 import type { TransferStatus } from './transfer.states';
 import { requireSender } from '../kyc/kyc.ports';
@@ -336,40 +334,22 @@ export class TransferService implements TransferEventSink {
     if (a.funding.type === 'BANK_ACCOUNT') funding = { ...funding, lastFour: a.funding.bankAccount!.accountNumber.slice(-4) };
     const receive = receiveAmountOf({ ...quote, sourceAmount: quote.sourceAmount });
     const detailsObject = newTransferDetails({ clientIp, sender, recipient, funding, quote, threeDSReturnUrl: a.threeDSReturnUrl });
-    const details = JSON.stringify(detailsObject);
-    // a reused card check must still be the card's latest when the transfer is written (a check recorded meanwhile —
-    // declined — takes the reuse out of the details: the saga checks the card again)
-    const detailsSql = reuse
-      ? Prisma.sql`${details}::jsonb #- (CASE WHEN ${reuse} THEN '{}' ELSE '{funding,approvedCheckAt}' END)::text[]`
-      : Prisma.sql`${details}::jsonb`;
-    // One statement: claim the quote (still unused), insert the transfer PENDING (version 1) and its first event, and
-    // complete the request's idempotency record with its answer (all or nothing: no crash between them).
-    const [raw] = await this.repo.sql.query`
-      WITH q AS (
-        UPDATE quotes SET used_by_transfer_id = ${id} WHERE id = ${quote.id} AND used_by_transfer_id IS NULL RETURNING id
-      ), t AS (
-        INSERT INTO transfers (id, owner_id, status, version, event_seq, quote_id, person_id, send_amount, send_currency,
-                               receive_amount, receive_currency, rate, fee_amount, delivery_earliest, delivery_latest,
-                               external_payment_id, funding_type, destination_country, details, search_terms,
-                               next_run_at, created_at, updated_at)
-        SELECT ${id}, ${caller.userId}, 'PENDING'::transfer_status, 1, 1, q.id, ${person.id}, ${quote.sourceAmount.toString()}::numeric,
-               ${quote.sourceCurrency}, ${receive}::numeric, ${quote.destinationCurrency}, ${quote.rate.toString()}::numeric,
-               ${(quote.feeAmount ?? 0).toString()}::numeric, ${quote.deliveryEarliest}::timestamptz, ${quote.deliveryLatest}::timestamptz,
-               ${id}, ${a.funding.type.toLowerCase()}, ${recipient.address.countryCode.toUpperCase()}, ${detailsSql},
-               ${searchTermsOf(detailsObject)}::text[], ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
-        FROM q
-        RETURNING ${transferColumns()}
-      ), e AS (
-        INSERT INTO transfer_events (id, transfer_id, seq, version, shown, from_status, to_status, cause, actor, detail, at)
-        SELECT gen_random_uuid()::text, t.id, 1, 1, ${JSON.stringify(CREATED_SHOWN)}::jsonb, NULL::transfer_status, 'PENDING'::transfer_status, 'mutation', ${caller.userId},
-               ${JSON.stringify({ action: 'createTransfer' })}::jsonb, ${now}::timestamptz
-        FROM t
-        RETURNING 1
-      ), d AS (${done.sql({ transferId: id }, Prisma.sql`EXISTS (SELECT 1 FROM t)`)})
-      SELECT * FROM t`;
-    if (raw) {
+    const row = await this.repo.insertCreated({
+      id,
+      ownerId: caller.userId,
+      quote: { ...quote, sourceAmount: quote.sourceAmount },
+      personId: person.id,
+      receiveAmount: receive,
+      fundingType: a.funding.type.toLowerCase(),
+      destinationCountry: recipient.address.countryCode.toUpperCase(),
+      details: detailsObject,
+      approvedCheckStillLatest: reuse,
+      searchTerms: searchTermsOf(detailsObject),
+      now,
+      complete: (written) => done.sql({ transferId: id }, written),
+    });
+    if (row) {
       done.written();
-      const row = transferFromSql(raw);
       await this.repo.publish(row);
       return { id, row };
     }

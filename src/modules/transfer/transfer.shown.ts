@@ -13,7 +13,7 @@ import { failureCodeOf } from '../../shared/failure-codes';
 import { formatAmount } from '../../shared/money';
 import { ColumnError, nextAction } from './transfer.columns';
 import type { TransferPatch, TransferRow } from './transfer.repository';
-import { isJsonNull, plain } from './transfer.rows';
+import { isJsonNull, plain } from './transfer.rows.repository';
 import type { Transfer } from './transfer.types';
 
 /**

@@ -3,7 +3,7 @@ import type { Logger } from '../../shared/logger';
 import type { IdempotencyService } from '../../db/idempotency.service';
 import { PollLoop } from '../../shared/poll-loop';
 import { withQueryPhase } from '../../db/instrument';
-import type { Loaded } from './transfer.rows';
+import type { Loaded } from './transfer.rows.repository';
 import type { LeaseRelease, TransferSaga } from './transfer.saga';
 
 interface WorkerOptions {

@@ -2,6 +2,7 @@
  * Processes the webhook inbox after the deliveries were acknowledged (at least once; the effects are idempotent):
  * how a pass claims, reads, applies and finishes streams, retries and dead letters are in docs/webhooks.md.
  */
+import { InboxStreamRepository, type InboxRow } from './webhook.streams.repository';
 import { describeRefusal } from '../../db/db.errors';
 import type { RawSql } from '../../db/raw-sql';
 import { randomUUID } from 'node:crypto';
@@ -17,9 +18,9 @@ import type {
   ReceiptOutcome,
   TransferEventSink,
 } from '../transfer/transfer.ports';
-import type { PreparedDelivery } from './webhook.inbox';
+import type { PreparedDelivery } from './webhook.inbox.repository';
 import { normalizeEvent } from './webhook.normalize';
-import type { PlatformStateStore } from './webhook.platform-state';
+import type { PlatformStateStore } from './webhook.platform-state.repository';
 import { backoffDelay } from '../../shared/backoff';
 
 export interface WebhookProcessorOptions {
@@ -58,16 +59,6 @@ interface Applied {
   reason?: string | null;
 }
 
-interface InboxRow {
-  id: string;
-  stream_key: string;
-  event_name: string;
-  payload: unknown;
-  received_at: Date;
-  next_attempt_at: Date;
-  attempts: number;
-}
-
 /** What processing one row concluded: an outcome (the row is finished) or a retry at retryAt. */
 interface RowResult {
   row: InboxRow;
@@ -94,6 +85,7 @@ const failureText = (err: unknown): string => (describeRefusal(err) ?? String((e
 
 export class WebhookProcessor {
   readonly instanceId = randomUUID();
+  private readonly streams: InboxStreamRepository;
   readonly stats: ProcessorStats = { processed: 0, retried: 0, deadLettered: 0 };
   /** A beat every pollIntervalMs (nudges coalesce with it); a pass that throws is retried at the next one. */
   private readonly loop: PollLoop;
@@ -107,7 +99,7 @@ export class WebhookProcessor {
 
   constructor(
     /** Raw statements outside transactions (db.sql): claiming streams, reading and settling deliveries. */
-    private readonly sql: RawSql,
+    sql: RawSql,
     private readonly sink: TransferEventSink | null,
     private readonly state: PlatformStateStore,
     private readonly clock: Clock,
@@ -115,6 +107,7 @@ export class WebhookProcessor {
     private readonly opts: WebhookProcessorOptions,
     private readonly metrics: Metrics | null = null,
   ) {
+    this.streams = new InboxStreamRepository(sql, this.instanceId);
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.concurrency = opts.concurrency ?? 4;
     this.batchSize = opts.batchSize ?? 64;
@@ -198,10 +191,8 @@ export class WebhookProcessor {
   }
 
   /** Unprocessed events that are due now (the metrics' backlog gauge, read on scrape). */
-  async backlog(): Promise<number> {
-    const [row] = await this.sql.query<{ n: number }>`
-      SELECT count(*)::int AS n FROM webhook_inbox WHERE processed_at IS NULL AND next_attempt_at <= ${this.clock.now()}`;
-    return row?.n ?? 0;
+  backlog(): Promise<number> {
+    return this.streams.backlog(this.clock.now());
   }
 
   /** Passes follow each other while there is work (at most 1000 in a row). */
@@ -236,42 +227,18 @@ export class WebhookProcessor {
   }
 
   /** Leases up to batchSize streams whose head is due (inserted in key order: no deadlock between instances). */
-  private async claim(): Promise<string[]> {
+  private claim(): Promise<string[]> {
     const now = this.clock.now();
-    const until = new Date(now.getTime() + this.leaseMs);
-    const rows = await this.sql.query<{ stream_key: string }>`
-      INSERT INTO webhook_stream_leases (stream_key, lease_owner, lease_until)
-      SELECT h.stream_key, ${this.instanceId}, ${until} FROM (
-        SELECT i.stream_key FROM webhook_inbox i
-        WHERE i.processed_at IS NULL AND i.next_attempt_at <= ${now}
-          AND NOT EXISTS (SELECT 1 FROM webhook_inbox e WHERE e.stream_key = i.stream_key AND e.processed_at IS NULL AND e.seq < i.seq)
-          AND NOT EXISTS (SELECT 1 FROM webhook_stream_leases l WHERE l.stream_key = i.stream_key AND l.lease_until >= ${now})
-        ORDER BY i.seq
-        LIMIT ${this.batchSize}
-      ) h
-      ORDER BY h.stream_key
-      ON CONFLICT (stream_key) DO UPDATE SET lease_owner = EXCLUDED.lease_owner, lease_until = EXCLUDED.lease_until
-      WHERE webhook_stream_leases.lease_until < ${now}
-      RETURNING stream_key`;
-    return rows.map((r) => r.stream_key);
+    return this.streams.claim(now, new Date(now.getTime() + this.leaseMs), this.batchSize);
   }
 
   /** The first perStream unprocessed events of each stream, in stream order. */
   private readStreams(keys: string[]): Promise<InboxRow[]> {
-    return this.sql.query<InboxRow>`
-      SELECT id, stream_key, event_name, payload, received_at, next_attempt_at, attempts FROM (
-        SELECT i.*, row_number() OVER (PARTITION BY i.stream_key ORDER BY i.seq) AS n
-        FROM webhook_inbox i WHERE i.stream_key = ANY(${keys}::text[]) AND i.processed_at IS NULL
-      ) r
-      WHERE r.n <= ${this.perStream}
-      ORDER BY r.stream_key, r.seq`;
+    return this.streams.read(keys, this.perStream);
   }
 
-  private async renew(streamKey: string): Promise<boolean> {
-    const until = new Date(this.clock.nowMs() + this.leaseMs);
-    const n = await this.sql.execute`
-      UPDATE webhook_stream_leases SET lease_until = ${until} WHERE stream_key = ${streamKey} AND lease_owner = ${this.instanceId}`;
-    return n > 0;
+  private renew(streamKey: string): Promise<boolean> {
+    return this.streams.renew(streamKey, new Date(this.clock.nowMs() + this.leaseMs));
   }
 
   /** Applies one stream's due events in order until one must wait (retry) or the lease is lost. */
@@ -335,21 +302,10 @@ export class WebhookProcessor {
    * leases released. Rows another holder finished meanwhile are left alone.
    */
   private async finish(results: RowResult[], keys: string[]): Promise<void> {
-    const col = <T>(f: (r: RowResult) => T) => results.map(f);
-    await this.sql.query`
-      WITH finished AS (
-        UPDATE webhook_inbox i SET
-          processed_at = CASE WHEN u.outcome IS NULL THEN NULL ELSE u.at::timestamptz END,
-          next_attempt_at = CASE WHEN u.outcome IS NULL THEN u.at::timestamptz ELSE i.next_attempt_at END,
-          outcome = u.outcome, outcome_reason = u.reason, attempts = u.attempts, last_error = COALESCE(u.error, i.last_error)
-        FROM unnest(${col((r) => r.row.id)}::text[], ${col((r) => r.outcome)}::text[], ${col((r) => r.reason)}::text[], ${col((r) => r.attempts)}::int[],
-                    ${col((r) => r.error)}::text[], ${col((r) => r.at.toISOString())}::text[]) AS u(id, outcome, reason, attempts, error, at)
-        WHERE i.id = u.id AND i.processed_at IS NULL
-        RETURNING i.id
-      ), released AS (
-        DELETE FROM webhook_stream_leases WHERE lease_owner = ${this.instanceId} AND stream_key = ANY(${keys}::text[]) RETURNING 1
-      )
-      SELECT (SELECT count(*) FROM finished)::int AS finished, (SELECT count(*) FROM released)::int AS released`;
+    await this.streams.finish(
+      results.map((r) => ({ id: r.row.id, outcome: r.outcome, reason: r.reason, attempts: r.attempts, error: r.error, at: r.at })),
+      keys,
+    );
     for (const r of results) this.record(r);
   }
 

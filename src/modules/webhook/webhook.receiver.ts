@@ -12,9 +12,9 @@ import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { Metrics } from '../../shared/metrics';
 import { eventNameOf } from './webhook.normalize';
-import type { WebhookInbox } from './webhook.inbox';
+import type { WebhookInbox } from './webhook.inbox.repository';
 import type { WebhookProcessor } from './webhook.processor';
-import type { WebhookSecretStore } from './webhook.secrets';
+import type { WebhookSecretStore } from './webhook.secrets.repository';
 import { verifySignature, type SignatureResult } from './webhook.signature';
 
 interface ReceiveResult {

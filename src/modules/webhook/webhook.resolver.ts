@@ -2,7 +2,7 @@ import { Arg, Args, Authorized, ID, Mutation, Query, Resolver } from 'type-graph
 import { offsetConnection, PageArgs, pageRequest } from '../../graphql/relay';
 import type { Clock } from '../../shared/clock';
 import { AppError, notFound } from '../../shared/errors';
-import type { WebhookInbox } from './webhook.inbox';
+import type { WebhookInbox } from './webhook.inbox.repository';
 import type { WebhookProcessor } from './webhook.processor';
 import type { WebhookSubscriptionService } from './webhook.subscriptions';
 import {

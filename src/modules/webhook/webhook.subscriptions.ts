@@ -31,7 +31,7 @@ import { AppError, badField, notFound } from '../../shared/errors';
 import type { RemittancesClient } from '../../upstream/remittances/remittances.client';
 import type { WebhookSubscription } from '../../upstream/remittances/remittances.types';
 import { SUBSCRIBED_EVENTS, eventTypeOf } from './webhook.normalize';
-import type { WebhookSecretStore } from './webhook.secrets';
+import type { WebhookSecretStore } from './webhook.secrets.repository';
 
 export const WEBHOOK_PATH = '/webhooks/remittances';
 /** The lease under which instances sharing one database register (one at a time per URL). */

@@ -31,6 +31,7 @@ import type * as AuthModule from '../../../src/auth/auth.service';
 import type * as ConfigModule from '../../../src/config';
 import type * as ClockModule from '../../../src/shared/clock';
 import type * as ErrorsModule from '../../../src/shared/errors';
+import type * as LoadersModule from '../../../src/modules/transfer/transfer.loaders';
 import type * as TransferResolverModule from '../../../src/modules/transfer/transfer.resolver';
 import type * as FailureResolverModule from '../../../src/modules/transfer/transfer.failure.resolver';
 import type * as DirectoryResolverModule from '../../../src/modules/directory/directory.resolver';
@@ -46,6 +47,7 @@ const { loadConfig } = req<typeof ConfigModule>('config.js');
 const { systemClock } = req<typeof ClockModule>('shared/clock.js');
 const { notFound } = req<typeof ErrorsModule>('shared/errors.js');
 const { TransferResolver } = req<typeof TransferResolverModule>('modules/transfer/transfer.resolver.js');
+const { loadersFor } = req<typeof LoadersModule>('modules/transfer/transfer.loaders.js');
 const { FailureResolver } = req<typeof FailureResolverModule>('modules/transfer/transfer.failure.resolver.js');
 const { DirectoryResolver, AliasAccountResolver } = req<typeof DirectoryResolverModule>('modules/directory/directory.resolver.js');
 const { DirectoryService } = req<typeof DirectoryServiceModule>('modules/directory/directory.service.js');
@@ -144,7 +146,15 @@ serveCommands(
       }
       const directory = new DirectoryService(gateway as never, systemClock, { bankTtlMs: 0 });
       const instances = new Map<Function, object>([
-        [TransferResolver, new TransferResolver(transfers as never, prisma, { name: 'bench', email: null, phone: null, url: null })],
+        [
+          TransferResolver,
+          new TransferResolver(transfers as never, (ctx) => loadersFor(ctx, prisma), {
+            name: 'bench',
+            email: null,
+            phone: null,
+            url: null,
+          }),
+        ],
         [DirectoryResolver, new DirectoryResolver(directory)],
         [AliasAccountResolver, new AliasAccountResolver(directory)],
         [FailureResolver, new FailureResolver()],

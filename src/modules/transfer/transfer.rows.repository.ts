@@ -4,7 +4,7 @@
  * reads (the row with its steps in one query) and the batched platform facts build on.
  */
 import { Prisma, type SagaStep, type Transfer } from '../../generated/prisma/client';
-import { modelColumns, modelFromSql } from '../../db/sql-rows';
+import { columnOf, modelColumns, modelFromSql } from '../../db/sql-rows';
 import type { TransferPatch } from './transfer.repository';
 
 /**
@@ -38,21 +38,8 @@ export function stepFromSql(raw: Record<string, unknown>): SagaStep {
 }
 
 /** The SQL column of each TransferPatch field. */
-const COLUMNS: Record<keyof TransferPatch, string> = {
-  nextAction: 'next_action',
-  failureCode: 'failure_code',
-  failureMessage: 'failure_message',
-  upstreamTransactionStatus: 'upstream_transaction_status',
-  complianceStatus: 'compliance_status',
-  payoutStatus: 'payout_status',
-  capturedAmount: 'captured_amount',
-  refundedAmount: 'refunded_amount',
-  cancelRequestedAt: 'cancel_requested_at',
-  authorizedAt: 'authorized_at',
-  externalTransactionId: 'external_transaction_id',
-  nextRunAt: 'next_run_at',
-  wakeSeq: 'wake_seq',
-};
+/** Each patchable field's column, from the model (its snake_case, as the schema maps every field). */
+const COLUMNS = new Map(Object.values(Prisma.TransferScalarFieldEnum).map((field) => [field, Prisma.raw(columnOf(field))]));
 
 /** `{ set: v }` (Prisma's update operation) → v; anything else as it is. */
 export const plain = (v: unknown): unknown => (v !== null && typeof v === 'object' && 'set' in v ? (v as { set: unknown }).set : v);
@@ -64,7 +51,7 @@ export function patchAssignments(patch: TransferPatch): Prisma.Sql[] {
   const out: Prisma.Sql[] = [];
   for (const [field, raw] of Object.entries(patch) as [keyof TransferPatch, unknown][]) {
     if (raw === undefined) continue;
-    const col = Prisma.raw(COLUMNS[field]);
+    const col = COLUMNS.get(field)!;
     const v = plain(raw);
     switch (field) {
       case 'nextAction':

@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { prismaRawSql, type RawSql } from '../../db/raw-sql';
 import type { PrismaClient } from '../../generated/prisma/client';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
@@ -39,7 +40,11 @@ export class WebhookSecretStore {
     private readonly logger: Logger,
     /** unsignedAccepted: false in production (only what the warning says depends on it: the receiver decides). */
     private readonly opts: { cacheMs: number; minReloadMs?: number; unsignedAccepted?: boolean } = { cacheMs: 5_000 },
-  ) {}
+  ) {
+    this.sql = prismaRawSql(prisma);
+  }
+
+  private readonly sql: RawSql;
 
   get keyId(): string {
     return this.box.keyId;
@@ -143,7 +148,7 @@ export class WebhookSecretStore {
     const deadline = this.clock.nowMs() + (opts.waitMs ?? 30_000);
     for (;;) {
       const now = this.clock.now();
-      const got = await this.prisma.$queryRaw<{ stream_key: string }[]>`
+      const got = await this.sql.query<{ stream_key: string }>`
         INSERT INTO webhook_stream_leases (stream_key, lease_owner, lease_until) VALUES (${key}, ${owner}, ${new Date(now.getTime() + leaseMs)})
         ON CONFLICT (stream_key) DO UPDATE SET lease_owner = EXCLUDED.lease_owner, lease_until = EXCLUDED.lease_until
         WHERE webhook_stream_leases.lease_until < ${now}
@@ -155,9 +160,7 @@ export class WebhookSecretStore {
     try {
       return await fn();
     } finally {
-      await this.prisma.$executeRaw`DELETE FROM webhook_stream_leases WHERE stream_key = ${key} AND lease_owner = ${owner}`.catch(
-        () => undefined,
-      );
+      await this.sql.execute`DELETE FROM webhook_stream_leases WHERE stream_key = ${key} AND lease_owner = ${owner}`.catch(() => undefined);
     }
   }
 

@@ -7,6 +7,7 @@
  * update already wrote; an update never moves a decided agent back to PENDING_APPROVAL (agent states after
  * approval are "not shown", so any other reported value is taken as current).
  */
+import { prismaRawSql, type RawSql } from '../../db/raw-sql';
 import type { PrismaClient } from '../../generated/prisma/client';
 import { DOCUMENT_STATUSES, type AgentState, type DocumentState } from './webhook.normalize';
 
@@ -16,11 +17,15 @@ const KNOWN_DOCUMENT_STATUSES = new Set<string>(DOCUMENT_STATUSES);
 const PENDING_AGENT = 'PENDING_APPROVAL';
 
 export class PlatformStateStore {
-  constructor(private readonly prisma: PrismaClient) {}
+  private readonly sql: RawSql;
+
+  constructor(private readonly prisma: PrismaClient) {
+    this.sql = prismaRawSql(prisma);
+  }
 
   async applyDocument(d: DocumentState, now: Date): Promise<StateOutcome> {
     if (!KNOWN_DOCUMENT_STATUSES.has(d.verificationStatus)) return 'unknown_value';
-    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+    const rows = await this.sql.query<{ id: string }>`
       INSERT INTO platform_documents (id, entity_id, entity_type, document_type, verification_status, occurred_at, tenant_id, updated_at)
       VALUES (${d.id}, ${d.entityId}, ${d.entityType}, ${d.documentType}, ${d.verificationStatus}, ${d.occurredAt}, ${d.tenantId}, ${now})
       ON CONFLICT (id) DO UPDATE SET
@@ -37,12 +42,12 @@ export class PlatformStateStore {
 
   async applyAgent(a: AgentState, now: Date): Promise<StateOutcome> {
     const rows = a.created
-      ? await this.prisma.$queryRaw<{ id: string }[]>`
+      ? await this.sql.query<{ id: string }>`
           INSERT INTO platform_agents (id, email, business_name, external_id, status, tenant_id, platform_created_at, updated_at)
           VALUES (${a.id}, ${a.email}, ${a.businessName}, ${a.externalId}, ${a.status}, ${a.tenantId}, ${a.createdAt}, ${now})
           ON CONFLICT (id) DO NOTHING
           RETURNING id`
-      : await this.prisma.$queryRaw<{ id: string }[]>`
+      : await this.sql.query<{ id: string }>`
           INSERT INTO platform_agents (id, email, business_name, external_id, status, tenant_id, platform_created_at, updated_at)
           VALUES (${a.id}, ${a.email}, ${a.businessName}, ${a.externalId}, ${a.status}, ${a.tenantId}, ${a.createdAt}, ${now})
           ON CONFLICT (id) DO UPDATE SET
