@@ -3,6 +3,7 @@
  * carries them out (transfer.run.ts) against a fake step log and lease table. Every move a decision asks for must be
  * one the transition table allows for the cause it is recorded with.
  */
+import { transferRow } from '../helpers/transfer-row';
 import { Prisma, type SagaStep } from '../../src/generated/prisma/client';
 import {
   afterAuthorization,
@@ -59,47 +60,14 @@ const details = (over: Record<string, unknown> = {}) => ({
 });
 
 function row(over: Partial<TransferRow> = {}): TransferRow {
-  return {
+  return transferRow({
     id: 't-1',
-    ownerId: 'u-1',
-    status: 'PENDING',
-    version: 1,
-    eventSeq: 1,
-    quoteId: 'q-1',
-    personId: 'p-1',
-    sendAmount: D('100'),
-    sendCurrency: 'USD',
-    receiveAmount: D('520'),
-    receiveCurrency: 'BRL',
-    rate: D('5.2'),
     feeAmount: D('3.99'),
-    deliveryEarliest: null,
-    deliveryLatest: null,
-    searchTerms: [],
-    externalPaymentId: 'pay-1',
-    externalTransactionId: null,
-    fundingType: 'card',
-    destinationCountry: 'BR',
     details: details() as Prisma.JsonValue,
-    nextAction: null,
-    failureCode: null,
-    failureMessage: null,
-    upstreamTransactionStatus: null,
-    complianceStatus: null,
-    payoutStatus: null,
-    capturedAmount: null,
-    refundedAmount: D('0'),
-    cancelRequestedAt: null,
-    authorizedAt: null,
-    nextRunAt: null,
-    wakeSeq: 0,
-    leaseOwner: null,
-    leaseUntil: null,
-    attempts: 0,
     createdAt: new Date(NOW - 60_000),
     updatedAt: new Date(NOW - 60_000),
     ...over,
-  } as TransferRow;
+  });
 }
 
 function step(name: string, state: SagaStep['state'], request: unknown = {}, response: unknown = null): SagaStep {

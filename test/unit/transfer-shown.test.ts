@@ -3,6 +3,7 @@
  * is a version, its audit event keeps it, and that version replayed from the event (a subscription's catch-up)
  * shows it as it was then while the next version shows the new value. No database.
  */
+import { transferRow } from '../helpers/transfer-row';
 import { Prisma } from '../../src/generated/prisma/client';
 import { ColumnError } from '../../src/modules/transfer/transfer.columns';
 import type { TransferPatch, TransferRow } from '../../src/modules/transfer/transfer.repository';
@@ -33,47 +34,15 @@ const columnsOf = (key: Key) => Object.entries(SHOWN[key].from) as [keyof Transf
 const example = (key: Key, i: 0 | 1) => Object.fromEntries(columnsOf(key).map(([c, k]) => [c, k.load(k.examples[i])]));
 
 /** A transfer whose every shown column holds its first example. */
-const BASE: TransferRow = {
-  id: '6f1c2a9e-0000-4000-8000-000000000001',
-  ownerId: 'alice',
-  status: 'PENDING',
+const BASE: TransferRow = transferRow({
   version: 2,
   eventSeq: 4,
-  quoteId: 'q1',
-  personId: 'p1',
-  sendAmount: new Prisma.Decimal('100'),
-  sendCurrency: 'USD',
-  receiveAmount: new Prisma.Decimal('510.25'),
-  receiveCurrency: 'BRL',
-  rate: new Prisma.Decimal('5.1025'),
-  feeAmount: new Prisma.Decimal('2.99'),
   deliveryEarliest: new Date('2024-05-02T00:00:00Z'),
   deliveryLatest: new Date('2024-05-03T00:00:00Z'),
-  searchTerms: [],
-  externalPaymentId: 'pay-1',
-  externalTransactionId: null,
-  fundingType: 'card',
-  destinationCountry: 'BR',
-  details: {},
-  nextAction: null,
-  failureCode: null,
-  failureMessage: null,
   upstreamTransactionStatus: 'PaymentCaptured',
   complianceStatus: 'Approved',
-  payoutStatus: null,
-  capturedAmount: null,
-  refundedAmount: new Prisma.Decimal(0),
-  cancelRequestedAt: null,
-  authorizedAt: null,
-  nextRunAt: null,
-  wakeSeq: 0,
-  leaseOwner: null,
-  leaseUntil: null,
-  attempts: 0,
-  createdAt: new Date('2024-05-01T09:00:00Z'),
-  updatedAt: new Date('2024-05-01T09:30:00Z'),
   ...Object.assign({}, ...KEYS.map((key) => example(key, 0))),
-};
+});
 
 describe.each(KEYS)('%s', (key) => {
   it('a change of it is a version; the version before and the one after are replayed as an app saw them', () => {

@@ -1,0 +1,47 @@
+import { Prisma } from '../../src/generated/prisma/client';
+import type { TransferRow } from '../../src/modules/transfer/transfer.repository';
+
+/** A transfers row as unit tests build it: a PENDING card transfer of 100.00 USD (+ 2.99 fee) to BRL, `over` applied. */
+export function transferRow(over: Partial<TransferRow> = {}): TransferRow {
+  return {
+    id: '6f1c2a9e-0000-4000-8000-000000000001',
+    ownerId: 'alice',
+    status: 'PENDING',
+    version: 1,
+    eventSeq: 1,
+    quoteId: 'q1',
+    personId: 'p1',
+    sendAmount: new Prisma.Decimal('100'),
+    sendCurrency: 'USD',
+    receiveAmount: new Prisma.Decimal('510.25'),
+    receiveCurrency: 'BRL',
+    rate: new Prisma.Decimal('5.1025'),
+    feeAmount: new Prisma.Decimal('2.99'),
+    deliveryEarliest: null,
+    deliveryLatest: null,
+    searchTerms: [],
+    externalPaymentId: 'pay-1',
+    externalTransactionId: null,
+    fundingType: 'card',
+    destinationCountry: 'BR',
+    details: {},
+    nextAction: null,
+    failureCode: null,
+    failureMessage: null,
+    upstreamTransactionStatus: null,
+    complianceStatus: null,
+    payoutStatus: null,
+    capturedAmount: null,
+    refundedAmount: new Prisma.Decimal(0),
+    cancelRequestedAt: null,
+    authorizedAt: null,
+    nextRunAt: null,
+    wakeSeq: 0,
+    leaseOwner: null,
+    leaseUntil: null,
+    attempts: 0,
+    createdAt: new Date('2024-05-01T09:00:00Z'),
+    updatedAt: new Date('2024-05-01T09:30:00Z'),
+    ...over,
+  };
+}
