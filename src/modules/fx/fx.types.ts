@@ -3,7 +3,7 @@ import { IsEnum, IsISO31661Alpha2, IsISO4217CurrencyCode, IsOptional } from 'cla
 import { DecimalScalar } from '../../graphql/scalars';
 import { Money } from '../../graphql/money.types';
 import { DeliveryEstimate } from '../../graphql/pricing.types';
-import { DestinationType } from '../transfer/transfer.ports';
+import { DestinationType } from '../../graphql/recipient.types';
 import type { DeliveryDestination, FeeFunding } from '../../shared/pricing';
 import { PAYMENT_METHODS, type PaymentMethod as GatewayPaymentMethod } from '../../upstream/gateway/gateway.types';
 

@@ -2,7 +2,7 @@ import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-
 import type { GraphQLContext } from '../../graphql/context';
 import { requireCaller } from '../../graphql/auth-checker';
 import { connectionOf, decodeKeyset, keysetCursor, PageArgs, pageSize } from '../../graphql/relay';
-import { RecipientInput } from '../transfer/transfer.ports';
+import { RecipientInput } from '../../graphql/recipient.types';
 import type { RecipientService } from './recipient.service';
 import { Recipient, RecipientConnection } from './recipient.types';
 

@@ -1,6 +1,6 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 import { AFTER_CURSOR_HINT, type Connection, connectionType } from '../../graphql/relay';
-import { DestinationType } from '../transfer/transfer.ports';
+import { DestinationType } from '../../graphql/recipient.types';
 
 @ObjectType({
   simpleResolvers: true,

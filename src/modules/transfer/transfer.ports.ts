@@ -120,7 +120,6 @@ export interface TransferChangedMessage {
 }
 
 // ── The recipient of a transfer, for the recipient module (saved recipients) and fx (quotes for a destination type) ──
-export { DestinationType, RecipientInput } from './transfer.types';
 export { savedRecipientDetails, type RecipientDetails } from './transfer.columns';
 export { assertRecipient } from './transfer.recipient';
 export { recipientShown } from './transfer.view';
