@@ -17,7 +17,7 @@ type AgentRow = {
   createdAt: Date;
 };
 type AgentState = { status: string; updatedAt: Date };
-/** An agent as created here, its status as the platform's events last reported it (webhook.platform-state.ts). */
+/** An agent as created here, its status as the platform's events last reported it (webhook.platform-state.repository.ts). */
 const agentView = (a: AgentRow, state?: AgentState) => ({
   id: a.id,
   email: a.email,

@@ -69,7 +69,7 @@ const messageOf = (e: unknown) => (isUpstreamError(e) ? errorText(e) : String((e
  * by externalPaymentId and answers capture/void repeats with 409 + the payment, which settles the step.
  * Callers must hold the transfer's lease (`leases`: withLease, or the worker's claim), so one process advances a
  * transfer at a time. Kept elsewhere: a run's state and batching (transfer.run.ts), the leases (transfer.leases.ts),
- * the intent log (transfer.steps.ts), the upstream bodies (transfer.requests.ts), the reconciliation of a quiet wait
+ * the intent log (transfer.steps.repository.ts), the upstream bodies (transfer.requests.ts), the reconciliation of a quiet wait
  * on the platform (transfer.reconciler.ts).
  */
 export class TransferSaga {
