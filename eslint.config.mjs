@@ -55,15 +55,17 @@ const HTTP_PACKAGES = ['^fastify$', 'this layer knows no HTTP server'];
 const AUTH = ['auth', 'this layer knows no authentication'];
 const ABOVE_SHARED = ['(upstream|events|app|app\\.infra|config)', 'shared/ imports nothing above it'];
 
+const SQL_PLACE = 'SQL belongs in src/db/ or a *.repository.ts (docs/architecture.md, Persistence)';
+const RESOLVER_NO_DB = 'a resolver reaches the database only through a service or a loader';
 /** A raw SQL statement or fragment: the SQL layer's tags (sql.query`…`, sql.execute`…`) and Prisma.sql/raw/join/empty. */
 const RAW_SQL = [
   {
     selector: "TaggedTemplateExpression[tag.type='MemberExpression'][tag.property.name=/^(query|execute)$/]",
-    message: 'SQL belongs in src/db/ or a *.repository.ts (docs/architecture.md, Persistence)',
+    message: SQL_PLACE,
   },
   {
     selector: "MemberExpression[object.name='Prisma'][property.name=/^(sql|raw|join|empty)$/]",
-    message: 'SQL belongs in src/db/ or a *.repository.ts (docs/architecture.md, Persistence)',
+    message: SQL_PLACE,
   },
 ];
 const PRISMA_RAW = [
@@ -75,11 +77,11 @@ const PRISMA_RAW = [
 const NO_DATABASE = [
   {
     selector: "ImportDeclaration[importKind!='type'][source.value=/(\\/db\\/|\\/generated\\/|\\.repository$)/]",
-    message: 'a resolver reaches the database only through a service or a loader',
+    message: RESOLVER_NO_DB,
   },
   {
     selector: 'MemberExpression[property.name=/^(prisma|db|sql)$/]',
-    message: 'a resolver reaches the database only through a service or a loader',
+    message: RESOLVER_NO_DB,
   },
 ];
 

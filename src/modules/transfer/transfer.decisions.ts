@@ -15,7 +15,7 @@ import {
   type RefundStepRequest,
   type TransferDetails,
 } from './transfer.columns';
-import { paidOut, payoutStopped, platformTarget } from './transfer.platform';
+import { paidOut, payoutStopped, platformTarget, type PlatformTarget } from './transfer.platform';
 import type { TransferPatch, TransferRow } from './transfer.repository';
 import { totalOf } from './transfer.requests';
 import { isRefundStep, type RefundStep } from './transfer.steps';
@@ -300,10 +300,7 @@ const BY_STATUS: Record<TransferStatus, (input: DecisionInput) => SagaDecision> 
 };
 
 /** Moves the transfer where recorded platform facts call for (cause webhook: the platform decided it). */
-function followPlatform(
-  target: { to: TransferStatus; failureCode?: string; failureMessage?: string },
-  facts: Record<string, unknown>,
-): SagaDecision {
+function followPlatform(target: PlatformTarget, facts: Record<string, unknown>): SagaDecision {
   return move({
     to: target.to,
     detail: { action: 'platform catch-up', ...facts },
