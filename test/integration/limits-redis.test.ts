@@ -110,7 +110,7 @@ describeRedis('Redis-backed rate limits and APQ', () => {
     expect((await post({ extensions: ext })).errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
   });
 
-  it('Redis unreachable: rate limits fail open (in-memory insurance), APQ reads are misses', async () => {
+  it('Redis unreachable: rate limits are counted in this process meanwhile, APQ reads are misses', async () => {
     const dead = new IORedis('redis://127.0.0.1:1', {
       lazyConnect: true,
       maxRetriesPerRequest: 0,
@@ -121,7 +121,7 @@ describeRedis('Redis-backed rate limits and APQ', () => {
     try {
       const limiter = new RateLimiter({ m: { points: 1, durationS: 60 } }, dead, `rbff:rl-dead-${run}`);
       expect(await limiter.consume('m', 'k')).toEqual({ allowed: true });
-      expect(await limiter.consume('m', 'k')).toMatchObject({ allowed: false }); // the insurance limiter keeps counting
+      expect(await limiter.consume('m', 'k')).toMatchObject({ allowed: false }); // this process's windows keep counting
       const cache = new RedisKeyValueCache(dead);
       await cache.set('k', 'v');
       expect(await cache.get('k')).toBeUndefined();

@@ -31,14 +31,26 @@ describe('clientKey', () => {
 });
 
 describe('in-memory windows under a churn of keys', () => {
-  it('keep at most maxKeys windows, the oldest making room', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('keep at most maxKeys windows; a live window is never dropped, so no churn hands a key a fresh budget', () => {
+    jest.useFakeTimers({ now: 1_000_000 });
     const w = new MemoryWindows({ points: 2, durationS: 60 }, 100);
     try {
+      w.consume('known', 2); // at its limit
       for (let i = 0; i < 10_000; i++) w.consume(`k${i}`, 1);
       expect(w.size).toBe(100);
-      // a recent key still has its window: its budget is not reset by the churn
-      w.consume('k9999', 1);
-      expect(w.consume('k9999', 1)).toEqual(expect.objectContaining({ allowed: false }));
+      // the churn did not reset the key counted before it
+      expect(w.consume('known', 1)).toEqual(expect.objectContaining({ allowed: false }));
+      // keys that found the table full share one window: the churn itself is one budget
+      expect(w.consume('newcomer-a', 1)).toEqual(expect.objectContaining({ allowed: false }));
+      expect(w.consume('newcomer-b', 1)).toEqual(expect.objectContaining({ allowed: false }));
+      // once the windows have ended, a full table is swept and keys get their own again
+      jest.setSystemTime(1_000_000 + 61_000);
+      expect(w.consume('newcomer-a', 1)).toEqual({ allowed: true });
+      expect(w.consume('newcomer-a', 1)).toEqual({ allowed: true });
+      expect(w.consume('newcomer-a', 1)).toEqual(expect.objectContaining({ allowed: false }));
+      expect(w.size).toBeLessThanOrEqual(100);
     } finally {
       w.close();
     }
