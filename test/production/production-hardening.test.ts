@@ -149,83 +149,7 @@ describe('a running production service', () => {
     expect(intro.text).not.toMatch(/Apollo|ApolloServer|introspection: true/);
   });
 
-  /**
-   * The same refusal over HTTP and graphql-ws (one admission for both: admission.ts). Each case runs under a token of
-   * its own, so a budget spent by one cannot refuse another.
-   */
-  const chain = (n: number, leaf: string) => {
-    let q = '{ ...F0 }';
-    for (let i = 0; i < n; i++) q += ` fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`;
-    return `${q} fragment F${n} on Query { ${leaf} }`;
-  };
-  const nested = (depth: number, leaf: unknown): unknown => (depth === 0 ? leaf : { k: nested(depth - 1, leaf) });
-  const refusals: [string, string, Record<string, unknown> | undefined, string][] = [
-    ['introspection (__schema)', '{ __schema { types { name } } }', undefined, 'GRAPHQL_VALIDATION_FAILED'],
-    ['introspection (__type)', '{ __type(name: "Mutation") { fields { name } } }', undefined, 'GRAPHQL_VALIDATION_FAILED'],
-    ['directives', `{ ${'viewer @include(if: true) { id } '.repeat(51)} }`, undefined, 'TOO_MANY_DIRECTIVES'],
-    ['aliases', `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: viewer { id }`).join(' ')} }`, undefined, 'TOO_MANY_ALIASES'],
-    [
-      'cost',
-      `{ ${[1, 2, 3, 4, 5, 6, 7].map((i) => `a${i}: transfers(first: 100) { edges { node { events(first: 100) { edges { node { seq } } } } } }`).join(' ')} }`,
-      undefined,
-      'QUERY_TOO_COMPLEX',
-    ],
-    ['tokens', `{ ${'__typename '.repeat(2100)} }`, undefined, 'TOO_MANY_TOKENS'],
-    [
-      'NUL deep in the variables',
-      'mutation($r: JSONObject!) { createPlatformPayoutQuote(request: $r) }',
-      { r: nested(100, 'a\u0000b') },
-      'BAD_USER_INPUT',
-    ],
-    ['upstream budget priced per fragment path', chain(9, 'banks(countryCode: "BR") { totalCount }'), undefined, 'RATE_LIMITED'],
-  ];
-  let caseNo = 0;
-  it.each(refusals)('%s: the same refusal over HTTP and graphql-ws', async (_label, query, variables, code) => {
-    const [httpToken, wsToken] = await Promise.all([
-      p.token(`parity-h-${caseNo}`, 'customer'),
-      p.token(`parity-w-${caseNo++}`, 'customer'),
-    ]);
-    const res = await fetch(`${p.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${httpToken}` },
-      body: JSON.stringify({ query, variables }),
-    });
-    const http = (await res.json()) as { data?: unknown; errors?: { extensions: { code: string } }[] };
-    const { client } = wsClient(p.wsUrl, wsToken);
-    try {
-      const sub = collect(client, query, variables);
-      await sub.next(1).catch(() => undefined);
-      const wsErrors = (sub.error as { extensions: { code: string } }[] | undefined) ?? sub.results[0]?.errors ?? [];
-      expect(http.errors?.[0]?.extensions.code).toBe(code);
-      expect(wsErrors[0]?.extensions?.code).toBe(code);
-      expect((wsErrors[0] as { message?: string } | undefined)?.message).toBe(
-        (http.errors?.[0] as { message?: string } | undefined)?.message,
-      );
-      expect((wsErrors[0] as { extensions?: { detail?: string } } | undefined)?.extensions?.detail).toBe(
-        (http.errors?.[0] as { extensions?: { detail?: string } } | undefined)?.extensions?.detail,
-      );
-      expect(sub.results.some((r) => r.data)).toBe(false);
-      expect(http.data ?? null).toBeNull();
-    } finally {
-      await client.dispose();
-    }
-  });
-
-  it('a 1 KB document of fragments spreading each other twice (2^40 paths) is answered at once over both transports', async () => {
-    const query = chain(40, '__typename');
-    expect(query.length).toBeLessThan(2048);
-    const r = await post(query);
-    expect(JSON.parse(r.text)).toEqual({ data: { __typename: 'Query' } });
-    const { client } = wsClient(p.wsUrl, token);
-    try {
-      const sub = collect(client, query);
-      await sub.next(1, 10_000);
-      expect(sub.results[0]).toEqual({ data: { __typename: 'Query' } });
-    } finally {
-      await client.dispose();
-    }
-    expect((await fetch(`${p.url}/healthz`)).status).toBe(200);
-  });
+  hostileDocuments(() => p);
 
   describe('token lifetime and clock skew', () => {
     const now = () => Math.floor(Date.now() / 1000);
@@ -281,3 +205,110 @@ describe('a running production service', () => {
     expect(JSON.parse(r.text).errors[0].extensions.code).toBe('SUBSCRIPTION_OVER_HTTP');
   });
 });
+
+describe('a production service with TRUSTED_DOCUMENTS=off', () => {
+  let p: ProductionService;
+  beforeAll(async () => {
+    p = await startProductionService({ TRUSTED_DOCUMENTS: 'off' });
+  });
+  afterAll(() => p?.close());
+
+  hostileDocuments(() => p);
+});
+
+/**
+ * Hostile documents get the same refusal over HTTP and graphql-ws (one admission for both: admission.ts), whatever
+ * TRUSTED_DOCUMENTS is: each case runs under a token of its own, so a budget spent by one cannot refuse another.
+ */
+function hostileDocuments(p: () => ProductionService): void {
+  const chain = (n: number, leaf: string) => {
+    let q = '{ ...F0 }';
+    for (let i = 0; i < n; i++) q += ` fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`;
+    return `${q} fragment F${n} on Query { ${leaf} }`;
+  };
+  const nested = (depth: number, leaf: unknown): unknown => (depth === 0 ? leaf : { k: nested(depth - 1, leaf) });
+  const refusals: [string, string, Record<string, unknown> | undefined, string][] = [
+    ['introspection (__schema)', '{ __schema { types { name } } }', undefined, 'GRAPHQL_VALIDATION_FAILED'],
+    ['introspection (__type)', '{ __type(name: "Mutation") { fields { name } } }', undefined, 'GRAPHQL_VALIDATION_FAILED'],
+    ['directives', `{ ${'viewer @include(if: true) { id } '.repeat(51)} }`, undefined, 'TOO_MANY_DIRECTIVES'],
+    ['aliases', `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: viewer { id }`).join(' ')} }`, undefined, 'TOO_MANY_ALIASES'],
+    [
+      'cost',
+      `{ ${[1, 2, 3, 4, 5, 6, 7].map((i) => `a${i}: transfers(first: 100) { edges { node { events(first: 100) { edges { node { seq } } } } } }`).join(' ')} }`,
+      undefined,
+      'QUERY_TOO_COMPLEX',
+    ],
+    ['tokens', `{ ${'__typename '.repeat(2100)} }`, undefined, 'TOO_MANY_TOKENS'],
+    [
+      'NUL deep in the variables',
+      'mutation($r: JSONObject!) { createPlatformPayoutQuote(request: $r) }',
+      { r: nested(100, 'a\u0000b') },
+      'BAD_USER_INPUT',
+    ],
+    [
+      'an instant of year 0000',
+      'query($f: TransferFilter) { transfers(first: 1, filter: $f) { edges { cursor } } }',
+      { f: { createdFrom: '0000-01-01T00:00:00Z' } },
+      'BAD_USER_INPUT',
+    ],
+    [
+      'a keyset cursor of year 0000',
+      'query($a: String) { transfers(first: 1, after: $a) { edges { cursor } } }',
+      { a: Buffer.from('k:0000-01-01T00:00:00.000Z|00000000-0000-4000-8000-000000000000').toString('base64url') },
+      'BAD_USER_INPUT',
+    ],
+    ['upstream budget priced per fragment path', chain(9, 'banks(countryCode: "BR") { totalCount }'), undefined, 'RATE_LIMITED'],
+  ];
+  let caseNo = 0;
+  it.each(refusals)('%s: the same refusal over HTTP and graphql-ws', async (_label, query, variables, code) => {
+    const [httpToken, wsToken] = await Promise.all([
+      p().token(`parity-h-${caseNo}`, 'customer'),
+      p().token(`parity-w-${caseNo++}`, 'customer'),
+    ]);
+    const res = await fetch(`${p().url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${httpToken}` },
+      body: JSON.stringify({ query, variables }),
+    });
+    const http = (await res.json()) as { data?: unknown; errors?: { extensions: { code: string } }[] };
+    const { client } = wsClient(p().wsUrl, wsToken);
+    try {
+      const sub = collect(client, query, variables);
+      await sub.next(1).catch(() => undefined);
+      const wsErrors = (sub.error as { extensions: { code: string } }[] | undefined) ?? sub.results[0]?.errors ?? [];
+      expect(http.errors?.[0]?.extensions.code).toBe(code);
+      expect(wsErrors[0]?.extensions?.code).toBe(code);
+      expect((wsErrors[0] as { message?: string } | undefined)?.message).toBe(
+        (http.errors?.[0] as { message?: string } | undefined)?.message,
+      );
+      expect((wsErrors[0] as { extensions?: { detail?: string } } | undefined)?.extensions?.detail).toBe(
+        (http.errors?.[0] as { extensions?: { detail?: string } } | undefined)?.extensions?.detail,
+      );
+      expect(sub.results.some((r) => r.data)).toBe(false);
+      expect(http.data ?? null).toBeNull();
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('a 1 KB document of fragments spreading each other twice (2^40 paths) is answered at once over both transports', async () => {
+    const query = chain(40, '__typename');
+    expect(query.length).toBeLessThan(2048);
+    const token = await p().token('chain-alice', 'customer');
+    const res = await fetch(`${p().url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query }),
+    });
+    expect(await res.json()).toEqual({ data: { __typename: 'Query' } });
+    const { client } = wsClient(p().wsUrl, token);
+    try {
+      const sub = collect(client, query);
+      await sub.next(1, 10_000);
+      expect(sub.results[0]).toEqual({ data: { __typename: 'Query' } });
+    } finally {
+      await client.dispose();
+    }
+    expect((await fetch(`${p().url}/healthz`)).status).toBe(200);
+  });
+}
