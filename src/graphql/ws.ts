@@ -88,8 +88,8 @@ type WsOptions = {
   formatError: Formatter;
   connectionInitWaitTimeoutMs: number;
   maxPayloadBytes?: number;
-  /** What may run, shared with HTTP (admission.ts); absent: graphql-js's specified rules only (tests of the fan-out). */
-  admission?: Admission;
+  /** What may run: the one admission HTTP uses too (admission.ts), so the transports cannot drift apart. */
+  admission: Admission;
   limits?: WsLimits;
   clock?: Clock;
   /** The client address of the upgrade request (TRUST_PROXY applied); the TCP peer when absent. */
@@ -107,11 +107,7 @@ type WsOptions = {
 export function createGraphQLWsServer(opts: WsOptions): GraphQLWsServer {
   const sessions = new WsSessions(opts, opts.clock ?? systemClock);
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayloadBytes ?? 64 * 1024, WebSocket: PreserialisingWebSocket });
-  const documents = new DocumentCache(
-    opts.schema,
-    [...specifiedRules, ...(opts.admission?.validationRules ?? [])],
-    opts.admission?.parseOptions,
-  );
+  const documents = new DocumentCache(opts.schema, [...specifiedRules, ...opts.admission.validationRules], opts.admission.parseOptions);
   const format = wsErrorFormatter(opts.formatError);
   const requestOf = (args: ExecutionArgs): RequestContext => {
     const c = args.contextValue as GraphQLContext;
@@ -261,7 +257,7 @@ async function admitOperation(
   if (!('document' in parsed)) return parsed.errors;
   const { document } = parsed;
   const caller = ctx.extra.caller ?? null;
-  const refusal = await opts.admission?.refuse({
+  const refusal = await opts.admission.refuse({
     document,
     operation: getOperationAST(document, payload.operationName),
     variables: payload.variables,

@@ -15,6 +15,8 @@ import { loadConfig } from '../../src/config';
 import { createErrorFormatter } from '../../src/graphql/errors';
 import type { GraphQLContext } from '../../src/graphql/context';
 import { createGraphQLWsServer, type GraphQLWsServer } from '../../src/graphql/ws';
+import { createAdmission } from '../../src/graphql/admission';
+import { createEdgeLimits, type EdgeLimits } from '../../src/graphql/graphql.rate-limit';
 import { createLogger } from '../../src/shared/logger';
 import { systemClock } from '../../src/shared/clock';
 import { waitFor } from '../helpers/wait';
@@ -86,13 +88,24 @@ describe('graphql-ws fan-out: shared execution, pre-serialised messages', () => 
   let wss: GraphQLWsServer;
   let url: string;
   let auth: AuthService;
+  let limits: EdgeLimits;
   const sockets: Socket[] = [];
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'rbff-ws-fanout-'));
-    auth = await AuthService.create(loadConfig({ DATA_DIR: dir }).auth, dir, systemClock);
+    const config = loadConfig({ DATA_DIR: dir });
+    auth = await AuthService.create(config.auth, dir, systemClock);
     const logger = createLogger({ level: 'silent' });
-    wss = createGraphQLWsServer({ schema, auth, logger, formatError: createErrorFormatter(logger), connectionInitWaitTimeoutMs: 10_000 });
+    limits = createEdgeLimits(config, schema, logger);
+    const admission = createAdmission({ config, rateLimiter: limits.rateLimiter, rules: limits.rules });
+    wss = createGraphQLWsServer({
+      schema,
+      auth,
+      logger,
+      admission,
+      formatError: createErrorFormatter(logger),
+      connectionInitWaitTimeoutMs: 10_000,
+    });
     server = http.createServer();
     server.on('upgrade', (req, socket, head) => wss.handleUpgrade(req, socket, head));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -101,6 +114,7 @@ describe('graphql-ws fan-out: shared execution, pre-serialised messages', () => 
   afterAll(async () => {
     for (const s of sockets) s.ws.terminate();
     await wss.close();
+    await limits.close();
     await new Promise((r) => server.close(r));
     rmSync(dir, { recursive: true, force: true });
   });
