@@ -8,6 +8,7 @@ import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { within } from '../helpers/wait';
+import { wsClient } from '../helpers/ws';
 
 jest.setTimeout(60_000);
 
@@ -154,6 +155,21 @@ describe('per-address budgets behind a proxy', () => {
     expect(statuses.slice(5).every((s) => s === 429)).toBe(true);
     // another /64 has its own
     expect(await anonymous('2001:db8:aa:cc::1')).toBe(200);
+  });
+
+  it('websocket connection_init failures from one /64 draw on the same budget as its HTTP requests', async () => {
+    const failedInit = (forwardedFor: string) => {
+      const { closed, client } = wsClient(t.wsUrl, 'not-a-token', { headers: { 'x-forwarded-for': forwardedFor } });
+      client.subscribe({ query: '{ __typename }' }, { next: () => undefined, error: () => undefined, complete: () => undefined });
+      return closed.finally(() => client.dispose());
+    };
+    const codes: number[] = [];
+    for (let i = 1; i <= 6; i++) codes.push((await failedInit(`2001:db8:ee:ff:${i.toString(16)}::1`)).code);
+    expect(codes.slice(0, 5)).toEqual([4403, 4403, 4403, 4403, 4403]);
+    expect(codes[5]).toBe(4429);
+    // the /64 is refused over HTTP too; an IPv4-mapped client is not that network
+    expect(await anonymous('2001:db8:ee:ff::99')).toBe(429);
+    expect((await failedInit('::ffff:198.51.100.200')).code).toBe(4403);
   });
 
   it('an IPv4-mapped address counts as its IPv4 address', async () => {
