@@ -20,7 +20,7 @@ export type Scalars = {
   DateTime: { input: string; output: string; }
   /** An exact decimal number as a string, e.g. "100.10", no exponent, never a float. Inputs: up to 14 integer digits and 8 decimals (amounts: no more decimals than their currency has); outputs up to 20 integer digits. */
   Decimal: { input: string; output: string; }
-  /** A JSON object passed through as the remittances platform defines it (its shape is not part of this API's contract), e.g. {"firstName": "Ana"}. */
+  /** A JSON object passed through as the remittances platform defines it (its shape is not part of this API's contract), e.g. {"firstName": "Ana"}; objects and lists nested at most 32 levels deep. */
   JSONObject: { input: unknown; output: unknown; }
 };
 

@@ -143,3 +143,32 @@ describe('instants beyond what the database stores (years 1–9999 UTC)', () => 
     expect(r.body.errors).toBeUndefined();
   });
 });
+
+describe('JSONObject nesting (objects the platform defines, passed through)', () => {
+  const QUOTE = 'mutation($r: JSONObject!) { createPlatformPayoutQuote(request: $r) }';
+  const nested = (depth: number): Record<string, unknown> => {
+    const root: Record<string, unknown> = {};
+    let at = root;
+    for (let i = 1; i < depth; i++) at = (at.k = {}) as Record<string, unknown>;
+    return root;
+  };
+
+  it.each([33, 2_000])('%i levels deep → BAD_USER_INPUT before any upstream call, nothing echoed', async (depth) => {
+    const r = await refusedBeforeUpstream(() => gql(t.url, QUOTE, { token: staff, variables: { r: nested(depth) } }), ['"k"']);
+    expect(r.status).toBeLessThan(500);
+  });
+
+  it('as a literal of the document too', async () => {
+    const literal = `${'{k: '.repeat(33)}1${' }'.repeat(33)}`;
+    const before = upstreamCalls();
+    const r = await gql(t.url, `mutation { createPlatformPayoutQuote(request: ${literal}) }`, { token: staff });
+    expect(r.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED'); // as any literal of the wrong shape
+    expect(upstreamCalls()).toBe(before);
+  });
+
+  it('32 levels reach the platform', async () => {
+    const before = upstreamCalls();
+    await gql(t.url, QUOTE, { token: staff, variables: { r: nested(32) } });
+    expect(upstreamCalls()).toBeGreaterThan(before);
+  });
+});
