@@ -1,9 +1,11 @@
 /**
  * The built service in production mode keeps running through a database partition longer than its pool's connect
- * timeout (5 s), with every background path at work meanwhile — the saga worker's polls, the webhook inbox's poller,
- * the platform's deliveries arriving (secret look-ups, receipts, kicks), the readiness check — and recovers by itself
- * once the database answers again: no unhandled rejection ends it (it would exit 1), and the transfers in flight end
- * COMPLETED. The partition is a TCP proxy that drops every connection and holds new ones unanswered.
+ * timeout (5 s), with the background paths at work meanwhile — the saga worker's polls, the webhook inbox's poller, a
+ * delivery whose signature makes the receiver re-read the signing secrets, the readiness check — each logging its
+ * failure (asserted) and none ending the process; it recovers by itself once the database answers again: no unhandled
+ * rejection ends it (it would exit 1), and the transfers in flight end COMPLETED. The partition is a TCP proxy that
+ * drops every connection and holds new ones unanswered. A platform decision's kick and the wake-up it falls back to
+ * need a decision recorded while the database fails under them: test/integration/background-failures.test.ts.
  */
 import { partitionProxy, type PartitionProxy } from '../helpers/partition-proxy';
 import { startProductionService, type ProductionService } from '../helpers/production';
@@ -25,7 +27,7 @@ beforeAll(async () => {
       SAGA_RETRY_BASE_MS: '100',
       SAGA_RETRY_MAX_MS: '1000',
       SAGA_RECONCILE_AFTER_MS: '2000',
-      LOG_LEVEL: 'error',
+      LOG_LEVEL: 'warn',
     },
     {
       reach: async (url) => {
@@ -55,6 +57,13 @@ it('stays up through a partition longer than the connect timeout, and the transf
     ids.push(r.body.data.createTransfer.id as string);
   }
   proxy!.cut();
+  const cutAt = p.svc.stdout.length;
+  // a delivery whose signature does not verify makes the receiver re-read the signing secrets from the database
+  const badDelivery = fetch(`${p.url}/webhooks/remittances`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-service-signature': 't=1,v1=00' },
+    body: JSON.stringify({ event: 'Transaction.Updated' }),
+  }).then((r) => r.status);
   const until = Date.now() + 8_000;
   let sawUnready = false;
   while (Date.now() < until) {
@@ -65,6 +74,12 @@ it('stays up through a partition longer than the connect timeout, and the transf
     await new Promise((res) => setTimeout(res, 500));
   }
   expect(sawUnready).toBe(true);
+  expect([401, 503]).toContain(await badDelivery); // refused, never accepted without its secret
+  // every background path met the partition meanwhile, and logged it instead of ending the process
+  const duringCut = p.svc.stdout.slice(cutAt).join('');
+  expect(duringCut).toMatch(/transfer worker tick failed|saga step failed/);
+  expect(duringCut).toMatch(/webhook processor pass failed/);
+  expect(duringCut).toMatch(/webhook secrets: reload failed|webhook refused: cannot read the signing secrets/);
   // a subscription asked for meanwhile ends with the same code as over HTTP
   const { client } = wsClient(p.wsUrl, token);
   try {
