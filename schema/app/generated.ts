@@ -643,6 +643,17 @@ export type StartVerificationSessionInput = {
   redirectUrl?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** Why an INVALID_STATE was answered, where an app can act on it or tell the customer (`extensions.reason`; the error's message then says it in the request's language). */
+export type StateReason =
+  /** cancelTransfer when a cancellation is already under way (read the transfer: it is going back). */
+  | 'CANCEL_ALREADY_REQUESTED'
+  /** cancelTransfer once the transfer is paid out or has ended. */
+  | 'CANCEL_NOT_POSSIBLE'
+  /** cancelTransfer after cancellableUntil. */
+  | 'CANCEL_WINDOW_PASSED'
+  /** resumeTransfer before the 3-D Secure challenge is completed: finish it on nextAction.redirectUrl first. */
+  | 'CHALLENGE_NOT_COMPLETED';
+
 /** Money in (CREDIT) or out (DEBIT). */
 export type StatementEntryType =
   /** Money into the wallet. */

@@ -1,5 +1,12 @@
 import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { API_ERROR_CODES, FIELD_ERROR_CODES, type ApiErrorCode, type FieldErrorCode } from '../shared/errors';
+import {
+  API_ERROR_CODES,
+  FIELD_ERROR_CODES,
+  STATE_REASONS,
+  type ApiErrorCode,
+  type FieldErrorCode,
+  type StateReason,
+} from '../shared/errors';
 
 /**
  * The error vocabulary in the SDL. GraphQL does not type `extensions`, so the codes an error may carry are enums
@@ -58,6 +65,13 @@ const FIELD_ERROR_CODE_DESCRIPTIONS: Record<FieldErrorCode, string> = {
   INVALID_CARDHOLDER_NAME: 'A person (personId) whose name cannot be a cardholder name (at most 35 characters, no title or suffix).',
 };
 
+const STATE_REASON_DESCRIPTIONS: Record<StateReason, string> = {
+  CHALLENGE_NOT_COMPLETED: 'resumeTransfer before the 3-D Secure challenge is completed: finish it on nextAction.redirectUrl first.',
+  CANCEL_ALREADY_REQUESTED: 'cancelTransfer when a cancellation is already under way (read the transfer: it is going back).',
+  CANCEL_NOT_POSSIBLE: 'cancelTransfer once the transfer is paid out or has ended.',
+  CANCEL_WINDOW_PASSED: 'cancelTransfer after cancellableUntil.',
+};
+
 const ErrorCodeEnum = Object.fromEntries(API_ERROR_CODES.map((c) => [c, c])) as { [K in ApiErrorCode]: K };
 registerEnumType(ErrorCodeEnum, {
   name: 'ErrorCode',
@@ -72,6 +86,14 @@ registerEnumType(FieldErrorCodeEnum, {
   description:
     'What is wrong with one input field of a BAD_USER_INPUT error (`extensions.fields[].code`): stable, for an app to branch on.',
   valuesConfig: Object.fromEntries(FIELD_ERROR_CODES.map((c) => [c, { description: FIELD_ERROR_CODE_DESCRIPTIONS[c] }])),
+});
+
+const StateReasonEnum = Object.fromEntries(STATE_REASONS.map((c) => [c, c])) as { [K in StateReason]: K };
+registerEnumType(StateReasonEnum, {
+  name: 'StateReason',
+  description:
+    "Why an INVALID_STATE was answered, where an app can act on it or tell the customer (`extensions.reason`; the error's message then says it in the request's language).",
+  valuesConfig: Object.fromEntries(STATE_REASONS.map((c) => [c, { description: STATE_REASON_DESCRIPTIONS[c] }])),
 });
 
 @ObjectType({
@@ -116,6 +138,12 @@ export class ErrorExtensions {
 
   @Field(() => Int, { nullable: true, description: 'RATE_LIMITED: when to try again, in seconds.' })
   retryAfterSeconds!: number | null;
+
+  @Field(() => StateReasonEnum, { nullable: true, description: 'INVALID_STATE: why, where an app can act on it or tell the customer.' })
+  reason!: StateReason | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'INVALID_STATE of cancelTransfer: false (the transfer cannot be cancelled now).' })
+  cancellable!: boolean | null;
 
   @Field(() => String, {
     nullable: true,

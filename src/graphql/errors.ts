@@ -3,9 +3,9 @@ import { GraphQLError } from 'graphql';
 import type { ValidationError } from 'class-validator';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { isDatabaseUnavailable } from '../db/db.errors';
-import { isAppError, type ApiErrorCode, type FieldErrorCode, type FieldProblem } from '../shared/errors';
+import { isAppError, isStateReason, type ApiErrorCode, type FieldErrorCode, type FieldProblem } from '../shared/errors';
 import type { Logger } from '../shared/logger';
-import { errorMessage, fieldMessage, type Language } from '../shared/messages';
+import { errorMessage, fieldMessage, stateReasonMessage, type Language } from '../shared/messages';
 import { fieldProblems, InputValidationError } from './arg-validation';
 import { queryLimitOf } from './limits';
 import { isUpstreamError, upstreamAppError, type UpstreamErrorRule } from '../upstream/http/upstream.errors';
@@ -136,7 +136,9 @@ export function createErrorFormatter(
       where: Pick<GraphQLFormattedError, 'locations' | 'path'> = base,
     ): GraphQLFormattedError => ({
       ...where,
-      message: errorMessage(code, language),
+      // an INVALID_STATE with a reason says that reason, in the customer's language
+      message:
+        code === 'INVALID_STATE' && isStateReason(more.reason) ? stateReasonMessage(more.reason, language) : errorMessage(code, language),
       extensions: { code, detail, ...more, ...(fields.length ? { fields: fieldErrors(fields, language) } : {}) },
     });
 

@@ -73,6 +73,21 @@ export const FIELD_ERROR_CODES = [
 export type FieldErrorCode = (typeof FIELD_ERROR_CODES)[number];
 
 /**
+ * Why an action the transfer's state does not allow was refused, where an app can tell the customer something
+ * better than "not possible right now" (`extensions.reason` of an INVALID_STATE; its message is the reason's).
+ */
+export const STATE_REASONS = [
+  'CHALLENGE_NOT_COMPLETED',
+  'CANCEL_ALREADY_REQUESTED',
+  'CANCEL_NOT_POSSIBLE',
+  'CANCEL_WINDOW_PASSED',
+] as const;
+export type StateReason = (typeof STATE_REASONS)[number];
+
+const STATE_REASON_SET: ReadonlySet<string> = new Set(STATE_REASONS);
+export const isStateReason = (v: unknown): v is StateReason => typeof v === 'string' && STATE_REASON_SET.has(v);
+
+/**
  * One invalid field as an AppError carries it (`details.fields`): the input path from the argument on, e.g.
  * "input.recipient.customer.firstName", and its code. The error formatter adds the message in the caller's language.
  */
@@ -99,6 +114,9 @@ export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
 export const unauthenticated = (message = 'Authentication required') => new AppError('UNAUTHENTICATED', message);
 export const forbidden = (message = 'Not allowed') => new AppError('FORBIDDEN', message);
 export const notFound = (what: string) => new AppError('NOT_FOUND', `${what} not found`);
+/** An INVALID_STATE the customer is told the reason of (`extensions.reason`, and the reason's message). */
+export const invalidState = (reason: StateReason, message: string, details?: Record<string, unknown>) =>
+  new AppError('INVALID_STATE', message, { ...details, reason });
 export const badInput = (message: string, details?: Record<string, unknown>) => new AppError('BAD_USER_INPUT', message, details);
 /** A BAD_USER_INPUT about one input field (`extensions.fields`); `message` is the developer's detail. */
 export const badField = (path: string, code: FieldErrorCode, message: string, details?: Record<string, unknown>) =>

@@ -136,7 +136,10 @@ it('the owner cancels before the capture: VOIDED, the authorization released, no
   expect(await calls(`/payments/${ext}/refund`)).toEqual([]);
   // idempotent: the same key again answers the transfer; another cancel is refused (it is over)
   expect((await cancel(id, alice, firstKey)).body.data.cancelTransfer.status).toBe('VOIDED');
-  expect((await cancel(id, alice, 'cancel-key-again-1')).body.errors?.[0]?.extensions?.code).toBe('INVALID_STATE');
+  expect((await cancel(id, alice, 'cancel-key-again-1')).body.errors?.[0]?.extensions).toMatchObject({
+    code: 'INVALID_STATE',
+    reason: 'CANCEL_NOT_POSSIBLE',
+  });
 });
 
 it('the owner cancels after the capture, inside the window: the payout is stopped and the money goes back', async () => {
@@ -151,6 +154,11 @@ it('the owner cancels after the capture, inside the window: the payout is stoppe
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.cancelTransfer.status).toBe('REFUND_PENDING');
     expect(r.body.data.cancelTransfer.cancellableUntil).toBeNull();
+    // a second cancellation (a new key) while the first is under way: refused, saying so
+    expect((await cancel(id, alice, key('cancel-again'))).body.errors?.[0]).toMatchObject({
+      message: 'This transfer is already being cancelled.',
+      extensions: { code: 'INVALID_STATE', reason: 'CANCEL_ALREADY_REQUESTED' },
+    });
     await waitForStatus(t, alice, id, ['REFUNDED', 'COMPLETED'], 30_000);
     const done = await read(id);
     expect(done.status).toBe('REFUNDED');
@@ -349,11 +357,21 @@ describe('too late, and who may', () => {
     await waitForStatus(t, alice, completed, ['COMPLETED'], 20_000);
   });
 
-  it('once paid out: INVALID_STATE (why in extensions.detail), and no upstream call', async () => {
+  it('once paid out: INVALID_STATE with a reason and a message an app can show, and no upstream call', async () => {
     const before = t.app.sandbox!.ctx.calls.length;
     const r = await cancel(completed);
-    expect(r.body.errors?.[0]?.extensions?.code).toBe('INVALID_STATE');
+    expect(r.body.errors?.[0]).toMatchObject({
+      message: 'This transfer can no longer be cancelled: it has been paid out or has already ended.',
+      extensions: { code: 'INVALID_STATE', reason: 'CANCEL_NOT_POSSIBLE', cancellable: false },
+    });
     expect(r.body.errors?.[0]?.extensions?.detail).toMatch(/can no longer be cancelled/);
+    // in the customer's language
+    const es = await gql<any>(t.url, `mutation($i: CancelTransferInput!) { cancelTransfer(input: $i) { id } }`, {
+      token: alice,
+      variables: { i: { transferId: completed, idempotencyKey: key('cancel-es') } },
+      headers: { 'accept-language': 'es' },
+    });
+    expect(es.body.errors?.[0]?.message).toBe('Esta transferencia ya no se puede cancelar: ya se pagó o ya terminó.');
     expect(await callsFor(completed, before)).toEqual([]);
     expect((await read(completed)).cancellableUntil).toBeNull();
     // the refused request is recorded among the transfer's refusals (back-office reads them), and changed nothing
@@ -381,7 +399,10 @@ describe('too late, and who may', () => {
     expect((await read(id)).cancellableUntil).toBeNull();
     const before = t.app.sandbox!.ctx.calls.length;
     const r = await cancel(id);
-    expect(r.body.errors?.[0]?.extensions?.code).toBe('INVALID_STATE');
+    expect(r.body.errors?.[0]).toMatchObject({
+      message: 'This transfer can no longer be cancelled: the time to cancel it has passed.',
+      extensions: { code: 'INVALID_STATE', reason: 'CANCEL_WINDOW_PASSED', cancellable: false },
+    });
     expect(r.body.errors?.[0]?.extensions?.detail).toMatch(/time to cancel/);
     expect(await callsFor(id, before)).toEqual([]);
   });

@@ -1,22 +1,22 @@
 /**
- * Customer messages (src/shared/messages): every code an app may show — each error code, field error code and
- * transfer failure code — has a written message in every language; the GraphQL enums list exactly those codes;
+ * Customer messages (src/shared/messages): every code an app may show — each error code, field error code,
+ * INVALID_STATE reason and transfer failure code — has a written message in every language; the GraphQL enums list exactly those codes;
  * every failure code the transfer sources set is one of them; Accept-Language picks the language (no database).
  */
 import 'reflect-metadata';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isEnumType, type GraphQLSchema } from 'graphql';
-import { API_ERROR_CODES, FIELD_ERROR_CODES } from '../../src/shared/errors';
+import { API_ERROR_CODES, FIELD_ERROR_CODES, STATE_REASONS } from '../../src/shared/errors';
 import { FAILURE_CODES, failureCodeOf } from '../../src/shared/failure-codes';
 import { CATALOGS, DEFAULT_LANGUAGE, LANGUAGES, negotiateLanguage } from '../../src/shared/messages';
 import { PLATFORM_ORDER, PLATFORM_TERMINAL, payoutStopped } from '../../src/modules/transfer/transfer.platform';
 import { buildApiSchema } from '../../src/modules/modules';
 
 const FAILURES = Object.keys(FAILURE_CODES);
-const TABLES = { errors: [...API_ERROR_CODES], fields: [...FIELD_ERROR_CODES], failures: FAILURES } as const;
+const TABLES = { errors: [...API_ERROR_CODES], fields: [...FIELD_ERROR_CODES], reasons: [...STATE_REASONS], failures: FAILURES } as const;
 type Table = keyof typeof TABLES;
-const ENUMS: Record<string, Table> = { ErrorCode: 'errors', FieldErrorCode: 'fields', FailureCode: 'failures' };
+const ENUMS: Record<string, Table> = { ErrorCode: 'errors', FieldErrorCode: 'fields', StateReason: 'reasons', FailureCode: 'failures' };
 
 let schema: GraphQLSchema;
 beforeAll(async () => {

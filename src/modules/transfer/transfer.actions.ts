@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client';
 import type { Caller } from '../../auth/auth.types';
 import type { Clock } from '../../shared/clock';
-import { AppError, badField, isAppError } from '../../shared/errors';
+import { AppError, badField, invalidState, isAppError, type StateReason } from '../../shared/errors';
 import type { IdempotencyService } from '../../db/idempotency.service';
 import { eventDetail, moneyStepRequest, NO_NEXT_ACTION, refundStepRequest, type CheckOutcome } from './transfer.columns';
 import { nextRefundStep } from './transfer.saga';
 import { isRefundStep } from './transfer.steps';
 import { totalOf } from './transfer.requests';
-import type { TransferStatus } from './transfer.states';
+import { isTerminal, type TransferStatus } from './transfer.states';
 import { paidOut, payoutStopped } from './transfer.platform';
 import { formatAmount } from '../../shared/money';
 import { WAKE, type TransferRepository, type TransferRow } from './transfer.repository';
@@ -68,13 +68,18 @@ export class TransferActions {
     return this.cancelRefusal(t) === null ? new Date(t.createdAt.getTime() + this.opts.cancelWindowMs) : null;
   }
 
-  /** Why the owner may not cancel `t` now, in words an app can show; null when they may. */
-  private cancelRefusal(t: CancelFacts): string | null {
-    if (t.cancelRequestedAt) return 'This transfer is already being cancelled';
+  /** Why the owner may not cancel `t` now (the reason an app shows, and the developer's detail); null when they may. */
+  private cancelRefusal(t: CancelFacts): { reason: StateReason; detail: string } | null {
+    // under way until the transfer ends; once it has, it is simply over
+    if (t.cancelRequestedAt && !isTerminal(t.status))
+      return { reason: 'CANCEL_ALREADY_REQUESTED', detail: 'This transfer is already being cancelled' };
     if (!CANCELLABLE.has(t.status) || paidOut(t) || payoutStopped(t))
-      return 'This transfer can no longer be cancelled: it has been paid out or has ended';
+      return {
+        reason: 'CANCEL_NOT_POSSIBLE',
+        detail: `This transfer can no longer be cancelled: it has been paid out or has ended (${t.status})`,
+      };
     if (this.clock.nowMs() >= t.createdAt.getTime() + this.opts.cancelWindowMs)
-      return 'This transfer can no longer be cancelled: the time to cancel it has passed';
+      return { reason: 'CANCEL_WINDOW_PASSED', detail: 'This transfer can no longer be cancelled: the time to cancel it has passed' };
     return null;
   }
 
@@ -88,7 +93,7 @@ export class TransferActions {
     const operation = 'cancelTransfer';
     const check = async (t: TransferRow) => {
       const refusal = this.cancelRefusal(t);
-      if (refusal) throw new AppError('INVALID_STATE', refusal, { cancellable: false });
+      if (refusal) throw invalidState(refusal.reason, refusal.detail, { cancellable: false });
     };
     return this.run({
       operation,
@@ -199,10 +204,9 @@ export class TransferActions {
           throw new AppError('INVALID_STATE', `Only a transfer in ACTION_REQUIRED can be resumed (it is ${t.status})`);
         found = await this.saga.readChallenge(t);
         if (found?.outcome === 'CHALLENGE')
-          throw new AppError(
-            'INVALID_STATE',
+          throw invalidState(
+            'CHALLENGE_NOT_COMPLETED',
             'The 3-D Secure challenge is not completed yet: complete it on the page of nextAction.redirectUrl, then resume',
-            { reason: 'CHALLENGE_NOT_COMPLETED' },
           );
       },
       record: async (t) => {

@@ -3,7 +3,7 @@
  * language), picked by the request's Accept-Language (languages.ts). Developer detail stays English and apart
  * (`extensions.detail`, `Failure.detail`).
  */
-import type { ApiErrorCode, FieldErrorCode } from '../errors';
+import type { ApiErrorCode, FieldErrorCode, StateReason } from '../errors';
 import type { FailureCode } from '../failure-codes';
 import type { MessageCatalog } from './catalog';
 import { DEFAULT_LANGUAGE, type Language } from './languages';
@@ -21,6 +21,9 @@ const catalog = (language: Language | undefined): MessageCatalog => CATALOGS[lan
 
 /** The customer message of an error code. */
 export const errorMessage = (code: ApiErrorCode, language?: Language): string => catalog(language).errors[code];
+
+/** The customer message of an INVALID_STATE's reason. */
+export const stateReasonMessage = (reason: StateReason, language?: Language): string => catalog(language).reasons[reason];
 
 /** The customer message of a field error code. */
 export const fieldMessage = (code: FieldErrorCode, language?: Language): string => catalog(language).fields[code];

@@ -50,6 +50,12 @@ export const en: MessageCatalog = {
     INCOMPLETE: 'Some details of this person are missing. Please add them and try again.',
     INVALID_CARDHOLDER_NAME: 'This name cannot be used as a cardholder name. Please use the name exactly as it appears on the card.',
   },
+  reasons: {
+    CHALLENGE_NOT_COMPLETED: 'Please finish verifying your card with your bank first, then try again.',
+    CANCEL_ALREADY_REQUESTED: 'This transfer is already being cancelled.',
+    CANCEL_NOT_POSSIBLE: 'This transfer can no longer be cancelled: it has been paid out or has already ended.',
+    CANCEL_WINDOW_PASSED: 'This transfer can no longer be cancelled: the time to cancel it has passed.',
+  },
   failures: {
     CANCELLED_BY_CUSTOMER: 'You cancelled this transfer. Any money taken is returned to you.',
     VOIDED_BY_REQUEST: 'This transfer was cancelled before your payment was taken. You have not been charged.',

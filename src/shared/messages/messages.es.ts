@@ -52,6 +52,12 @@ export const es: MessageCatalog = {
     INCOMPLETE: 'Faltan algunos datos de esta persona. Agrégalos e inténtalo de nuevo.',
     INVALID_CARDHOLDER_NAME: 'Este nombre no se puede usar como titular de la tarjeta. Usa el nombre tal como aparece en la tarjeta.',
   },
+  reasons: {
+    CHALLENGE_NOT_COMPLETED: 'Primero termina de verificar tu tarjeta con tu banco y vuelve a intentarlo.',
+    CANCEL_ALREADY_REQUESTED: 'Esta transferencia ya se está cancelando.',
+    CANCEL_NOT_POSSIBLE: 'Esta transferencia ya no se puede cancelar: ya se pagó o ya terminó.',
+    CANCEL_WINDOW_PASSED: 'Esta transferencia ya no se puede cancelar: el plazo para cancelarla terminó.',
+  },
   failures: {
     CANCELLED_BY_CUSTOMER: 'Cancelaste esta transferencia. Se te devolverá cualquier importe cobrado.',
     VOIDED_BY_REQUEST: 'Esta transferencia se canceló antes de cobrar tu pago. No se te ha cobrado nada.',

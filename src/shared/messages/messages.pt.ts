@@ -52,6 +52,12 @@ export const pt: MessageCatalog = {
     INCOMPLETE: 'Faltam alguns dados desta pessoa. Adicione-os e tente novamente.',
     INVALID_CARDHOLDER_NAME: 'Este nome não pode ser usado como titular do cartão. Use o nome exatamente como aparece no cartão.',
   },
+  reasons: {
+    CHALLENGE_NOT_COMPLETED: 'Primeiro conclua a verificação do seu cartão com o seu banco e tente novamente.',
+    CANCEL_ALREADY_REQUESTED: 'Esta transferência já está sendo cancelada.',
+    CANCEL_NOT_POSSIBLE: 'Esta transferência não pode mais ser cancelada: já foi paga ou já terminou.',
+    CANCEL_WINDOW_PASSED: 'Esta transferência não pode mais ser cancelada: o prazo para cancelá-la terminou.',
+  },
   failures: {
     CANCELLED_BY_CUSTOMER: 'Você cancelou esta transferência. Qualquer valor cobrado será devolvido a você.',
     VOIDED_BY_REQUEST: 'Esta transferência foi cancelada antes de o pagamento ser cobrado. Nada foi cobrado de você.',
