@@ -116,6 +116,23 @@ async function captureByStaff(id: string): Promise<string> {
   return captured.body.data.captureTransfer.status;
 }
 
+/** Follows transfer `id` over graphql-ws as alice (from its current version) until its stream completes. */
+async function follow(id: string) {
+  const { client } = wsClient(t.wsUrl, alice);
+  const sub = collect<any>(client, `subscription($id: ID!) { transferUpdated(transferId: $id) { ${MONEY} } }`, { id });
+  await sub.next(1);
+  return {
+    async done(timeoutMs = 30_000) {
+      try {
+        await waitFor(() => sub.completed, { timeoutMs, what: 'the stream to complete' });
+        return sub.results.map((r) => r.data.transferUpdated);
+      } finally {
+        await client.dispose();
+      }
+    },
+  };
+}
+
 async function extOf(id: string): Promise<string> {
   return (await t.app.db.prisma.transfer.findUniqueOrThrow({ where: { id } })).externalPaymentId;
 }
@@ -124,12 +141,20 @@ it('the owner cancels before the capture: VOIDED, the authorization released, no
   const id = await newTransfer({ senderLastName: 'Compliance-Review' }); // held AUTHORIZED until a decision
   await waitForStatus(t, alice, id, ['AUTHORIZED'], 15_000);
   const before = await read(id);
-  expect(Date.parse(before.cancellableUntil)).toBeGreaterThan(Date.now());
+  // cancellable until TRANSFER_CANCEL_WINDOW_S (30 minutes by default) after its creation
+  const created = (await t.app.db.prisma.transfer.findUniqueOrThrow({ where: { id } })).createdAt;
+  expect(Date.parse(before.cancellableUntil)).toBe(created.getTime() + 30 * 60_000);
+  const stream = await follow(id);
   const firstKey = key('cancel');
   const r = await cancel(id, alice, firstKey);
   expect(r.body.errors).toBeUndefined();
   const done = await waitForStatus(t, alice, id, ['VOIDED']);
   expect(done.failure.code).toBe('CANCELLED_BY_CUSTOMER');
+  // the app following the transfer sees the request (cancelRequestedAt), then VOIDED, and the stream ends
+  const seen = await stream.done();
+  expect(seen.at(-1)).toMatchObject({ status: 'VOIDED', failure: { code: 'CANCELLED_BY_CUSTOMER' }, cancellableUntil: null });
+  expect(seen.map((v) => v.status)).toEqual(['AUTHORIZED', 'AUTHORIZED', 'VOIDED']);
+  expect(seen[1].cancelRequestedAt).not.toBeNull(); // the request is a version of its own
   const ext = await extOf(id);
   expect((await calls(`/payments/${ext}/void`)).length).toBe(1);
   expect(await calls(`/payments/${ext}/capture`)).toEqual([]);
@@ -150,6 +175,7 @@ it('the owner cancels after the capture, inside the window: the payout is stoppe
   sandbox.ctx.options.lifecycleStepMs = 1_500; // the payout takes its time: the cancellation reaches it first
   try {
     expect(await captureByStaff(id)).toBe('CAPTURED');
+    const stream = await follow(id);
     const r = await cancel(id);
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.cancelTransfer.status).toBe('REFUND_PENDING');
@@ -165,14 +191,25 @@ it('the owner cancels after the capture, inside the window: the payout is stoppe
     expect(done.failure.code).toBe('CANCELLED_BY_CUSTOMER');
     expect(done.refundedAmount).toEqual(done.capturedAmount);
     expect(done.refunds).toEqual([expect.objectContaining({ status: 'SUCCEEDED', kind: 'CANCELLED' })]);
+    // over graphql-ws: REFUND_PENDING, then REFUNDED with the refund in the last message
+    const seen = await stream.done();
+    expect(seen.map((v) => v.status).slice(-2)).toEqual(['REFUND_PENDING', 'REFUNDED']);
+    expect(seen.at(-1)).toMatchObject({ refundedAmount: done.capturedAmount, refunds: [expect.objectContaining({ status: 'SUCCEEDED' })] });
   } finally {
     sandbox.ctx.options.lifecycleStepMs = step;
   }
   const ext = await extOf(id);
   expect((await calls(`/payments/${ext}/refund`)).length).toBe(1);
-  // the platform never paid out
+  // this transfer's transaction was cancelled at the platform, and never paid out
   const platformCalls = (await (await fetch(`${t.app.sandbox!.url}/__sandbox/calls?path=/remittances`)).json()) as { path: string }[];
-  expect(platformCalls.some((c) => c.path.endsWith('/cancel'))).toBe(true);
+  expect(platformCalls.some((c) => c.path.endsWith(`/${ext}/cancel`))).toBe(true);
+  const o = t.app.sandbox!.ctx.options;
+  const tx = (await (
+    await fetch(`${t.app.sandbox!.url}/remittances/organizations/${o.remittancesTenantId}/fx/transactions/${ext}`, {
+      headers: { 'x-api-key': o.remittancesApiKey, 'x-agent-id': o.remittancesAgentId, 'x-agent-api-key': o.remittancesAgentApiKey },
+    })
+  ).json()) as { status: string };
+  expect(tx.status).toBe('Cancelled');
 });
 
 it('a payout that wins the race with a cancellation: COMPLETED, no refund — money never moves twice', async () => {

@@ -205,6 +205,18 @@ describe('AUTHORIZED: capture on approval, release otherwise', () => {
     expect(decideOn(authorized(over as Partial<TransferRow>))).toEqual({ kind: 'start', step: 'void', request });
   });
 
+  it.each(RUN_CAUSES)(
+    'an approval arriving after a cancel (%s) does not capture: the cancel wins, the authorization is released',
+    (cause) => {
+      const d = decideOn(authorized({ cancelRequestedAt: new Date(NOW - 500), complianceStatus: 'Approved' }), [], cause);
+      expect(d).toEqual({
+        kind: 'start',
+        step: 'void',
+        request: { target: 'VOIDED', failureCode: 'CANCELLED_BY_CUSTOMER', requestedBy: 'cancel' },
+      });
+    },
+  );
+
   it('the capture window ends: the void is the timer’s', () => {
     expect(decideOn(authorized({ authorizedAt: new Date(NOW - WINDOW_MS) }), [], 'mutation')).toEqual({
       kind: 'start',
