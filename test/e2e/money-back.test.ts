@@ -537,8 +537,12 @@ it('a refund whose answer is lost is an unknown outcome: retried with the same r
   );
   expect(settled.refundedAmount).toEqual({ amount: '25.00', currency: 'USD' });
   const ext = await extOf(id);
-  const all = (await (await fetch(`${sandbox.url}/__sandbox/calls?path=/gateway/payments/${ext}/refund`)).json()) as { status: number }[];
+  const all = (await (await fetch(`${sandbox.url}/__sandbox/calls?path=/gateway/payments/${ext}/refund`)).json()) as {
+    status: number;
+    idempotencyKey: string;
+  }[];
   expect(all.map((c) => c.status)).toEqual([0, 200]); // the dropped answer, then the same refund found again
+  expect(all.map((c) => c.idempotencyKey)).toEqual([`${ext}:refund:1`, `${ext}:refund:1`]); // one refund id
   const step = await t.app.db.prisma.sagaStep.findFirstOrThrow({ where: { transferId: id, step: 'refund:1' } });
   expect(step.idempotencyKey).toBe(`${ext}:refund:1`); // the externalRefundId both calls carried
 });

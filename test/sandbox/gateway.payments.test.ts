@@ -451,6 +451,17 @@ describe('refund', () => {
 
     const calls = await sb.control.calls(`/gateway/payments/${id}/refund`);
     expect(calls.map((c: { status: number }) => c.status)).toEqual([409, 200, 200, 200, 409, 422, 200, 409]);
+    // each call is logged under the refund's id (its idempotency key)
+    expect(calls.map((c: { idempotencyKey: string | null }) => c.idempotencyKey)).toEqual([
+      'r-early',
+      'r-1',
+      'r-1',
+      'r-1',
+      'r-1',
+      'r-2',
+      'r-2',
+      'r-3',
+    ]);
   });
 
   test('a refund of a voided payment, without an id, or with a bad amount is refused', async () => {

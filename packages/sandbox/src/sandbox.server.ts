@@ -6,13 +6,13 @@
  * Server-wide behaviour:
  * - Every request under /gateway, /remittances and /verification is recorded in ctx.calls (onResponse):
  *   { service, method, path (full path, without query), status, at (sandbox clock), idempotencyKey }
- *   idempotencyKey = body.externalPaymentId, or the {externalPaymentId} of /gateway/payments/{id}/capture|void,
- *   else null. Never headers or bodies, so never secrets.
+ *   idempotencyKey = body.externalRefundId (a refund), else body.externalPaymentId, else the {externalPaymentId}
+ *   of /gateway/payments/{id}/capture|void, else null. Never headers or bodies, so never secrets.
  * - Faults (ctx.faults) apply to those three APIs, not to the control API and not to the browser pages
  *   (/gateway/3ds/*, /verification/hosted/*): latencyMs delays each request before it is handled; errorRate
  *   answers 503 { error: { code: "SERVICE_UNAVAILABLE" } } (with Retry-After: 1) without doing anything,
  *   drawn from the seeded ctx.random; dropResponseAfterCommitRate applies to the gateway's POST /v2/payment,
- *   capture and void: the work is committed, then the socket is destroyed without an answer; such a call
+ *   capture, void and refund: the work is committed, then the socket is destroyed without an answer; such a call
  *   is recorded with status 0.
  * - With `tls`, the whole port speaks HTTPS (plain HTTP is refused at the protocol level); with
  *   requireClientCert the server asks for a client certificate (verified against `ca`) but does not reject the
@@ -61,10 +61,20 @@ export function serviceOf(path: string): SandboxService | null {
 
 const CAPTURE_OR_VOID = /^\/gateway\/payments\/([^/]+)\/(capture|void)$/;
 
-/** externalPaymentId of requests refused by the errorRate fault (their body is never parsed by Fastify). */
+/** The idempotency key a request body carries: a refund's externalRefundId, else the externalPaymentId. */
+function keyOfBody(body: unknown): string | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  for (const name of ['externalRefundId', 'externalPaymentId']) {
+    const key = (body as Record<string, unknown>)[name];
+    if (typeof key === 'string' && key !== '') return key;
+  }
+  return null;
+}
+
+/** The idempotency key of requests refused by the errorRate fault (their body is never parsed by Fastify). */
 const faultedKeys = new WeakMap<object, string | null>();
 
-async function externalPaymentIdOfRaw(request: FastifyRequest): Promise<string | null> {
+async function idempotencyKeyOfRaw(request: FastifyRequest): Promise<string | null> {
   if (request.method === 'GET' || request.method === 'HEAD') return null;
   const chunks: Buffer[] = [];
   let size = 0;
@@ -74,9 +84,7 @@ async function externalPaymentIdOfRaw(request: FastifyRequest): Promise<string |
       if (size > 1_048_576) return null;
       chunks.push(chunk as Buffer);
     }
-    const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    const key = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).externalPaymentId : undefined;
-    return typeof key === 'string' && key !== '' ? key : null;
+    return keyOfBody(JSON.parse(Buffer.concat(chunks).toString('utf8')));
   } catch {
     return null;
   }
@@ -85,11 +93,8 @@ async function externalPaymentIdOfRaw(request: FastifyRequest): Promise<string |
 export function idempotencyKeyOf(request: FastifyRequest): string | null {
   const faulted = faultedKeys.get(request.raw);
   if (typeof faulted === 'string') return faulted;
-  const body = request.body;
-  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
-    const key = (body as Record<string, unknown>).externalPaymentId;
-    if (typeof key === 'string' && key !== '') return key;
-  }
+  const key = keyOfBody(request.body);
+  if (key) return key;
   const m = CAPTURE_OR_VOID.exec(pathOf(request.url));
   if (m) {
     try {
@@ -133,7 +138,7 @@ export async function startSandbox(opts: SandboxServerOptions = {}): Promise<Run
     if (latencyMs > 0) await sleep(latencyMs);
     if (errorRate > 0 && ctx.random() < errorRate) {
       // Read the body only to log its externalPaymentId with the refused call; nothing is handled.
-      faultedKeys.set(request.raw, await externalPaymentIdOfRaw(request));
+      faultedKeys.set(request.raw, await idempotencyKeyOfRaw(request));
       reply
         .code(503)
         .header('retry-after', '1')
