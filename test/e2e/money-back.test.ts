@@ -444,6 +444,20 @@ describe('too late, and who may', () => {
     expect(await callsFor(id, before)).toEqual([]);
   });
 
+  it.each([
+    ['too short', 'ab'],
+    ['blank', '     '],
+    ['too long', 'x'.repeat(501)],
+  ])('a refund whose reason is %s is BAD_USER_INPUT about reason, before any upstream call', async (_label, reason) => {
+    const before = t.app.sandbox!.ctx.calls.length;
+    const r = await refund(completed, { amount: '1.00', reason });
+    expect(r.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      fields: [expect.objectContaining({ path: 'input.reason' })],
+    });
+    expect(await callsFor(completed, before)).toEqual([]);
+  });
+
   it("another customer's cancel is NOT_FOUND; a customer's refund is FORBIDDEN", async () => {
     expect((await cancel(completed, bob)).body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     expect((await refund(completed, { amount: '1.00' }, alice)).body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
