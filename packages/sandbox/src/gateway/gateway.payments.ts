@@ -172,16 +172,17 @@ export function expireAuthorizations(ctx: SandboxContext, state: GatewayState): 
 
 /**
  * The dropResponseAfterCommit fault: the work is committed, then the socket is destroyed without an answer.
- * The call is recorded here with status 0 (the server's onResponse hook skips it).
+ * The call is recorded here with status 0 (the server's onResponse hook skips it), under the request's idempotency key
+ * (the payment's id; a refund's own id).
  */
-function dropAfterCommit(ctx: SandboxContext, request: FastifyRequest, reply: FastifyReply, externalPaymentId: string): boolean {
+function dropAfterCommit(ctx: SandboxContext, request: FastifyRequest, reply: FastifyReply, idempotencyKey: string): boolean {
   if (!ctx.shouldDropAfterCommit()) return false;
   ctx.recordCall({
     service: 'gateway',
     method: request.method,
     path: request.url.split('?')[0],
     status: 0,
-    idempotencyKey: externalPaymentId,
+    idempotencyKey,
   });
   ctx.recordedRequests.add(request.raw);
   reply.hijack();
@@ -618,7 +619,7 @@ export function registerPayments(app: FastifyInstance, { ctx, state }: GatewayDe
     } catch (err) {
       request.log.warn({ err }, 'payment.refunded listener failed');
     }
-    if (dropAfterCommit(ctx, request, reply, externalPaymentId)) return reply;
+    if (dropAfterCommit(ctx, request, reply, refund.externalRefundId)) return reply;
     return refundView(refund);
   });
 
