@@ -13,7 +13,7 @@
 import { gql, startTestApp, type TestApp } from '../helpers/app';
 import { collect, wsClient } from '../helpers/ws';
 import { waitFor } from '../helpers/wait';
-import { decideReview } from '../helpers/sandbox';
+import { decideReview, platformTransactionStatus, setFaults } from '../helpers/sandbox';
 import { randomUUID } from 'node:crypto';
 import { senderOf, type Sender } from '../../src/modules/kyc/kyc.ports';
 import { newTransferDetails, tokenPullPaymentRequest, totalOf } from '../../src/modules/transfer/transfer.requests';
@@ -203,13 +203,7 @@ it('the owner cancels after the capture, inside the window: the payout is stoppe
   // this transfer's transaction was cancelled at the platform, and never paid out
   const platformCalls = (await (await fetch(`${t.app.sandbox!.url}/__sandbox/calls?path=/remittances`)).json()) as { path: string }[];
   expect(platformCalls.some((c) => c.path.endsWith(`/${ext}/cancel`))).toBe(true);
-  const o = t.app.sandbox!.ctx.options;
-  const tx = (await (
-    await fetch(`${t.app.sandbox!.url}/remittances/organizations/${o.remittancesTenantId}/fx/transactions/${ext}`, {
-      headers: { 'x-api-key': o.remittancesApiKey, 'x-agent-id': o.remittancesAgentId, 'x-agent-api-key': o.remittancesAgentApiKey },
-    })
-  ).json()) as { status: string };
-  expect(tx.status).toBe('Cancelled');
+  expect(await platformTransactionStatus(t.app.sandbox!, ext)).toBe('Cancelled');
 });
 
 it('a payout that wins the race with a cancellation: COMPLETED, no refund — money never moves twice', async () => {
@@ -217,26 +211,17 @@ it('a payout that wins the race with a cancellation: COMPLETED, no refund — mo
   await waitForStatus(t, alice, id, ['AUTHORIZED'], 15_000);
   const sandbox = t.app.sandbox!;
   // the platform pays out at once, but its webhooks reach us late: we accept the cancellation before we know
-  await fetch(`${sandbox.url}/__sandbox/faults`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ webhookDelayMs: 2_000 }),
-  });
+  await setFaults(sandbox.url, { webhookDelayMs: 2_000 });
   try {
     expect(await captureByStaff(id)).toBe('CAPTURED');
     const ext = await extOf(id);
-    const o = sandbox.ctx.options;
     // the review ends: the platform goes on to pay out
     await decideReview(sandbox.url, ext, 'Approved');
-    await waitFor(
-      async () => {
-        const res = await fetch(`${sandbox.url}/remittances/organizations/${o.remittancesTenantId}/fx/transactions/${ext}`, {
-          headers: { 'x-api-key': o.remittancesApiKey, 'x-agent-id': o.remittancesAgentId, 'x-agent-api-key': o.remittancesAgentApiKey },
-        });
-        return ['Paid', 'Completed'].includes(((await res.json()) as { status: string }).status);
-      },
-      { timeoutMs: 10_000, intervalMs: 25, what: 'the platform to pay out' },
-    );
+    await waitFor(async () => ['Paid', 'Completed'].includes(await platformTransactionStatus(sandbox, ext)), {
+      timeoutMs: 10_000,
+      intervalMs: 25,
+      what: 'the platform to pay out',
+    });
     const r = await cancel(id);
     expect(r.body.errors).toBeUndefined(); // we did not know yet
     await waitForStatus(t, alice, id, ['COMPLETED', 'REFUNDED'], 30_000);
@@ -248,11 +233,7 @@ it('a payout that wins the race with a cancellation: COMPLETED, no refund — mo
     expect(done.events.edges.map((e: any) => e.node.action)).toContain('cancel too late');
     expect(await calls(`/payments/${ext}/refund`)).toEqual([]);
   } finally {
-    await fetch(`${sandbox.url}/__sandbox/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ webhookDelayMs: 0 }),
-    });
+    await setFaults(sandbox.url, { webhookDelayMs: 0 });
   }
 });
 
@@ -527,8 +508,7 @@ it('a refund whose answer is lost is an unknown outcome: retried with the same r
   const id = await newTransfer();
   await waitForStatus(t, alice, id, ['COMPLETED'], 20_000);
   const sandbox = t.app.sandbox!;
-  const faults = (f: Record<string, unknown>) =>
-    fetch(`${sandbox.url}/__sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(f) });
+  const faults = (f: Record<string, unknown>) => setFaults(sandbox.url, f);
   await faults({ dropResponseAfterCommitRate: 1 });
   let answered;
   try {

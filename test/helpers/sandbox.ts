@@ -140,3 +140,32 @@ export async function decideReview(sandboxUrl: string, externalPaymentId: string
     { timeoutMs, intervalMs: 50, what: `the review decision (${decision})` },
   );
 }
+
+/** Sets the sandbox's fault knobs through its control API (POST /__sandbox/faults). */
+export async function setFaults(sandboxUrl: string, faults: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${sandboxUrl}/__sandbox/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(faults),
+  });
+  if (!res.ok) throw new Error(`the sandbox refused the faults: ${res.status}`);
+}
+
+/** The platform's status of transaction `id` (GET …/fx/transactions/{id} with the sandbox's own credentials). */
+export async function platformTransactionStatus(
+  sandbox: { url: string; ctx: { options: SandboxOptionsForRead } },
+  id: string,
+): Promise<string> {
+  const o = sandbox.ctx.options;
+  const res = await fetch(`${sandbox.url}/remittances/organizations/${o.remittancesTenantId}/fx/transactions/${id}`, {
+    headers: { 'x-api-key': o.remittancesApiKey, 'x-agent-id': o.remittancesAgentId, 'x-agent-api-key': o.remittancesAgentApiKey },
+  });
+  return ((await res.json()) as { status: string }).status;
+}
+
+type SandboxOptionsForRead = {
+  remittancesTenantId: string;
+  remittancesApiKey: string;
+  remittancesAgentId: string;
+  remittancesAgentApiKey: string;
+};

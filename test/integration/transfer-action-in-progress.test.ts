@@ -4,6 +4,7 @@
  * "An action still in progress").
  */
 import { gql, startTestApp, type TestApp } from '../helpers/app';
+import { setFaults } from '../helpers/sandbox';
 import { createTransfer, newPerson, newQuote, transferInput, waitForStatus } from '../e2e/transfer-helpers';
 
 let t: TestApp;
@@ -12,12 +13,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t?.close());
 
-const faults = (f: Record<string, unknown>) =>
-  fetch(`${t.app.sandbox!.url}/__sandbox/faults`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(f),
-  });
+const faults = (f: Record<string, unknown>) => setFaults(t.app.sandbox!.url, f);
 
 it.each([
   ['captureTransfer', 'CaptureTransferInput', 'CAPTURED', 'capture'],
