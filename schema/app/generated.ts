@@ -561,6 +561,15 @@ export type RecipientInput = {
   destination: DestinationInput;
 };
 
+/** Why money on its way back needs a person. */
+export type RefundAttentionReason =
+  /** The transfer has waited in REFUND_PENDING for 15 minutes with no refund under way: the platform has not said the payout stopped, or reported it paid after the money went back. */
+  | 'MONEY_BACK_STALLED'
+  /** The gateway refused the refund. */
+  | 'REFUND_FAILED'
+  /** The refund’s outcome is still unknown after 15 minutes (the gateway keeps failing). */
+  | 'REFUND_UNSETTLED';
+
 /** Why the money goes back. */
 export type RefundKind =
   /** Back-office refunded it (goodwill, a dispute); the reason says why. */

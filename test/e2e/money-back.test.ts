@@ -206,6 +206,35 @@ it('the owner cancels after the capture, inside the window: the payout is stoppe
   expect(await platformTransactionStatus(t.app.sandbox!, ext)).toBe('Cancelled');
 });
 
+it('money back that stalls (the platform does not confirm the payout stopped) is listed for a person after 15 minutes', async () => {
+  const id = await newTransfer({ senderLastName: 'Compliance-Review' });
+  await waitForStatus(t, alice, id, ['AUTHORIZED'], 15_000);
+  const sandbox = t.app.sandbox!;
+  const step = sandbox.ctx.options.lifecycleStepMs;
+  sandbox.ctx.options.lifecycleStepMs = 1_500;
+  const LIST = '{ refundsNeedingAttention { reason transferId transferStatus refund { id } since } }';
+  const listed = async () =>
+    ((await gql<any>(t.url, LIST, { token: staff })).body.data.refundsNeedingAttention as any[]).filter((x) => x.transferId === id);
+  try {
+    expect(await captureByStaff(id)).toBe('CAPTURED');
+    await setFaults(sandbox.url, { webhookDelayMs: 4_000 }); // the platform's Cancelled reaches us late
+    expect((await cancel(id)).body.data.cancelTransfer.status).toBe('REFUND_PENDING');
+    expect(await listed()).toEqual([]); // just asked: not stalled
+    // nothing an app sees has changed for 20 minutes
+    const since = new Date(Date.now() - 20 * 60_000);
+    await t.app.db.prisma.transfer.update({ where: { id }, data: { updatedAt: since } });
+    expect(await listed()).toEqual([
+      { reason: 'MONEY_BACK_STALLED', transferId: id, transferStatus: 'REFUND_PENDING', refund: null, since: since.toISOString() },
+    ]);
+  } finally {
+    await setFaults(sandbox.url, { webhookDelayMs: 0 });
+    sandbox.ctx.options.lifecycleStepMs = step;
+  }
+  // once the platform's answer arrives, the money goes back and the entry is gone
+  await waitForStatus(t, alice, id, ['REFUNDED'], 30_000);
+  expect(await listed()).toEqual([]);
+});
+
 it('a payout that wins the race with a cancellation: COMPLETED, no refund — money never moves twice', async () => {
   const id = await newTransfer({ senderLastName: 'Compliance-Review' });
   await waitForStatus(t, alice, id, ['AUTHORIZED'], 15_000);
@@ -564,11 +593,16 @@ it('a refund the gateway refuses is FAILED, listed for a person (refundsNeedingA
   expect(r.body.data.refundTransfer.refunds).toEqual([expect.objectContaining({ status: 'FAILED' })]);
   const listed = await gql<any>(
     t.url,
-    '{ refundsNeedingAttention { transferId transferStatus attempts lastError refund { status amount { amount } } } }',
+    '{ refundsNeedingAttention { reason transferId transferStatus attempts lastError refund { status amount { amount } } } }',
     { token: staff },
   );
   expect(listed.body.data.refundsNeedingAttention).toContainEqual(
-    expect.objectContaining({ transferId: id, transferStatus: 'COMPLETED', refund: { status: 'FAILED', amount: { amount: '10.00' } } }),
+    expect.objectContaining({
+      reason: 'REFUND_FAILED',
+      transferId: id,
+      transferStatus: 'COMPLETED',
+      refund: { status: 'FAILED', amount: { amount: '10.00' } },
+    }),
   );
   expect((await gql<any>(t.url, '{ refundsNeedingAttention { transferId } }', { token: alice })).body.errors?.[0]?.extensions?.code).toBe(
     'FORBIDDEN',

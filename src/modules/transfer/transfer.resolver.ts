@@ -278,13 +278,15 @@ export class TransferResolver {
   @Authorized('backoffice', 'admin')
   @Query(() => [RefundAttention], {
     description:
-      'Back-office/admin: refunds that need a person, oldest first (at most 100): refused by the gateway (FAILED), or not settled after 15 minutes.',
+      'Back-office/admin: money on its way back that needs a person (at most 100): refunds refused by the gateway (FAILED) or not settled after 15 minutes, oldest first, then transfers stalled in REFUND_PENDING for 15 minutes with no refund under way.',
   })
   async refundsNeedingAttention(): Promise<RefundAttention[]> {
     return (await this.service.refundsNeedingAttention(15 * 60_000, 100)).map((x) => ({
+      reason: x.reason,
       transferId: x.transfer.id,
       transferStatus: x.transfer.status,
       refund: x.refund,
+      since: x.since,
       lastError: x.lastError,
       attempts: x.attempts,
     }));

@@ -74,6 +74,16 @@ interface TransferServiceOptions {
   threeDSReturnUrls: ReturnUrlPolicy;
 }
 
+/** One entry of refundsNeedingAttention. */
+export interface RefundAttentionEntry {
+  reason: 'REFUND_FAILED' | 'REFUND_UNSETTLED' | 'MONEY_BACK_STALLED';
+  transfer: TransferRow;
+  refund: RefundView | null;
+  since: Date;
+  lastError: string | null;
+  attempts: number;
+}
+
 /** The quote's payment methods that price each funding type (createQuote.paymentMethod must be one of them). */
 const QUOTE_METHODS_FOR_FUNDING: Record<TransferDetails['funding']['type'], readonly string[]> = {
   CARD: ['CARD', 'CREDIT_CARD', 'DEBIT_CARD', 'AFT'],
@@ -417,27 +427,46 @@ export class TransferService implements TransferEventSink {
   }
 
   /**
-   * Refunds that need a person, oldest first: refused by the gateway (FAILED), or not settled after `staleMs`
-   * (the gateway keeps failing). At most `limit`.
+   * Money on its way back that needs a person, oldest first, at most `limit`: refunds refused by the gateway
+   * (FAILED) or not settled after `staleMs` (the gateway keeps failing), then transfers that have waited in
+   * REFUND_PENDING for `staleMs` with nothing an app sees changing and no such refund listed — the platform never said
+   * the payout stopped, or reported it paid after the money went back (the saga only logs those).
    */
-  async refundsNeedingAttention(
-    staleMs: number,
-    limit: number,
-  ): Promise<{ transfer: TransferRow; refund: RefundView; lastError: string | null; attempts: number }[]> {
+  async refundsNeedingAttention(staleMs: number, limit: number): Promise<RefundAttentionEntry[]> {
     const before = new Date(this.clock.nowMs() - staleMs);
-    const steps = await this.prisma.sagaStep.findMany({
-      where: {
-        step: { startsWith: 'refund:' },
-        OR: [{ state: 'FAILED' }, { state: { in: ['PENDING', 'UNKNOWN'] }, updatedAt: { lt: before } }],
-      },
-      orderBy: { updatedAt: 'asc' },
-      take: limit,
-    });
-    const transfers = new Map((await this.repo.getMany([...new Set(steps.map((s) => s.transferId))])).map((t) => [t.id, t]));
-    return steps.flatMap((s) => {
+    const [steps, stalled] = await Promise.all([
+      this.prisma.sagaStep.findMany({
+        where: {
+          step: { startsWith: 'refund:' },
+          OR: [{ state: 'FAILED' }, { state: { in: ['PENDING', 'UNKNOWN'] }, updatedAt: { lt: before } }],
+        },
+        orderBy: { updatedAt: 'asc' },
+        take: limit,
+      }),
+      // updated_at moves only with a version (what an app sees), so it is when the transfer last visibly changed
+      this.prisma.transfer.findMany({
+        where: { status: 'REFUND_PENDING', updatedAt: { lt: before } },
+        select: { id: true },
+        orderBy: { updatedAt: 'asc' },
+        take: limit,
+      }),
+    ]);
+    const listed = new Set(steps.map((s) => s.transferId));
+    const ids = [...listed, ...stalled.map((t) => t.id).filter((id) => !listed.has(id))];
+    const transfers = new Map((await this.repo.getMany(ids)).map((t) => [t.id, t]));
+    const refunds = steps.flatMap((s): RefundAttentionEntry[] => {
       const t = transfers.get(s.transferId);
-      return t ? [{ transfer: t, refund: refundView(s, t.sendCurrency), lastError: s.lastError, attempts: s.attempts }] : [];
+      if (!t) return [];
+      const reason = s.state === 'FAILED' ? 'REFUND_FAILED' : 'REFUND_UNSETTLED';
+      return [
+        { reason, transfer: t, refund: refundView(s, t.sendCurrency), since: s.updatedAt, lastError: s.lastError, attempts: s.attempts },
+      ];
     });
+    const transfersStalled = stalled.flatMap((x): RefundAttentionEntry[] => {
+      const t = listed.has(x.id) ? undefined : transfers.get(x.id);
+      return t ? [{ reason: 'MONEY_BACK_STALLED', transfer: t, refund: null, since: t.updatedAt, lastError: null, attempts: 0 }] : [];
+    });
+    return [...refunds, ...transfersStalled].slice(0, limit);
   }
 
   // ── TransferEventSink ─────────────────────────────────────────────────────────────────────────────

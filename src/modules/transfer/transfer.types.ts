@@ -276,11 +276,36 @@ export class Refund {
   @Field({ description: 'When it last changed.' }) updatedAt!: Date;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'A refund that needs a person: refused by the gateway, or unsettled for long.' })
+const RefundAttentionReasonEnum = {
+  REFUND_FAILED: 'REFUND_FAILED',
+  REFUND_UNSETTLED: 'REFUND_UNSETTLED',
+  MONEY_BACK_STALLED: 'MONEY_BACK_STALLED',
+} as const;
+export type RefundAttentionReason = keyof typeof RefundAttentionReasonEnum;
+registerEnumType(RefundAttentionReasonEnum, {
+  name: 'RefundAttentionReason',
+  description: 'Why money on its way back needs a person.',
+  valuesConfig: {
+    REFUND_FAILED: { description: 'The gateway refused the refund.' },
+    REFUND_UNSETTLED: { description: 'The refund’s outcome is still unknown after 15 minutes (the gateway keeps failing).' },
+    MONEY_BACK_STALLED: {
+      description:
+        'The transfer has waited in REFUND_PENDING for 15 minutes with no refund under way: the platform has not said the payout stopped, or reported it paid after the money went back.',
+    },
+  },
+});
+
+@ObjectType({
+  simpleResolvers: true,
+  description:
+    'Money on its way back that needs a person: a refund refused or unsettled for long, or a transfer stalled in REFUND_PENDING.',
+})
 export class RefundAttention {
+  @Field(() => RefundAttentionReasonEnum, { description: 'Why it needs a person.' }) reason!: RefundAttentionReason;
   @Field(() => ID, { description: 'The transfer.' }) transferId!: string;
   @Field(() => TransferStatusEnum, { description: 'The transfer’s status.' }) transferStatus!: string;
-  @Field(() => Refund, { description: 'The refund.' }) refund!: Refund;
+  @Field(() => Refund, { nullable: true, description: 'The refund concerned; null for MONEY_BACK_STALLED.' }) refund!: Refund | null;
+  @Field({ description: 'Since when: the refund’s or the transfer’s last change.' }) since!: Date;
   @Field(() => String, { nullable: true, description: 'The last error seen (kind and code only).' }) lastError!: string | null;
   @Field(() => Int, { description: 'Attempts made.' }) attempts!: number;
 }
