@@ -3,9 +3,10 @@
  * capture, back-office partial refunds of completed transfers — while the sandbox commits 30 % of payment, capture,
  * void and refund requests and drops the answer, and duplicates and shuffles its webhooks (a cancellation's events
  * arrive twice and out of order). Every transfer must end where its story leads (REFUNDED, VOIDED, COMPLETED with
- * its refunds), and the money checker must find no double effect: ≤ 1 authorization, capture and void per transfer,
- * no refund without a capture, refunds never above the capture, each refund id once, a REFUNDED transfer's refunds
- * equal to what was taken, the service's refundedAmount equal to the gateway's.
+ * its refunds, as many refunds as its story makes), and the money checker must find no double effect: ≤ 1
+ * authorization, capture and void per transfer, no refund without a capture, refunds never above the capture, each
+ * refund id once, a REFUNDED transfer's refunds equal to what was taken, the service's refundedAmount equal to the
+ * gateway's.
  */
 import Decimal from 'decimal.js';
 import { startTestApp } from '../../helpers/app';
@@ -17,6 +18,11 @@ import { statusCounts } from '../lib/workload';
 type Story = 'payoutReject' | 'cancelBefore' | 'cancelAfter' | 'refundAfter';
 const STORIES: Story[] = ['payoutReject', 'cancelBefore', 'cancelAfter', 'refundAfter'];
 const ENDS: Record<Story, string> = { payoutReject: 'REFUNDED', cancelBefore: 'VOIDED', cancelAfter: 'REFUNDED', refundAfter: 'COMPLETED' };
+/**
+ * Refunds each story makes at the gateway (distinct refund ids): one of everything taken, none, or back-office's two
+ * (40.00, then the rest). Sums alone would not see a refund made twice under two ids followed by a smaller "rest".
+ */
+const REFUNDS: Record<Story, number> = { payoutReject: 1, cancelBefore: 0, cancelAfter: 1, refundAfter: 2 };
 const TRANSIENT = new Set(['SERVICE_UNAVAILABLE', 'UPSTREAM_UNAVAILABLE', 'IDEMPOTENCY_IN_PROGRESS', 'RATE_LIMITED']);
 
 export const moneyBack: Scenario = async ({ seed, long, log }) => {
@@ -128,6 +134,9 @@ export const moneyBack: Scenario = async ({ seed, long, log }) => {
       if (v.status !== ENDS[it.story]) violations.push(`transfer ${it.id} (${it.story}): ${v.status}, its story ends ${ENDS[it.story]}`);
       if (it.story !== 'cancelBefore' && v.refundedAmount?.amount !== v.capturedAmount?.amount)
         violations.push(`transfer ${it.id} (${it.story}): refunded ${v.refundedAmount?.amount} of ${v.capturedAmount?.amount} captured`);
+      const refunds = ledger.byKey.get(it.id)?.refunds.size ?? 0;
+      if (refunds !== REFUNDS[it.story])
+        violations.push(`transfer ${it.id} (${it.story}): ${refunds} refunds at the gateway, its story makes ${REFUNDS[it.story]}`);
     }
     const calls = ctx.calls.filter((c) => c.service === 'gateway');
     const money = ledger.check(calls, views);
