@@ -1,7 +1,7 @@
 /**
  * 9. Money back under faults: payouts the platform rejects after the capture, owners cancelling before and after the
  * capture, back-office partial refunds of completed transfers — while the sandbox commits 30 % of payment, capture,
- * void and refund requests and drops the answer, and duplicates and shuffles its webhooks (a cancellation's events
+ * void and refund requests and drops the answer, refuses 10 % of every upstream call (503) before doing anything, and duplicates and shuffles its webhooks (a cancellation's events
  * arrive twice and out of order). Every transfer must end where its story leads (REFUNDED, VOIDED, COMPLETED with
  * its refunds, as many refunds as its story makes), and the money checker must find no double effect: ≤ 1
  * authorization, capture and void per transfer, no refund without a capture, refunds never above the capture, each
@@ -10,7 +10,7 @@
  */
 import Decimal from 'decimal.js';
 import { startTestApp } from '../../helpers/app';
-import { code, CREATE, gqlRaw, kindInput, newPerson, newQuote, readTransfers, VIEW_FIELDS } from '../lib/client';
+import { code, CREATE, gqlRaw, kindInput, newPerson, readTransfers, VIEW_FIELDS } from '../lib/client';
 import { pool, rng, fastSagaEnv, sleep, type Scenario, withServiceErrors } from '../lib/common';
 import { PaymentLedger, type TransferView } from '../lib/ledger';
 import { statusCounts } from '../lib/workload';
@@ -38,7 +38,7 @@ export const moneyBack: Scenario = async ({ seed, long, log }) => {
     const staff = await app.token('chaos-mb-staff', 'backoffice');
     const personId = await newPerson(app.url, customer);
     const reviewer = await newPerson(app.url, customer, 'Compliance-Review');
-    ctx.setFaults({ dropResponseAfterCommitRate: 0.3, webhookDuplicateRate: 0.3, webhookShuffle: true, seed });
+    ctx.setFaults({ dropResponseAfterCommitRate: 0.3, errorRate: 0.1, webhookDuplicateRate: 0.3, webhookShuffle: true, seed });
     const items = Array.from({ length: n }, (_, i) => ({ i, story: STORIES[(i + Math.floor(r.next() * 4)) % 4]!, id: '' }));
     log(
       `money back: ${n} transfers (payout rejected, cancelled before / after the capture, refunded by back-office) under dropped answers and duplicated, shuffled webhooks`,
@@ -58,22 +58,29 @@ export const moneyBack: Scenario = async ({ seed, long, log }) => {
       throw new Error(`${query.slice(0, 40)}…: no answer after 60 attempts`);
     };
     const read = async (id: string) => (await readTransfers(app.url, staff, [id]))[0]!;
-    const until = async (id: string, statuses: string[], ms = 60_000) => {
+    const until = async (id: string, statuses: string[], ms = 60_000, also: (t: TransferView) => boolean = () => true) => {
       const end = Date.now() + ms;
       for (;;) {
         const t = await read(id);
-        if (statuses.includes(t.status)) return t;
+        if (statuses.includes(t.status) && also(t)) return t;
         if (Date.now() > end) throw new Error(`transfer ${id}: ${t.status}, waited for ${statuses.join('|')}`);
         await sleep(100);
       }
     };
+    const QUOTE = 'mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }';
     const CANCEL = `mutation($i: CancelTransferInput!) { cancelTransfer(input: $i) { ${VIEW_FIELDS} } }`;
     const CAPTURE = `mutation($i: CaptureTransferInput!) { captureTransfer(input: $i) { ${VIEW_FIELDS} } }`;
     const REFUND = `mutation($i: RefundTransferInput!) { refundTransfer(input: $i) { ${VIEW_FIELDS} } }`;
 
     await pool(items, 6, async (it) => {
       const key = `mb-${seed}-${it.i}`;
-      const quoteId = await newQuote(app.url, customer);
+      // through the same retries as the money: 10 % of every upstream call is refused (503) meanwhile
+      const quote = await mutate(
+        QUOTE,
+        { i: { sourceCurrency: 'USD', destinationCurrency: 'BRL', paymentMethod: 'CARD', sourceAmount: '100.00' } },
+        customer,
+      );
+      const quoteId: string = quote.res.body!.data.createQuote.id;
       const held = it.story === 'cancelBefore' || it.story === 'cancelAfter';
       const input = kindInput(
         it.story === 'payoutReject' ? 'payoutReject' : held ? 'review' : 'happy',
@@ -97,7 +104,8 @@ export const moneyBack: Scenario = async ({ seed, long, log }) => {
         await until(it.id, ['COMPLETED']);
         await mutate(REFUND, { i: { transferId: it.id, idempotencyKey: `${key}-r1`, amount: '40.00', reason: 'goodwill (chaos)' } }, staff);
         await mutate(REFUND, { i: { transferId: it.id, idempotencyKey: `${key}-r1`, amount: '40.00', reason: 'goodwill (chaos)' } }, staff);
-        const done = await until(it.id, ['COMPLETED']);
+        // one refund at a time: the next waits until this one settled (a refused upstream call leaves it to the worker)
+        const done = await until(it.id, ['COMPLETED'], 60_000, (t) => t.refundedAmount?.amount === '40.00');
         // one cent beyond what is left (the total captured — amount and fee — less the 40.00) is refused; then the rest
         const beyondLeft = new Decimal(done.total.amount).minus('40.00').plus('0.01').toFixed(2);
         const beyond = await mutate(
@@ -143,15 +151,17 @@ export const moneyBack: Scenario = async ({ seed, long, log }) => {
     violations.push(...money.violations);
     const refundCalls = calls.filter((c) => c.path.endsWith('/refund'));
     const dropped = calls.filter((c) => c.status === 0).length;
+    const refused = ctx.calls.filter((c) => c.status === 503).length; // every upstream, not only the gateway
     const c = ledger.counts();
     return {
       id: 9,
       name: 'money back',
       operations: n + mutations,
-      faults: dropped,
+      faults: dropped + refused,
       figures: {
         transfers: n,
-        'refund calls': `${refundCalls.length} (${refundCalls.filter((x) => x.status === 0).length} answers dropped after commit)`,
+        'refund calls': `${refundCalls.length} (${refundCalls.filter((x) => x.status === 0).length} answers dropped after commit, ${refundCalls.filter((x) => x.status === 503).length} refused 503)`,
+        'upstream calls refused 503': refused,
         'gateway effects': `${c.authorized} auth / ${c.captured} capture / ${c.released} void / ${c.refunds} refunds`,
         final: statusCounts(views),
         'captured = refunded (+ kept by COMPLETED without refunds)': `${money.figures.captured} / refunded ${money.figures.refunded}`,
