@@ -1,6 +1,6 @@
 import { isLoopbackUrl, type ConfigProblem } from './config.fields';
 import type { Env } from './config.schema';
-import type { Upstreams } from './config.upstream';
+import { UPSTREAM_URLS, type Upstreams } from './config.upstream';
 
 /** A rule production adds: what it refuses to start without (docs/security.md). */
 interface ProductionCheck {
@@ -11,15 +11,11 @@ interface ProductionCheck {
 const problem = (variable: string, text: string): ConfigProblem[] => [{ variable, problem: text }];
 
 /** Checked in this order, so the error lists its problems in it. */
-export const PRODUCTION_CHECKS: readonly ProductionCheck[] = [
+const PRODUCTION_CHECKS: readonly ProductionCheck[] = [
   {
     name: 'real upstreams (the sandbox never runs there)',
     problems: (e, u) =>
-      u.setUrls.length > 0
-        ? []
-        : (['GATEWAY_BASE_URL', 'REMITTANCES_BASE_URL', 'VERIFICATION_BASE_URL'] as const).flatMap((k) =>
-            problem(k, 'is required in production (the sandbox never runs there)'),
-          ),
+      u.setUrls.length > 0 ? [] : UPSTREAM_URLS.flatMap((k) => problem(k, 'is required in production (the sandbox never runs there)')),
   },
   {
     name: 'a real token verification key',
@@ -71,7 +67,7 @@ export const PRODUCTION_CHECKS: readonly ProductionCheck[] = [
     // loopback is allowed (a local TLS-terminating proxy or sidecar)
     name: 'TLS for everything that leaves the host',
     problems: (e) =>
-      (['PUBLIC_URL', 'AUTH_JWKS_URL', 'GATEWAY_BASE_URL', 'REMITTANCES_BASE_URL', 'VERIFICATION_BASE_URL'] as const).flatMap((k) => {
+      (['PUBLIC_URL', 'AUTH_JWKS_URL', ...UPSTREAM_URLS] as const).flatMap((k) => {
         const v = e[k];
         return v && new URL(v).protocol !== 'https:' && !isLoopbackUrl(v)
           ? problem(k, 'must be an https:// URL in production (http only on a loopback address)')

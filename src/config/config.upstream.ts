@@ -107,7 +107,7 @@ export const SANDBOX_CREDENTIALS = {
 } as const;
 type CredentialName = keyof typeof SANDBOX_CREDENTIALS;
 
-const UPSTREAM_URLS = ['GATEWAY_BASE_URL', 'REMITTANCES_BASE_URL', 'VERIFICATION_BASE_URL'] as const;
+export const UPSTREAM_URLS = ['GATEWAY_BASE_URL', 'REMITTANCES_BASE_URL', 'VERIFICATION_BASE_URL'] as const;
 
 type UpstreamEnv = EnvOf<typeof upstreamFields>;
 
@@ -138,7 +138,7 @@ export function resolveUpstreams(e: UpstreamEnv, production: boolean): Upstreams
 
 /** The three base URLs go together: set one, set all. */
 export function upstreamUrlProblems(u: Upstreams): ConfigProblem[] {
-  if (u.setUrls.length === 0 || u.setUrls.length === 3) return [];
+  if (u.setUrls.length === 0 || u.setUrls.length === UPSTREAM_URLS.length) return [];
   return UPSTREAM_URLS.filter((k) => !u.setUrls.includes(k)).map((variable) => ({
     variable,
     problem: 'must be set when any other upstream base URL is set',

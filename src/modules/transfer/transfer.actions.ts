@@ -5,7 +5,7 @@ import type { Clock } from '../../shared/clock';
 import { AppError, badField, invalidState, isAppError, type StateReason } from '../../shared/errors';
 import type { IdempotencyService } from '../../db/idempotency.service';
 import { eventDetail, moneyStepRequest, NO_NEXT_ACTION, refundStepRequest, type CheckOutcome } from './transfer.columns';
-import { nextRefundStep } from './transfer.saga';
+import { nextRefundStep } from './transfer.decisions';
 import { isRefundStep } from './transfer.steps';
 import { totalOf } from './transfer.requests';
 import { isTerminal, type TransferStatus } from './transfer.states';

@@ -279,7 +279,8 @@ export function eventDetail(json: Prisma.JsonValue | null): EventDetail {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
 
-class Shape {
+/** Shape checks of one JSON column, each failing with a ColumnError naming the column and the path. */
+export class Shape {
   constructor(readonly column: string) {}
 
   object(v: unknown, path: string): Record<string, unknown> {

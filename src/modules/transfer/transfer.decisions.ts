@@ -38,7 +38,7 @@ export interface Move {
 }
 
 /** A void's request (saga_steps.request): where the transfer ends once the authorization is released, and why. */
-export interface VoidRequest {
+interface VoidRequest {
   target: TransferStatus;
   failureCode: string;
   requestedBy?: string;
@@ -312,7 +312,7 @@ function followPlatform(target: PlatformTarget, facts: Record<string, unknown>):
 // ── How an upstream answer moves the transfer ───────────────────────────────────────────────────────
 
 /** What the funding check found. */
-export type CheckAnswer =
+type CheckAnswer =
   | {
       via: 'card';
       status: 'APPROVED' | 'CHALLENGE' | 'FAILED' | string;

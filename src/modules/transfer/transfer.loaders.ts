@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { prismaRawSql } from '../../db/raw-sql';
+import { prismaRawSql, type RawSql } from '../../db/raw-sql';
 import type { Prisma, PrismaClient, SagaStep, TransferEvent, TransferRefusal } from '../../generated/prisma/client';
 import { transferEventsAfter } from './transfer.events.repository';
 
@@ -33,8 +33,7 @@ export class TransferLoaders {
   /** The refund steps (refund:<n>) of each transfer, oldest first: one query per request. */
   readonly refunds: DataLoader<string, SagaStep[]>;
 
-  constructor(prisma: PrismaClient) {
-    const sql = prismaRawSql(prisma);
+  constructor(prisma: PrismaClient, sql: RawSql) {
     this.parties = new DataLoader(async (ids) => {
       const rows = await prisma.transfer.findMany({ where: { id: { in: [...ids] } }, select: { id: true, personId: true, details: true } });
       const by = new Map(rows.map((r) => [r.id, { personId: r.personId, details: r.details }]));
@@ -93,9 +92,12 @@ export class TransferLoaders {
  * graphql-ws that is a whole subscription, so they batch the loads of one execution but cache nothing: each event's
  * execution reads afresh (a cached refunds or refusals list would show the first event's forever).
  */
-const perContext = new WeakMap<object, TransferLoaders>();
-export function loadersFor(ctx: object, prisma: PrismaClient): TransferLoaders {
-  let l = perContext.get(ctx);
-  if (!l) perContext.set(ctx, (l = new TransferLoaders(prisma)));
-  return l;
+export function transferLoaders(prisma: PrismaClient): (ctx: object) => TransferLoaders {
+  const sql = prismaRawSql(prisma);
+  const perContext = new WeakMap<object, TransferLoaders>();
+  return (ctx) => {
+    let l = perContext.get(ctx);
+    if (!l) perContext.set(ctx, (l = new TransferLoaders(prisma, sql)));
+    return l;
+  };
 }

@@ -19,7 +19,7 @@ import { TransferService } from './transfer.service';
 import type { SavedRecipientLookup } from '../recipient/recipient.ports';
 import { TransferSubscriptions } from './transfer.subscriptions';
 import { TransferWorker } from './transfer.worker';
-import { loadersFor } from './transfer.loaders';
+import { transferLoaders } from './transfer.loaders';
 import { TransferResolver } from './transfer.resolver';
 import { FailureResolver } from './transfer.failure.resolver';
 import { registerTransferSubscriptions } from './transfer.subscriptions';
@@ -144,7 +144,7 @@ export const transfersModule = defineModule({
       metrics,
     });
     return {
-      resolvers: [new TransferResolver(transfers.service, (ctx) => loadersFor(ctx, prisma), config.support), new FailureResolver()],
+      resolvers: [new TransferResolver(transfers.service, transferLoaders(prisma), config.support), new FailureResolver()],
       onSchema: (schema) => registerTransferSubscriptions(schema, transfers.subscriptions),
       start: () => {
         if (config.saga.workerEnabled) transfers.worker.start();

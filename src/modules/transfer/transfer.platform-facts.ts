@@ -37,7 +37,6 @@ const mismatchOf = (transferId: string): NotApplied => ({ applied: false, transf
 /** The platform's compliance statuses, and those that are a decision (never overwritten by a later report). */
 const COMPLIANCE = new Set(['Pending', 'Approved', 'Rejected', 'Cancelled', 'Refunded', 'Failed']);
 const COMPLIANCE_FINAL = new Set(['Approved', 'Rejected', 'Cancelled', 'Refunded', 'Failed']);
-/** Statuses a platform fact may still be recorded in. */
 /** How long a delivery that applied a compliance decision waits for the saga run it started before it is answered. */
 const KICK_WAIT_MS = 1_000;
 
@@ -82,18 +81,14 @@ export class PlatformFacts implements TransferEventSink {
     if (row.externalTransactionId) this.seen.set(row.externalTransactionId, { ...row, details: null });
   }
 
-  /** The transfers an event names — by our externalPaymentId and by its platform transaction id — in one query. */
-  private candidates(e: PlatformTransactionEvent): Promise<TransferRow[]> {
-    return this.facts.candidates(e.transactionId, e.externalTransactionId);
-  }
-
   /**
    * The transfer an event is about, bound to what we know: its externalTransactionId (= our externalPaymentId) and
    * its platform transactionId must name the same transfer, and that transfer must not have recorded another
    * platform transaction id. Anything else is a mismatch: the event has no effect.
    */
   private async transferOfEvent(e: PlatformTransactionEvent): Promise<TransferRow | NotApplied> {
-    const rows = await this.candidates(e);
+    // the transfers the event names — by our externalPaymentId and by its platform transaction id — in one query
+    const rows = await this.facts.candidates(e.transactionId, e.externalTransactionId);
     const byExternal = e.externalTransactionId ? (rows.find((r) => r.externalPaymentId === e.externalTransactionId) ?? null) : null;
     const byTransaction = rows.find((r) => r.externalTransactionId === e.transactionId) ?? null;
     if (byTransaction && e.externalTransactionId && byExternal?.id !== byTransaction.id)

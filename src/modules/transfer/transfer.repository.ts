@@ -129,10 +129,6 @@ export class TransferRepository {
   }
 
   /**
-   * What createTransfer is decided on: its quote and its sender, in one statement — each only if `ownerId` owns it
-   * (null otherwise, as when there is no such row: another customer's person is never read).
-   */
-  /**
    * A new transfer, in one statement: claim the quote (still unused), insert the transfer PENDING (version 1) and its
    * first event, and complete the request's idempotency record with its answer (`complete`, given the condition "the
    * transfer was written") — all or nothing. A card check reused from the customer's own must still be the card's
@@ -184,6 +180,10 @@ export class TransferRepository {
     return raw ? transferFromSql(raw) : null;
   }
 
+  /**
+   * What createTransfer is decided on: its quote and its sender, in one statement — each only if `ownerId` owns it
+   * (null otherwise, as when there is no such row: another customer's person is never read).
+   */
   async creationInputs(ownerId: string, quoteId: string, personId: string): Promise<{ quote: Quote | null; person: Person | null }> {
     const [raw] = await this.sql.query`
       SELECT ${quoteColumns('q', 'q__')}, ${personColumns('p', 'p__')}

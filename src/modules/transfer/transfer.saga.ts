@@ -34,10 +34,6 @@ import { isRefundStep, stepKey, type Settlement, type StepName, type StepOutcome
 import { SagaStepLog } from './transfer.steps.repository';
 import { isTerminal, type Cause, type TransferStatus } from './transfer.states';
 
-export type { TransferDetails } from './transfer.columns';
-export type { LeaseHandle, LeaseRelease } from './transfer.leases';
-export { nextRefundStep } from './transfer.decisions';
-
 export interface SagaContext {
   cause: Cause;
   actor: string;

@@ -11,7 +11,7 @@
 import { Prisma } from '../../generated/prisma/client';
 import { failureCodeOf } from '../../shared/failure-codes';
 import { formatAmount } from '../../shared/money';
-import { ColumnError, nextAction } from './transfer.columns';
+import { nextAction, Shape } from './transfer.columns';
 import type { TransferPatch, TransferRow } from './transfer.repository';
 import { isJsonNull, plain } from './transfer.rows.repository';
 import type { Transfer } from './transfer.types';
@@ -66,21 +66,12 @@ export interface ShownField<K extends ShownKey> {
 /** The table: one entry per field of the GraphQL Transfer an app sees change. */
 export type ShownTable = { readonly [K in ShownKey]-?: ShownField<K> };
 
-const COLUMN = 'transfer_events.shown';
-
-function optionalString(o: Record<string, unknown>, key: string): string | null {
-  const v = o[key];
-  if (v == null) return null;
-  if (typeof v !== 'string') throw new ColumnError(COLUMN, key, 'a string or absent');
-  return v;
-}
+const shape = new Shape('transfer_events.shown');
+const optionalString = (o: Record<string, unknown>, key: string): string | null => shape.optionalString(o, '', key);
 
 const STATUS: Kept<TransferRow['status'], string> = {
   keep: (v) => String(v),
-  read: (o, key) => {
-    if (typeof o[key] !== 'string') throw new ColumnError(COLUMN, key, 'a string');
-    return o[key];
-  },
+  read: (o, key) => shape.string(o, '', key),
   load: (s) => s as TransferRow['status'],
   created: 'PENDING',
   examples: ['AUTHORIZED', 'CAPTURED'],
@@ -181,8 +172,8 @@ export function shownAfter(row: TransferRow, status: TransferRow['status'], patc
 /** transfer_events.shown → what an app showed at that version, or null (a fact recorded for the audit trail only). */
 export function eventShown(json: Prisma.JsonValue | null): Shown | null {
   if (json === null) return null;
-  if (typeof json !== 'object' || Array.isArray(json)) throw new ColumnError(COLUMN, '', 'an object');
-  return shownFrom((c, k) => k.read(json, c));
+  const o = shape.object(json, '');
+  return shownFrom((c, k) => k.read(o, c));
 }
 
 /**

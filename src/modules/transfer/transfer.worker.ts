@@ -4,7 +4,8 @@ import type { IdempotencyService } from '../../db/idempotency.service';
 import { PollLoop } from '../../shared/poll-loop';
 import { withQueryPhase } from '../../db/instrument';
 import type { Loaded } from './transfer.rows.repository';
-import type { LeaseRelease, TransferSaga } from './transfer.saga';
+import type { LeaseRelease } from './transfer.leases';
+import type { TransferSaga } from './transfer.saga';
 
 interface WorkerOptions {
   pollIntervalMs: number;

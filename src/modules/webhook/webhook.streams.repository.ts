@@ -12,7 +12,7 @@ export interface InboxRow {
 }
 
 /** One row's result as it is written back: finished (`outcome`), or due again at `at` (outcome null). */
-export interface InboxResult {
+interface InboxResult {
   id: string;
   outcome: string | null;
   reason: string | null;

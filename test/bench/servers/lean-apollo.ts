@@ -47,7 +47,7 @@ const { loadConfig } = req<typeof ConfigModule>('config.js');
 const { systemClock } = req<typeof ClockModule>('shared/clock.js');
 const { notFound } = req<typeof ErrorsModule>('shared/errors.js');
 const { TransferResolver } = req<typeof TransferResolverModule>('modules/transfer/transfer.resolver.js');
-const { loadersFor } = req<typeof LoadersModule>('modules/transfer/transfer.loaders.js');
+const { transferLoaders } = req<typeof LoadersModule>('modules/transfer/transfer.loaders.js');
 const { FailureResolver } = req<typeof FailureResolverModule>('modules/transfer/transfer.failure.resolver.js');
 const { DirectoryResolver, AliasAccountResolver } = req<typeof DirectoryResolverModule>('modules/directory/directory.resolver.js');
 const { DirectoryService } = req<typeof DirectoryServiceModule>('modules/directory/directory.service.js');
@@ -148,7 +148,7 @@ serveCommands(
       const instances = new Map<Function, object>([
         [
           TransferResolver,
-          new TransferResolver(transfers as never, (ctx) => loadersFor(ctx, prisma), {
+          new TransferResolver(transfers as never, transferLoaders(prisma), {
             name: 'bench',
             email: null,
             phone: null,

@@ -24,7 +24,7 @@ const { createDatabase } = req<typeof DatabaseModule>('db/database.js');
 const { AuthService } = req<typeof AuthModule>('auth/auth.service.js');
 const { loadConfig } = req<typeof ConfigModule>('config.js');
 const { toTransfer } = req<typeof ViewModule>('modules/transfer/transfer.view.js');
-const { loadersFor } = req<typeof LoadersModule>('modules/transfer/transfer.loaders.js');
+const { transferLoaders } = req<typeof LoadersModule>('modules/transfer/transfer.loaders.js');
 const { DecimalScalar, DateTimeScalar } = req<typeof ScalarsModule>('graphql/scalars.js');
 const { systemClock } = req<typeof ClockModule>('shared/clock.js');
 const { pageSize, seqCursor, decodeSeq } = req<typeof RelayModule>('graphql/relay.js');
@@ -118,6 +118,7 @@ serveCommands(
       if (args.seed) await seedTransfers(db.prisma, args.seed.count, args.seed.events);
       const auth = await AuthService.create(config.auth, config.dataDir, systemClock);
       const prisma = db.prisma;
+      const loadersFor = transferLoaders(prisma);
       type Ctx = { caller: { userId: string; role: string } | null };
       const app = Fastify({ logger: false });
       const options = {
@@ -142,7 +143,7 @@ serveCommands(
             events: async (t: { id: string }, page: { first?: number; after?: string }, ctx: Ctx) => {
               const first = pageSize(page.first, 50);
               const afterSeq = decodeSeq(page.after);
-              const p = await loadersFor(ctx, prisma).events.load({ transferId: t.id, afterSeq, first });
+              const p = await loadersFor(ctx).events.load({ transferId: t.id, afterSeq, first });
               const edges = p.events.map((e) => ({
                 cursor: seqCursor(e.seq),
                 node: {
