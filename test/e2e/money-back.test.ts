@@ -568,6 +568,9 @@ it('a refund whose answer is lost is an unknown outcome: retried with the same r
   expect(all.map((c) => c.idempotencyKey)).toEqual([`${ext}:refund:1`, `${ext}:refund:1`]); // one refund id
   const step = await t.app.db.prisma.sagaStep.findFirstOrThrow({ where: { transferId: id, step: 'refund:1' } });
   expect(step.idempotencyKey).toBe(`${ext}:refund:1`); // the externalRefundId both calls carried
+  // the lost answer was found again within the call (the same id answers the refund made): counted as succeeded
+  const metrics = await (await fetch(`${t.url}/metrics`)).text();
+  expect(metrics).toMatch(/^transfer_refunds_total\{outcome="succeeded"\} [1-9]/m);
 });
 
 it('a refund the gateway refuses is FAILED, listed for a person (refundsNeedingAttention) and counted', async () => {
